@@ -1,0 +1,69 @@
+# Developer tasks for the fgseq package.
+#   make deps       install missing build/check dependencies (tools/install-deps.sh)
+#   make document   regenerate NAMESPACE and man/ with roxygen2
+#   make install    install the package from this directory
+#   make demo       run inst/scripts/heart-demo.R; output and figure in demo-output/
+#   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
+#   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
+#   make test       run the testthat suite against the installed package
+#   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
+#   make clean
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+
+R       ?= R
+RSCRIPT ?= Rscript
+PKG     := fgseq
+VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' DESCRIPTION)
+TARBALL := $(PKG)_$(VERSION).tar.gz
+CHECKDIR := $(PKG).Rcheck
+DEMO_DIR ?= demo-output
+BENCH_N ?=
+
+# Without pandoc the vignette cannot be built: build and check without it then.
+HAVE_PANDOC := $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
+BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
+CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
+
+.PHONY: all deps document install demo readme-figure check test bench clean
+
+all: check
+
+deps:
+	bash tools/install-deps.sh
+
+document:
+	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+
+install:
+	$(R) CMD INSTALL --preclean .
+
+demo: deps install
+	mkdir -p $(DEMO_DIR)
+	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) | tee $(DEMO_DIR)/heart-demo.txt
+
+readme-figure: deps install
+	mkdir -p $(DEMO_DIR)
+	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
+
+check: deps
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
+	$(R) CMD build $(BUILD_FLAGS) .
+	status=0; \
+	_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
+	log=$(CHECKDIR)/00check.log; \
+	if [ ! -f "$$log" ]; then echo "make check: $$log not found" >&2; exit 1; fi; \
+	line=$$(grep -E '^Status:' "$$log" | tail -n 1 || true); \
+	echo "make check: $${line:-no Status line in $$log}"; \
+	if [ -z "$$line" ] || echo "$$line" | grep -Eq 'ERROR|WARNING'; then exit 1; fi; \
+	exit $$status
+
+test: install
+	$(RSCRIPT) -e 'testthat::test_local(".", load_package = "installed", stop_on_failure = TRUE)'
+
+bench: deps install
+	$(RSCRIPT) bench/bench-linear.R $(BENCH_N)
+
+clean:
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll

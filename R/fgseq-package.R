@@ -1,0 +1,44 @@
+#' fgseq: cost-aware feature group sequencing for anytime prediction
+#'
+#' Features often come in groups that cost something to compute at prediction time (a clinical test,
+#' a ranking feature extractor, a sensor). `fgseq` learns an order in which to compute the groups and
+#' a linear predictor for every prefix of that order, so that a prediction interrupted at any budget is
+#' close to the best one that budget allows.
+#'
+#' The main verb is [fgseq()], which returns an object of class `"fgseq"` with methods
+#' [print()][print.fgseq], [summary()][summary.fgseq], [coef()][coef.fgseq], [predict()][predict.fgseq]
+#' (at any budget) and [plot()][plot.fgseq], and the anytime metrics [timeliness()] and [stop_cost()].
+#'
+#' All linear methods run after one pass over the data: the package forms the cross-product of the
+#' centred columns of `x` once, standardizes and whitens each group inside it, and runs the greedy
+#' selection on that matrix (see the `DESIGN` notes in [fgseq()]).
+#'
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Lozano, A. C., Swirszcz, G. and Abe, N. (2009). Grouped orthogonal matching pursuit for variable
+#'   selection and prediction. *Advances in Neural Information Processing Systems 22*.
+#' @keywords internal
+#' @useDynLib fgseq, .registration = TRUE
+#' @importFrom Rcpp sourceCpp
+"_PACKAGE"
+
+#' Shared argument documentation
+#'
+#' @param object,x A fitted sequence, an object of class `"fgseq"` returned by [fgseq()].
+#' @param budget Numeric vector of budgets, in the cost units of the fit's `cost` (non-negative). Budget
+#'   `B` uses the longest prefix of the sequence whose cumulative cost is at most `B`; a budget below the
+#'   first group's cost gives the intercept-only model.
+#' @param step Integer vector of steps between 0 (intercept only) and `K`, the number of groups in the
+#'   sequence. Give `budget` or `step`, not both; with neither, every step `0..K` is returned.
+#' @param newx Numeric matrix of new observations, `m x p`, with the columns of the training `x` (matched
+#'   by name when both have column names; a permutation of the training names is reordered).
+#' @param newy Numeric vector of `m` responses for `newx` (logical is read as 0/1).
+#' @param newdata For fits made with the formula interface: a data frame with every variable of the
+#'   model's terms (and the response, where a response is needed). Used instead of `newx`/`newy`.
+#' @param alpha Number in `(0, 1]`: the fraction of the final training objective that defines the
+#'   alpha-stopping cost (Hu et al. 2016, section 5.2).
+#' @param ... Further arguments, passed on or ignored as documented.
+#' @name fgseq-arguments
+#' @keywords internal
+NULL

@@ -1,0 +1,190 @@
+#' Sequence feature groups by cost for anytime linear prediction
+#'
+#' Learns an order in which to compute groups of features, each with a cost, and a ridge-regularized
+#' linear predictor for every prefix of that order (Hu, Grubb, Bagnell and Hebert 2016). A prediction
+#' interrupted at budget `B` uses the longest prefix whose cumulative cost is at most `B`.
+#'
+#' @section Model:
+#' Columns of `x` are centred and scaled to unit population variance, `y` is centred, and each group is
+#' whitened: with `Sigma_gg = U diag(d) U'` the group's correlation block, `Z_g = X_g U_r diag(d_r)^(-1/2)`
+#' keeps the eigen-directions with `d_i > 1e-9 * max(d)` (a rank-deficient group keeps its rank, duplicated
+#' columns share their weight). For a set `S` of groups the risk is (paper, equation 1)
+#' \deqn{R(S) = \min_w \frac{1}{2n} \|y - Z_S w\|^2 + \frac{\lambda}{2}\|w\|^2,}{R(S) = min_w 1/(2n) ||y - Z_S w||^2 + lambda/2 ||w||^2,}
+#' the ridge acting on the whitened coefficients whatever the `criterion`, so that curves of different
+#' criteria are comparable. The objective (explained variance) is `F(S) = R(empty) - R(S)` and
+#' `r2 = F(S) / R(empty)`; at `lambda = 0` it is the R-squared of least squares on the columns of `S`.
+#' Coefficients are reported on the original scale of `x`.
+#'
+#' @section Methods:
+#' With `b_h` the gradient of `F` with respect to the coefficients of an unselected group `h` at the
+#' current fit (paper, section 2):
+#' * `"omp"`, CS-G-OMP (paper, Algorithm 1): select the group maximizing `||b_h||^2 / c(h)` in whitened
+#'   coordinates (`criterion = "whitened"`, the paper's `b' (X_h'X_h)^-1 b`); `criterion = "l2"` is the
+#'   paper's No-Whiten variant (`||b_h||^2` on the standardized columns) and `"linf"` its Single variant
+#'   (`max_j b_hj^2`, the best single column of the group).
+#' * `"fr"`, CS-G-FR: select the group with the largest gain `F(S + h) - F(S)` per unit cost.
+#' * `"doubling"`, the Doubling algorithm (paper, Algorithm 2): FR gains per unit cost, but the first
+#'   group must cost at most `c_min` and every later group at most the cumulative cost so far, so the
+#'   total cost at most doubles at each step. When no remaining group is that cheap (the data are not
+#'   "doubling capable", paper Definition 4.2), the candidates are the remaining groups of least cost.
+#'
+#' `cost_sensitive = FALSE` drops the division by cost (for `"omp"`: cost-blind Group OMP of Lozano,
+#' Swirszcz and Abe 2009). `criterion` applies to `"omp"` only. Ties (scores within a relative `1e-10`)
+#' go to the group that comes first in `unique(group)`; gradients or gains below `1e-14` times the
+#' variance of `y` count as 0.
+#'
+#' @section Computation:
+#' One pass over `x` forms its column means and the cross-product of the centred columns (rows are
+#' centred in small chunks; `x` is not copied). Standardization, whitening and the greedy path then run
+#' on the `p x p` matrix only: a block Gram-Schmidt step in the ridge metric per selected group keeps
+#' the gradients and the Schur complements that give every FR gain exactly, so CS-G-FR and Doubling
+#' cost about what CS-G-OMP costs.
+#'
+#' @section Constant columns:
+#' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
+#' constant is left out of the sequence, with a warning. When every group is constant, `fgseq()` stops.
+#'
+#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), without NA, NaN or Inf;
+#'   or, for the formula method, a model formula such as `diagnosis ~ .`.
+#' @param y Numeric vector of length `n` (logical is read as 0/1, a linear probability model).
+#' @param group Vector of length `p` (integer, character or factor): the group label of each column.
+#'   `NULL` puts each column in its own group, labelled by the column names.
+#' @param cost Numeric vector of positive, finite group costs, in any unit (the unit of budgets later):
+#'   named by group label, or unnamed in the order of `unique(group)`. `NULL` means cost 1 for every
+#'   group. For the formula method, named by term label (for example `heart_cost`).
+#' @param method One of `"omp"` (CS-G-OMP), `"fr"` (CS-G-FR) or `"doubling"`.
+#' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
+#'   `lambda = 0` is least squares (projections handle rank deficiency).
+#' @param criterion Selection criterion of `"omp"`: `"whitened"` (CS-G-OMP), `"l2"` (No-Whiten) or
+#'   `"linf"` (Single).
+#' @param cost_sensitive Logical: divide scores by group cost (`TRUE`, the paper's methods) or not.
+#' @param max_cost Positive number (cost units): stop before the cumulative cost would exceed it. The
+#'   path is then a prefix of the unconstrained sequence.
+#' @param max_steps Positive whole number (or `Inf`): the most groups to select.
+#' @param c_min Positive number (cost units), Doubling only: the most the first group may cost.
+#'   `NULL` means the smallest group cost.
+#' @param ... Not used by the matrix method; the formula method passes them to the matrix method.
+#'
+#' @return An object of class `"fgseq"`, a list with
+#' * `sequence`: character vector of length `K`, the group labels in selection order;
+#' * `path`: data frame with `K + 1` rows (steps `0..K`) and columns `step`, `group` (NA at step 0),
+#'   `group_cost`, `cost` (cumulative cost, in cost units), `objective` (`F` on the training data),
+#'   `r2` (`F / R(empty)`) and `score` (the selection score of the chosen group, NA at step 0);
+#' * `beta`: `p x (K + 1)` matrix of coefficients on the original scale of `x`, column `k + 1` is the
+#'   model after step `k`; rows named by the columns of `x`;
+#' * `a0`: numeric vector of the `K + 1` intercepts;
+#' * `group`: character vector of length `p` (named by column), the group of each column;
+#' * `cost`: named numeric vector, one cost per group in `unique(group)` order;
+#' * `rank`: integer vector, the whitened rank of each group (0 for a constant group);
+#' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family` (`"gaussian"`), `nobs`, `call`;
+#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
+#'
+#' @section Errors:
+#' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
+#' or Inf; when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
+#' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
+#' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps` or `c_min` are out of
+#' range; when every column is constant. The formula method also stops when the data hold NA.
+#'
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Lozano, A. C., Swirszcz, G. and Abe, N. (2009). Grouped orthogonal matching pursuit for variable
+#'   selection and prediction. *Advances in Neural Information Processing Systems 22*.
+#' @seealso [predict.fgseq()], [coef.fgseq()], [plot.fgseq()], [timeliness()], [stop_cost()].
+#' @examples
+#' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
+#' fit
+#' predict(fit, newdata = heart[1:3, ], budget = c(5, 20, 120))
+#'
+#' # matrix interface, each column its own group
+#' x <- as.matrix(mtcars[, -1])
+#' fr <- fgseq(x, mtcars$mpg, method = "fr", cost = seq_len(ncol(x)))
+#' coef(fr, budget = 10)
+#' @export
+fgseq <- function(x, ...) UseMethod("fgseq")
+
+#' @rdname fgseq
+#' @export
+fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
+                          lambda = 1e-6, criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
+                          max_cost = Inf, max_steps = Inf, c_min = NULL, ...) {
+  call <- match.call()
+  method <- match.arg(method)
+  criterion <- match.arg(criterion)
+  x <- check_x(x)
+  y <- check_y(y, nrow(x))
+  group <- check_group(group, x)
+  labels <- unique(group)
+  cost <- check_cost(cost, labels)
+  lambda <- check_lambda(lambda)
+  cost_sensitive <- check_flag(cost_sensitive, "cost_sensitive")
+  max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  max_steps <- check_max_steps(max_steps)
+  c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
+
+  group_index <- match(group, labels) - 1L
+  raw <- .fit_linear(x, y, group_index, length(labels), unname(cost), method, criterion,
+                     cost_sensitive, lambda, max_steps, max_cost, c_min)
+  report_constant(stats::setNames(raw$constant, colnames(x)), group, labels)
+  new_fgseq(raw, x_names = colnames(x), group = group, cost = cost, lambda = lambda, method = method,
+            criterion = criterion, cost_sensitive = cost_sensitive, nobs = nrow(x), call = call)
+}
+
+#' @rdname fgseq
+#' @param data Data frame holding the variables of the formula (formula method).
+#' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
+#'   column) and makes one group per model term: a numeric term is a group of one column, a factor
+#'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
+#'   named by term label. `predict(fit, newdata = )` rebuilds the design with the training terms and
+#'   factor levels.
+#' @export
+fgseq.formula <- function(x, data, cost = NULL, ...) {
+  formula <- x
+  call <- match.call()
+  if (missing(data)) abort("`data` must be given with the formula interface.")
+  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = TRUE)
+  if (anyNA(mf)) {
+    bad <- names(mf)[vapply(mf, anyNA, logical(1))]
+    abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows first.")
+  }
+  mt <- attr(mf, "terms")
+  if (attr(mt, "response") == 0L) abort("`x` (the formula) must have a response, as in y ~ .")
+  labels <- attr(mt, "term.labels")
+  if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
+  y <- stats::model.response(mf)
+  if (is.factor(y)) {
+    if (nlevels(y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
+    y <- as.numeric(y == levels(y)[2L])
+  }
+  mm <- stats::model.matrix(mt, mf)
+  assign <- attr(mm, "assign")
+  keep <- assign > 0L
+  xm <- mm[, keep, drop = FALSE]
+  group <- labels[assign[keep]]
+  fit <- fgseq.default(xm, y, group = group, cost = cost, ...)
+  fit$call <- call
+  fit$terms <- mt
+  fit$xlevels <- stats::.getXlevels(mt, mf)
+  fit$contrasts <- attr(mm, "contrasts")
+  fit
+}
+
+# Assemble the "fgseq" object from the core's result.
+new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost_sensitive, nobs, call) {
+  labels <- names(cost)
+  sequence <- labels[raw$sequence]
+  K <- length(sequence)
+  group_cost <- c(0, unname(cost[sequence]))
+  path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
+                     cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
+                     score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
+  beta <- raw$beta
+  dimnames(beta) <- list(x_names, paste0("step", 0:K))
+  structure(list(sequence = sequence, path = path, beta = beta, a0 = stats::setNames(raw$a0, colnames(beta)),
+                 group = stats::setNames(group, x_names), cost = cost,
+                 rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
+                 criterion = criterion, cost_sensitive = cost_sensitive, family = "gaussian",
+                 nobs = nobs, null_risk = raw$null_risk, call = call),
+            class = "fgseq")
+}

@@ -1,0 +1,112 @@
+#' Alpha-stopping cost of a fitted sequence
+#'
+#' The smallest cumulative cost at which the training curve reaches `alpha` times its final objective
+#' (Hu et al. 2016, section 5.2). To compare methods, compute it once from a reference fit (the paper
+#' uses CS-G-OMP) and pass it to [timeliness()] of every fit.
+#'
+#' @inheritParams fgseq-arguments
+#' @return A single number in cost units: the smallest `C_k` with `r2_k >= alpha * r2_K`.
+#' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @examples
+#' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
+#' stop_cost(fit, alpha = 0.97)
+#' @export
+stop_cost <- function(object, alpha = 0.97, ...) UseMethod("stop_cost")
+
+#' @rdname stop_cost
+#' @export
+stop_cost.fgseq <- function(object, alpha = 0.97, ...) {
+  alpha <- check_alpha(alpha)
+  path <- object$path
+  final <- path$r2[nrow(path)]
+  path$cost[which(path$r2 >= alpha * final - 1e-12 * abs(final))[1L]]
+}
+
+#' Timeliness of a fitted sequence
+#'
+#' The normalized area under the anytime curve of `r2` against cumulative cost up to a stopping cost
+#' `B` (Hu et al. 2016, section 5.2, after Karayev et al. 2012):
+#' \deqn{\mathrm{timeliness} = \frac{1}{B}\int_0^B f(c)\,dc,}{timeliness = (1/B) integral_0^B f(c) dc,}
+#' with `f` through the points `(C_k, r2_k)`, `C_0 = 0`, `r2_0 = 0`: their linear interpolation
+#' (`interpolation = "linear"`, the paper's choice) or the step function `f(c) = r2_k` on
+#' `[C_k, C_{k+1})` (`"step"`, what an interrupted predictor delivers); beyond `C_K`, `f = r2_K`.
+#'
+#' @inheritParams fgseq-arguments
+#' @param stop_cost Positive number (cost units), the stopping cost `B`. `NULL` means the
+#'   alpha-stopping cost of `object` itself, [stop_cost()]`(object, alpha)`.
+#' @param interpolation `"linear"` or `"step"`.
+#' @return A single number: the timeliness, in the units of `r2` (at most the largest `r2` reached).
+#'   On test data (`newx`/`newy` or `newdata`), `r2_k = 1 - SSE_k / SSE_0`.
+#' @section Errors: Stops when `alpha` is not in `(0, 1]`, when `stop_cost` is not a positive number,
+#'   and as [predict.fgseq()] for the test data.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Karayev, S., Baumgartner, T., Fritz, M. and Darrell, T. (2012). Timely object recognition.
+#'   *Advances in Neural Information Processing Systems 25*.
+#' @examples
+#' fit <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
+#' B <- stop_cost(fit, alpha = 0.97)
+#' timeliness(fit, stop_cost = B)
+#' timeliness(fit, stop_cost = B, newdata = heart[201:303, ], interpolation = "step")
+#' @export
+timeliness <- function(object, ...) UseMethod("timeliness")
+
+#' @rdname timeliness
+#' @export
+timeliness.fgseq <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
+                             newdata = NULL, interpolation = c("linear", "step"), ...) {
+  interpolation <- match.arg(interpolation)
+  if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq(object, alpha)
+  curve <- fgseq_curve(object, newx, newy, newdata)
+  curve_timeliness(curve$cost, curve$r2, stop_cost, interpolation)
+}
+
+#' Timeliness of any anytime curve
+#'
+#' The area under a curve of a performance measure against cumulative cost, from 0 to `stop_cost`,
+#' divided by `stop_cost`; see [timeliness()] for the definition.
+#'
+#' @param cost Numeric vector of cumulative costs `C_0 = 0 <= C_1 <= ... <= C_K` (cost units).
+#' @param value Numeric vector of the measure at each cost (same length; `value[1]` is the value at
+#'   cost 0).
+#' @param stop_cost Positive number (cost units): the upper end `B` of the integral.
+#' @param interpolation `"linear"` or `"step"`.
+#' @return A single number.
+#' @section Errors: Stops when `cost` and `value` differ in length, `cost` does not start at 0 or
+#'   decreases, or `stop_cost` is not a positive number.
+#' @examples
+#' curve_timeliness(c(0, 1, 3), c(0, 0.5, 0.8), stop_cost = 4)
+#' curve_timeliness(c(0, 1, 3), c(0, 0.5, 0.8), stop_cost = 4, interpolation = "step")
+#' @export
+curve_timeliness <- function(cost, value, stop_cost, interpolation = c("linear", "step")) {
+  interpolation <- match.arg(interpolation)
+  if (!is.numeric(cost) || !is.numeric(value) || length(cost) != length(value) || !length(cost)) {
+    abort("`cost` and `value` must be numeric vectors of the same length.")
+  }
+  if (anyNA(cost) || anyNA(value) || cost[1L] != 0 || any(diff(cost) < 0)) {
+    abort("`cost` must start at 0 and be non-decreasing, without NA.")
+  }
+  B <- check_number(stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
+  K <- length(cost)
+  # append the flat tail beyond the last point, then integrate piece by piece up to B
+  c_end <- c(cost[-1L], max(B, cost[K]))
+  v_end <- if (interpolation == "linear") c(value[-1L], value[K]) else value
+  c_start <- cost
+  area <- 0
+  for (k in seq_len(K)) {
+    lo <- c_start[k]
+    hi <- min(c_end[k], B)
+    if (hi <= lo) next
+    if (interpolation == "step") {
+      area <- area + value[k] * (hi - lo)
+    } else {
+      slope <- (v_end[k] - value[k]) / (c_end[k] - lo)
+      v_hi <- value[k] + slope * (hi - lo)
+      area <- area + 0.5 * (value[k] + v_hi) * (hi - lo)
+    }
+  }
+  area / B
+}

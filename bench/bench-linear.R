@@ -1,0 +1,146 @@
+## Benchmark of the linear engine: time and memory of the full path of each
+## method against the cost of one crossprod(x), the floor every method needs.
+##
+## Usage (from the package root, with fgseq installed):
+##   Rscript bench/bench-linear.R            # n = 200000, p = 500
+##   Rscript bench/bench-linear.R 20000      # smaller n, same p
+##
+## Data: p = 500 columns in 50 groups of 10; within a group the columns share a
+## common factor (correlation 0.5), groups are independent; 10 groups carry
+## signal. Group costs are drawn from c(1, 5, 20, 50, 100, 150, 200).
+## Targets: elapsed time of the full path <= 1.3 x crossprod(x) for omp and
+## <= 1.5 x for fr and doubling; peak memory beyond x <= 0.25 x size of x.
+## Memory is measured two ways: the R heap (gc(reset = TRUE) before the fit,
+## "max used" Vcells after, minus object.size(x)) and, on Linux, the peak
+## resident set of the process (VmHWM, reset through /proc/self/clear_refs),
+## which also sees memory allocated by compiled code outside the R heap.
+
+suppressPackageStartupMessages(library(fgseq))
+
+args <- commandArgs(trailingOnly = TRUE)
+n <- if (length(args) >= 1L) as.numeric(args[[1L]]) else 200000
+if (!is.finite(n) || n < 100) stop("n (first argument) must be a number >= 100")
+n <- as.integer(n)
+p_group <- 10L
+n_group <- 50L
+p <- p_group * n_group
+rho <- 0.5
+
+## ---- where and how this runs ------------------------------------------------
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+cat("command: Rscript", if (length(script)) script else "bench-linear.R", args, "\n")
+si <- utils::sessionInfo()
+cpu <- if (file.exists("/proc/cpuinfo")) {
+  m <- grep("^model name", readLines("/proc/cpuinfo", warn = FALSE), value = TRUE)
+  if (length(m)) sub("^model name\\s*:\\s*", "", m[[1L]]) else NA_character_
+} else NA_character_
+cat("machine:", R.version.string, "|", si$running, "|", R.version$platform, "\n")
+cat("cpu:", cpu, "|", parallel::detectCores(), "cores\n")
+cat("BLAS:  ", si$BLAS, "\nLAPACK:", si$LAPACK, "\n")
+cat("fgseq", format(utils::packageVersion("fgseq")), "\n\n")
+
+## ---- data ----------------------------------------------------------------------
+set.seed(20260101)
+group <- rep(sprintf("g%02d", seq_len(n_group)), each = p_group)
+cost <- stats::setNames(sample(c(1, 5, 20, 50, 100, 150, 200), n_group, replace = TRUE),
+                        unique(group))
+x <- matrix(0, n, p, dimnames = list(NULL, sprintf("x%03d", seq_len(p))))
+for (g in seq_len(n_group)) {
+  cols <- (g - 1L) * p_group + seq_len(p_group)
+  common <- stats::rnorm(n)
+  x[, cols] <- sqrt(rho) * common + sqrt(1 - rho) * stats::rnorm(n * p_group)
+}
+signal_groups <- seq(1L, n_group, by = 5L)
+beta <- numeric(p)
+for (g in signal_groups) {
+  beta[(g - 1L) * p_group + seq_len(p_group)] <- stats::rnorm(p_group) / sqrt(p_group)
+}
+y <- drop(x %*% beta) + stats::rnorm(n)
+rm(common)
+
+size_x <- as.numeric(utils::object.size(x))
+mb <- function(bytes) bytes / 2^20
+cat(sprintf("n = %d, p = %d (%d groups of %d, within-group correlation %.1f); x is %.0f MB\n",
+            n, p, n_group, p_group, rho, mb(size_x)))
+cat("group costs:", paste(names(table(cost)), table(cost), sep = " x ", collapse = ", "), "\n\n")
+
+## ---- measurement helpers -------------------------------------------------------
+vm_kb <- function(field) {
+  f <- "/proc/self/status"
+  if (!file.exists(f)) return(NA_real_)
+  line <- grep(paste0("^", field, ":"), readLines(f, warn = FALSE), value = TRUE)
+  if (!length(line)) return(NA_real_)
+  as.numeric(gsub("[^0-9]", "", line)) * 1024
+}
+reset_peak_rss <- function() {
+  ok <- tryCatch({
+    cat("5", file = "/proc/self/clear_refs")
+    TRUE
+  }, error = function(e) FALSE, warning = function(w) FALSE)
+  ok && is.finite(vm_kb("VmHWM"))
+}
+
+measure <- function(expr) {
+  expr <- substitute(expr)
+  env <- parent.frame()
+  invisible(gc())
+  rss_ok <- reset_peak_rss()
+  rss0 <- vm_kb("VmRSS")
+  invisible(gc(reset = TRUE))
+  time <- system.time(value <- eval(expr, env), gcFirst = FALSE)[["elapsed"]]
+  g <- gc()
+  heap_peak <- g["Vcells", "max used"] * 8          # bytes (8 per Vcell)
+  rss_peak <- if (rss_ok) vm_kb("VmHWM") else NA_real_
+  list(value = value, time = time,
+       heap_extra = (heap_peak - size_x) / size_x,
+       rss_extra = (rss_peak - rss0) / size_x)
+}
+
+## ---- warm-up (loads code paths, not timed) ---------------------------------------
+invisible(fgseq(x[1:200, 1:20], y[1:200], group = group[1:20], method = "omp"))
+
+## ---- crossprod(x): the floor -----------------------------------------------------
+cp <- measure(crossprod(x))
+cp$value <- NULL
+cat(sprintf("crossprod(x): %.2f s elapsed\n\n", cp$time))
+
+## ---- the three methods, full path ----------------------------------------------
+methods <- c("omp", "fr", "doubling")
+target_time <- c(omp = 1.3, fr = 1.5, doubling = 1.5)
+target_mem <- 0.25
+res <- vector("list", length(methods))
+names(res) <- methods
+for (m in methods) {
+  r <- measure(fgseq(x, y, group = group, cost = cost, method = m))
+  fit <- r$value
+  r$value <- NULL
+  r$steps <- length(fit$sequence)
+  r$r2 <- utils::tail(fit$path$r2, 1L)
+  res[[m]] <- r
+  rm(fit)
+  cat(sprintf("%-8s done: %.2f s, %d steps\n", m, r$time, r$steps))
+}
+
+tab <- data.frame(
+  method = methods,
+  steps = vapply(res, `[[`, numeric(1), "steps"),
+  final_r2 = round(vapply(res, `[[`, numeric(1), "r2"), 4),
+  elapsed_s = round(vapply(res, `[[`, numeric(1), "time"), 2),
+  time_ratio = round(vapply(res, `[[`, numeric(1), "time") / cp$time, 2),
+  time_target = target_time[methods],
+  mem_heap = round(vapply(res, `[[`, numeric(1), "heap_extra"), 3),
+  mem_rss = round(vapply(res, `[[`, numeric(1), "rss_extra"), 3),
+  mem_target = target_mem,
+  row.names = NULL
+)
+tab$time_ok <- tab$time_ratio <= tab$time_target
+tab$mem_ok <- tab$mem_heap <= target_mem &
+  (is.na(tab$mem_rss) | tab$mem_rss <= target_mem)
+
+cat("\ntime_ratio = elapsed(full path) / elapsed(crossprod(x)) =",
+    sprintf("%.2f s", cp$time), "\n")
+cat("mem_heap = (R heap peak during the fit - object.size(x)) / object.size(x)\n")
+cat("mem_rss  = (peak resident set during the fit - resident set before) / object.size(x)\n")
+cat(sprintf("crossprod itself: mem_heap %.3f, mem_rss %.3f\n\n", cp$heap_extra, cp$rss_extra))
+print(tab, row.names = FALSE)
+cat("\nall targets met:", all(tab$time_ok & tab$mem_ok), "\n")

@@ -1,0 +1,118 @@
+// Group whitening inside the Gram matrix (Hu et al. 2016, section 2, "group whitening").
+//
+// For each group g the standardized block Sigma_gg = U diag(d) U' is eigen-decomposed; directions with
+// d_i <= rank_tol * max(d) are dropped (rank-deficient groups shrink, duplicated columns share weight) and
+//   T_g = U_r diag(d_r)^(-1/2)   (whitening:   Z_g = Xs_g T_g has Z_g'Z_g / n = I),
+//   S_g = U_r diag(d_r)^(+1/2)   (un-whitening: standardized gradient = S_g * whitened gradient).
+// The whitened Gram matrix C = T' Sigma T + lambda I and rho~ = T' rho are formed group block by group
+// block, never from a copy of x. A group whose columns are all constant gets rank 0.
+#ifndef FGSEQ_WHITEN_HPP
+#define FGSEQ_WHITEN_HPP
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace fgseq {
+
+struct GroupLayout {
+  std::vector<std::vector<Index>> cols;  // 0-based columns of x in each group
+  Index p = 0;
+  Index size() const { return static_cast<Index>(cols.size()); }
+};
+
+// group_of[j] in 0..n_groups-1 for each column j
+inline GroupLayout make_layout(const std::vector<int>& group_of, int n_groups) {
+  GroupLayout lay;
+  lay.p = static_cast<Index>(group_of.size());
+  lay.cols.assign(static_cast<size_t>(n_groups), {});
+  for (size_t j = 0; j < group_of.size(); ++j) {
+    const int g = group_of[j];
+    if (g < 0 || g >= n_groups) throw std::invalid_argument("make_layout: group index out of range");
+    lay.cols[static_cast<size_t>(g)].push_back(static_cast<Index>(j));
+  }
+  return lay;
+}
+
+struct Whitened {
+  std::vector<MatrixXd> T;      // d_g x r_g
+  std::vector<MatrixXd> S;      // d_g x r_g
+  std::vector<Index> offset;    // first whitened coordinate of each group
+  std::vector<Index> rank;      // r_g
+  Index q = 0;                  // sum of ranks
+  MatrixXd C;                   // q x q, whitened Gram + lambda I
+  VectorXd rho;                 // length q
+};
+
+inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol) {
+  const Index G = lay.size(), p = lay.p;
+  Whitened w;
+  w.T.resize(static_cast<size_t>(G));
+  w.S.resize(static_cast<size_t>(G));
+  w.offset.assign(static_cast<size_t>(G), 0);
+  w.rank.assign(static_cast<size_t>(G), 0);
+  Index q = 0;
+  for (Index g = 0; g < G; ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    const Index d = static_cast<Index>(cols.size());
+    MatrixXd block(d, d);
+    for (Index a = 0; a < d; ++a)
+      for (Index b = 0; b < d; ++b) block(a, b) = st.sigma(cols[a], cols[b]);
+    Eigen::SelfAdjointEigenSolver<MatrixXd> es(block);
+    const VectorXd& ev = es.eigenvalues();  // ascending
+    const double top = d > 0 ? ev(d - 1) : 0.0;
+    Index r = 0;
+    if (top > 0) {
+      for (Index i = 0; i < d; ++i)
+        if (ev(i) > rank_tol * top) ++r;
+    }
+    // keep the r largest eigenpairs (the last r columns)
+    const MatrixXd U = es.eigenvectors().rightCols(r);
+    const VectorXd dr = ev.tail(r);
+    w.T[static_cast<size_t>(g)] = U * dr.cwiseSqrt().cwiseInverse().asDiagonal();
+    w.S[static_cast<size_t>(g)] = U * dr.cwiseSqrt().asDiagonal();
+    w.offset[static_cast<size_t>(g)] = q;
+    w.rank[static_cast<size_t>(g)] = r;
+    q += r;
+  }
+  w.q = q;
+
+  // Sigma T, p x q: column block g is Sigma[, cols_g] T_g
+  MatrixXd sigma_t(p, q);
+  for (Index g = 0; g < G; ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    const Index r = w.rank[static_cast<size_t>(g)];
+    if (r == 0) continue;
+    MatrixXd sub(p, static_cast<Index>(cols.size()));
+    for (Index a = 0; a < static_cast<Index>(cols.size()); ++a) sub.col(a) = st.sigma.col(cols[a]);
+    sigma_t.middleCols(w.offset[static_cast<size_t>(g)], r).noalias() = sub * w.T[static_cast<size_t>(g)];
+  }
+  // C = T' (Sigma T), row block g is T_g' (Sigma T)[cols_g, ]
+  w.C.resize(q, q);
+  w.rho.resize(q);
+  for (Index g = 0; g < G; ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    const Index r = w.rank[static_cast<size_t>(g)], off = w.offset[static_cast<size_t>(g)];
+    if (r == 0) continue;
+    MatrixXd rows(static_cast<Index>(cols.size()), q);
+    VectorXd rho_g(static_cast<Index>(cols.size()));
+    for (Index a = 0; a < static_cast<Index>(cols.size()); ++a) {
+      rows.row(a) = sigma_t.row(cols[a]);
+      rho_g(a) = st.rho(cols[a]);
+    }
+    w.C.middleRows(off, r).noalias() = w.T[static_cast<size_t>(g)].transpose() * rows;
+    w.rho.segment(off, r).noalias() = w.T[static_cast<size_t>(g)].transpose() * rho_g;
+    // the diagonal block is the identity by construction; make it exact
+    w.C.block(off, off, r, r).setIdentity();
+  }
+  // symmetrize against rounding, then add the ridge
+  w.C = 0.5 * (w.C + w.C.transpose()).eval();
+  w.C.diagonal().array() += lambda;
+  return w;
+}
+
+}  // namespace fgseq
+
+#endif

@@ -1,0 +1,115 @@
+## Anytime diagnosis of heart disease with fgseq.
+##
+## Each of the 13 tests of the Cleveland heart-disease data (`heart`) has a
+## price (`heart_cost`, Canadian dollars): age, sex, chest pain type and blood
+## pressure cost $1, the exercise test and the thallium scan about $100 each.
+## fgseq learns in which order to run the tests, and a predictor for every
+## prefix of that order, so that the prediction available after spending any
+## budget is close to the best that budget allows.
+##
+## The response is diagnosis coded 0/1 and the model is linear: a linear
+## probability model. Its predictions estimate the probability of disease but
+## are not confined to [0, 1].
+##
+## Usage: Rscript heart-demo.R [OUTDIR] [--readme]
+##   OUTDIR    where the figure goes (default "demo-output")
+##   --readme  also copy the figure to man/figures/README-heart-curves.png
+##             (run from the package root)
+## The installed copy is found with
+##   system.file("scripts", "heart-demo.R", package = "fgseq")
+
+suppressPackageStartupMessages(library(fgseq))
+
+args <- commandArgs(trailingOnly = TRUE)
+readme <- "--readme" %in% args
+args <- setdiff(args, "--readme")
+out_dir <- if (length(args) >= 1L) args[[1L]] else "demo-output"
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+
+rule <- function(title) cat("\n", strrep("=", 72), "\n", title, "\n", strrep("=", 72), "\n", sep = "")
+
+## ---- data: 0/1 response, 70/30 split --------------------------------------------
+d <- heart
+d$diagnosis <- as.numeric(d$diagnosis)     # 1 = disease: linear probability model
+set.seed(2026)
+in_train <- sample(nrow(d), round(0.7 * nrow(d)))
+train <- d[in_train, ]
+test <- d[-in_train, ]
+
+rule("Costs of the tests (Canadian dollars)")
+print(heart_cost)
+cat(sprintf("\n%d training and %d test patients; %.0f%% of the training patients have disease\n",
+            nrow(train), nrow(test), 100 * mean(train$diagnosis)))
+
+## ---- one sequence per method -----------------------------------------------------
+methods <- c(omp = "omp", fr = "fr", doubling = "doubling")
+labels <- c(omp = "CS-G-OMP", fr = "CS-G-FR", doubling = "Doubling")
+fits <- lapply(methods, function(m)
+  fgseq(diagnosis ~ ., data = train, cost = heart_cost, method = m))
+
+for (m in methods) {
+  rule(sprintf("%s (method = \"%s\"): order of the tests", labels[[m]], m))
+  print(fits[[m]])
+}
+
+## ---- timeliness with a common stopping cost ---------------------------------------
+B <- stop_cost(fits$omp, alpha = 0.97)
+rule("Timeliness on the test patients")
+cat(sprintf(paste0("stopping cost B = $%.2f: the cost at which CS-G-OMP reaches 97%% of its\n",
+                   "final training r2; every method is scored on [0, B]\n\n"), B))
+tl <- data.frame(
+  method = unname(labels[methods]),
+  linear = vapply(fits, function(f)
+    timeliness(f, stop_cost = B, newdata = test, interpolation = "linear"), numeric(1)),
+  step = vapply(fits, function(f)
+    timeliness(f, stop_cost = B, newdata = test, interpolation = "step"), numeric(1)),
+  final_test_r2 = vapply(fits, function(f) {
+    r <- test$diagnosis - predict(f, newdata = test, step = length(f$sequence))
+    1 - sum(r^2) / sum((test$diagnosis - mean(train$diagnosis))^2)
+  }, numeric(1)),
+  row.names = NULL
+)
+print(tl, digits = 3, row.names = FALSE)
+cat("\nlinear: the paper's timeliness (points joined by straight lines);",
+    "\nstep:   what an interrupted predictor delivers (r2 stays flat until the next test is paid for)\n")
+
+## ---- figure: test r2 against cost ---------------------------------------------------
+png_file <- file.path(out_dir, "heart-curves.png")
+grDevices::png(png_file, width = 800, height = 500)
+cols <- c(omp = "#1b9e77", fr = "#d95f02", doubling = "#7570b3")
+for (i in seq_along(methods)) {
+  m <- methods[[i]]
+  plot(fits[[m]], newdata = test, add = i > 1L, col = cols[[m]], lwd = 2,
+       main = "Heart disease: test r2 against the cost of the tests ordered",
+       xlab = "cumulative cost of the tests (CAD)", ylab = "r2 on test patients")
+}
+graphics::abline(v = B, lty = 3, col = "grey40")
+graphics::legend("bottomright", legend = c(labels[methods], "stopping cost B"),
+                 col = c(cols[methods], "grey40"), lty = c(1, 1, 1, 3), lwd = c(2, 2, 2, 1),
+                 bty = "n")
+invisible(grDevices::dev.off())
+cat("\nfigure written to", png_file, "\n")
+if (readme) {
+  fig_dir <- file.path("man", "figures")
+  dir.create(fig_dir, showWarnings = FALSE, recursive = TRUE)
+  file.copy(png_file, file.path(fig_dir, "README-heart-curves.png"), overwrite = TRUE)
+  cat("copied to", file.path(fig_dir, "README-heart-curves.png"), "\n")
+}
+
+## ---- anytime predictions for five test patients ---------------------------------------
+budgets <- c(5, 20, 120)
+rule("Predicted risk of disease (CS-G-OMP) after spending a budget")
+fit <- fits$omp
+for (b in budgets) {
+  bought <- fit$sequence[fit$path$cost[-1L] <= b]
+  cat(sprintf("budget $%5.0f buys: %s\n", b,
+              if (length(bought)) paste(bought, collapse = ", ") else "(no test: base rate)"))
+}
+five <- test[1:5, ]
+risk <- predict(fit, newdata = five, budget = budgets)
+out <- data.frame(patient = rownames(five), diagnosis = as.logical(five$diagnosis),
+                  round(risk, 2), check.names = FALSE)
+names(out)[-(1:2)] <- sprintf("risk at $%g", budgets)
+cat("\n")
+print(out, row.names = FALSE)
+cat("\n(linear probability model: a risk may fall slightly outside [0, 1])\n")

@@ -1,0 +1,64 @@
+// Thin glue between R and the fgseq core: maps R memory without copying, turns option strings into
+// enums once, wires R's interrupt check into the core, and returns plain R lists.
+#include <RcppEigen.h>
+
+#include <fgseq/fgseq.hpp>
+
+#include <string>
+#include <vector>
+
+// [[Rcpp::depends(RcppEigen)]]
+
+namespace {
+
+fgseq::Method method_from(const std::string& s) {
+  if (s == "omp") return fgseq::Method::OMP;
+  if (s == "fr") return fgseq::Method::FR;
+  if (s == "doubling") return fgseq::Method::Doubling;
+  Rcpp::stop("unknown method '%s'", s);
+}
+
+fgseq::Criterion criterion_from(const std::string& s) {
+  if (s == "whitened") return fgseq::Criterion::Whitened;
+  if (s == "l2") return fgseq::Criterion::L2;
+  if (s == "linf") return fgseq::Criterion::Linf;
+  Rcpp::stop("unknown criterion '%s'", s);
+}
+
+}  // namespace
+
+// Fit the linear (Gaussian) sequence. group_of: 0-based group index of each column.
+// [[Rcpp::export(.fit_linear)]]
+Rcpp::List fit_linear_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& y,
+                          const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                          const std::string& method, const std::string& criterion, bool cost_sensitive,
+                          double lambda, double max_steps, double max_cost, double c_min) {
+  fgseq::Control ctl;
+  ctl.method = method_from(method);
+  ctl.criterion = criterion_from(criterion);
+  ctl.cost_sensitive = cost_sensitive;
+  ctl.lambda = lambda;
+  if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
+  ctl.max_cost = max_cost;
+  ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
+  const fgseq::LinearFit fit =
+      fgseq::fit_linear(x, y, group_of, n_groups, cost, ctl, [] { Rcpp::checkUserInterrupt(); });
+
+  std::vector<int> sequence;
+  for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);
+  std::vector<int> rank;
+  for (auto r : fit.rank) rank.push_back(static_cast<int>(r));
+  Rcpp::LogicalVector constant(fit.constant.size());
+  for (size_t j = 0; j < fit.constant.size(); ++j) constant[j] = fit.constant[j];
+  return Rcpp::List::create(
+      Rcpp::Named("sequence") = sequence, Rcpp::Named("score") = fit.path.score,
+      Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.r2,
+      Rcpp::Named("beta") = fit.beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
+      Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk);
+}
+
+// 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.
+// [[Rcpp::export(.first_nonfinite_column)]]
+int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
+  return static_cast<int>(fgseq::first_nonfinite_column(x)) + 1;
+}

@@ -1,0 +1,262 @@
+# Plain-R reference implementation of feature group sequencing (Hu, Grubb,
+# Bagnell and Hebert 2016, AISTATS), written in SAMPLE space, straight from
+# the paper and the package specification. It is slow on purpose: every
+# prefix is refitted from scratch, FR gains refit every candidate set, and no
+# Gram-matrix identity is used. The tests compare fgseq() against it.
+
+# --- Standardization and group whitening -----------------------------------
+
+# Centre every column and scale it by its population sd (divisor n).
+# Returns the standardized matrix, the means, the sds and a flag for
+# constant columns (kept at coefficient 0).
+ref_standardize <- function(x) {
+  n <- nrow(x)
+  mu <- colMeans(x)
+  xc <- sweep(x, 2, mu)
+  s <- sqrt(colSums(xc^2) / n)
+  constant <- s <= 1e-12 * pmax(1, abs(mu))
+  xs <- sweep(xc, 2, ifelse(constant, 1, s), "/")
+  xs[, constant] <- 0
+  list(xs = xs, mu = mu, sd = s, constant = constant)
+}
+
+# Whiten one group (spec "Group whitening"): Sigma_gg = Xs_g' Xs_g / n =
+# U diag(d) U', keep d_i > 1e-9 max(d), T_g = U_r diag(d_r^-1/2), so that
+# Z_g = Xs_g T_g has Z_g' Z_g / n = I. This makes the paper's criterion
+# b' (X_g' X_g)^-1 b equal to ||Z_g' r / n||^2 (Section 2, "group whitening").
+ref_whiten <- function(xs_g) {
+  n <- nrow(xs_g)
+  e <- eigen(crossprod(xs_g) / n, symmetric = TRUE)
+  keep <- e$values > 1e-9 * max(e$values)
+  t_g <- e$vectors[, keep, drop = FALSE] %*%
+    diag(1 / sqrt(e$values[keep]), sum(keep), sum(keep))
+  list(t = t_g, z = xs_g %*% t_g)
+}
+
+# --- Risk of a set of groups, Eq. (1) ----------------------------------------
+
+# R(S) = min_w 1/(2n) ||yc - Z_S w||^2 + lambda/2 ||w||^2 on the whitened
+# columns of the groups in S. At lambda = 0 the fit is the projection of yc on
+# span(Z_S) by QR, which copes with collinearity between groups.
+ref_fit_set <- function(z_list, yc, lambda) {
+  n <- length(yc)
+  if (length(z_list) == 0L) {
+    return(list(w = numeric(0), resid = yc, risk = sum(yc^2) / (2 * n)))
+  }
+  z <- do.call(cbind, z_list)
+  if (lambda == 0) {
+    q <- qr(z)
+    w <- qr.coef(q, yc)
+    w[is.na(w)] <- 0                  # aliased columns: any solution will do
+    resid <- qr.resid(q, yc)
+  } else {
+    # ridge normal equations (Z'Z/n + lambda I) w = Z'yc/n
+    w <- drop(solve(crossprod(z) / n + diag(lambda, ncol(z)),
+                    crossprod(z, yc) / n))
+    resid <- drop(yc - z %*% w)
+  }
+  risk <- sum(resid^2) / (2 * n) + lambda / 2 * sum(w^2)
+  list(w = w, resid = resid, risk = risk)
+}
+
+# --- Tie rule ------------------------------------------------------------------
+
+# Every candidate scoring >= max - 1e-10 * max(|max|, 1e-300) is tied; the tied
+# group that comes first in the group order wins. `cand` is in group order.
+ref_argmax <- function(cand, score) {
+  m <- max(score)
+  tied <- score >= m - 1e-10 * max(abs(m), 1e-300)
+  cand[which(tied)[1L]]
+}
+
+# --- The greedy sequence: Algorithm 1 (CS-G-OMP), CS-G-FR, Algorithm 2 --------
+
+ref_fgseq <- function(x, y, group = NULL, cost = NULL,
+                      method = c("omp", "fr", "doubling"), lambda = 0,
+                      criterion = c("whitened", "l2", "linf"),
+                      cost_sensitive = TRUE, c_min = NULL) {
+  method <- match.arg(method)
+  criterion <- match.arg(criterion)
+  x <- as.matrix(x)
+  n <- nrow(x)
+  p <- ncol(x)
+  if (is.null(group)) {
+    group <- if (is.null(colnames(x))) paste0("V", seq_len(p)) else colnames(x)
+  }
+  group <- as.character(group)
+  labels <- unique(group)
+  if (is.null(cost)) cost <- rep(1, length(labels))
+  cost <- if (is.null(names(cost))) setNames(as.numeric(cost), labels) else cost[labels]
+
+  st <- ref_standardize(x)
+  yc <- y - mean(y)
+  # whitened blocks of the non-constant columns of each group
+  cols <- lapply(labels, function(g) which(group == g & !st$constant))
+  names(cols) <- labels
+  wh <- lapply(cols, function(j) if (length(j)) ref_whiten(st$xs[, j, drop = FALSE]))
+  pool <- labels[lengths(cols) > 0L]          # all-constant groups left out
+  if (is.null(c_min)) c_min <- min(cost[pool])
+
+  risk0 <- sum(yc^2) / (2 * n)
+  fit_of <- function(set) ref_fit_set(lapply(wh[set], `[[`, "z"), yc, lambda)
+
+  selected <- character(0)
+  fits <- list(fit_of(selected))
+  scores <- NA_real_
+  all_scores <- list()                          # every candidate's score, per step
+  while (length(selected) < length(pool)) {
+    cand <- setdiff(pool, selected)             # keeps group order
+    if (method == "doubling") {
+      # Algorithm 2: c(x) <= c_min at step 1, c(x) <= c(G_{j-1}) afterwards;
+      # fallback when empty: the remaining groups of least cost.
+      limit <- if (length(selected) == 0L) c_min else sum(cost[selected])
+      ok <- cand[cost[cand] <= limit]
+      cand <- if (length(ok)) ok else cand[cost[cand] <= min(cost[cand])]
+    }
+    cur <- fits[[length(fits)]]
+    if (method == "omp") {
+      # Algorithm 1, line 4: b_g = X_g' (Y - X_{G_{j-1}} w) / n
+      score <- vapply(cand, function(h) {
+        bw <- crossprod(wh[[h]]$z, cur$resid) / n                     # whitened
+        bs <- crossprod(st$xs[, cols[[h]], drop = FALSE], cur$resid) / n  # standardized
+        switch(criterion, whitened = sum(bw^2), l2 = sum(bs^2), linf = max(bs^2))
+      }, numeric(1))
+    } else {
+      # CS-G-FR / Doubling: gain F(G + g) - F(G) = R(G) - R(G + g), refitted
+      score <- vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk,
+                      numeric(1))
+    }
+    if (cost_sensitive) score <- score / cost[cand]   # line 5: per unit cost
+    all_scores[[length(all_scores) + 1L]] <- score
+    g <- ref_argmax(cand, score)
+    scores <- c(scores, score[[g]])
+    selected <- c(selected, g)
+    fits[[length(fits) + 1L]] <- fit_of(selected)
+  }
+
+  # map every prefix back to the original scale: beta_g = diag(1/sd_g) T_g w_g
+  K <- length(selected)
+  beta <- matrix(0, p, K + 1L, dimnames = list(colnames(x), paste0("step", 0:K)))
+  for (k in seq_len(K)) {
+    w <- fits[[k + 1L]]$w
+    at <- 0L
+    for (g in selected[seq_len(k)]) {
+      r <- ncol(wh[[g]]$t)
+      j <- cols[[g]]
+      beta[j, k + 1L] <- drop(wh[[g]]$t %*% w[at + seq_len(r)]) / st$sd[j]
+      at <- at + r
+    }
+  }
+  objective <- risk0 - vapply(fits, `[[`, numeric(1), "risk")
+  list(sequence = selected, r2 = objective / risk0, objective = objective,
+       score = unname(scores), beta = beta,
+       a0 = mean(y) - drop(st$mu %*% beta),
+       cost = unname(cumsum(c(0, cost[selected]))), candidates = all_scores)
+}
+
+# --- Timeliness by another route ---------------------------------------------------
+
+# (1/B) * integral_0^B f(c) dc, f through the points (C_k, r2_k) (linear, or
+# constant from the left for "step"), f = r2_K beyond C_K. Computed with the
+# midpoint rule on every piece between breakpoints, which is exact for a
+# function that is linear (or constant) on each piece.
+ref_timeliness <- function(cost, r2, B, interpolation = c("linear", "step")) {
+  interpolation <- match.arg(interpolation)
+  f <- stats::approxfun(cost, r2, method = if (interpolation == "step") "constant" else "linear",
+                        rule = 2, f = 0, ties = "ordered")
+  knots <- sort(unique(c(0, cost[cost < B], B)))
+  a <- head(knots, -1)
+  b <- knots[-1]
+  sum((b - a) * f((a + b) / 2)) / B
+}
+
+# --- Data generators ------------------------------------------------------------
+
+# Correlated groups: corr = rho within a group, rho/2 across groups, unit
+# variance; y linear in x plus noise. Group labels are NOT in alphabetical
+# order so that the "first in group order" rule is exercised. Distinct random
+# costs avoid exact score ties.
+sim_groups <- function(n = 120, sizes = c(2, 3, 1, 2), rho = 0.5, seed = 1,
+                       cost = NULL) {
+  set.seed(seed)
+  p <- sum(sizes)
+  gid <- rep(seq_along(sizes), sizes)
+  sigma <- ifelse(outer(gid, gid, "=="), rho, rho / 2)
+  diag(sigma) <- 1
+  x <- matrix(rnorm(n * p), n, p) %*% chol(sigma)
+  x <- sweep(x, 2, runif(p, -2, 2) , "+") %*% diag(runif(p, 0.5, 3), p)
+  colnames(x) <- paste0("x", seq_len(p))
+  labels <- rev(letters[seq_along(sizes)])
+  y <- drop(x %*% rnorm(p)) + rnorm(n, sd = 2)
+  rc <- round(runif(length(sizes), 1, 10), 3)
+  cost <- setNames(if (is.null(cost)) rc else cost, labels)
+  list(x = x, y = y, group = labels[gid], cost = cost)
+}
+
+# A rank-deficient group: in the second group (3 columns) the third column is
+# the sum of the first two.
+sim_rank_deficient <- function(n = 100, seed = 2) {
+  d <- sim_groups(n, sizes = c(2, 3, 2, 1), rho = 0.3, seed = seed)
+  j <- which(d$group == unique(d$group)[2])
+  d$x[, j[3]] <- d$x[, j[1]] + d$x[, j[2]]
+  d
+}
+
+# Duplicated columns across groups: the first column of group 1 reappears in
+# group 3, and a column of group 2 reappears (rescaled, shifted) in group 4.
+# Every group keeps a column of its own, so no group is entirely spanned by
+# the others and greedy scores stay away from exact zero.
+sim_duplicated <- function(n = 100, seed = 3) {
+  d <- sim_groups(n, sizes = c(2, 2, 2, 2), rho = 0.4, seed = seed)
+  g <- unique(d$group)
+  col <- function(k, i) which(d$group == g[k])[i]
+  d$x[, col(3, 1)] <- d$x[, col(1, 1)]
+  d$x[, col(4, 2)] <- 3 * d$x[, col(2, 2)] - 1
+  d
+}
+
+# The heart data as in the spec: one group per model term.
+heart_design <- function() {
+  mm <- stats::model.matrix(diagnosis ~ ., heart)
+  terms <- attr(stats::terms(diagnosis ~ ., data = heart), "term.labels")
+  assign <- attr(mm, "assign")
+  list(x = mm[, -1], y = as.numeric(heart$diagnosis),
+       group = terms[assign[-1]], cost = heart_cost)
+}
+
+# Fitted values of a fit's coefficient column k (original scale).
+fitted_at <- function(beta, a0, x, k) drop(x %*% beta[, k] + a0[k])
+
+# --- Comparison helpers -------------------------------------------------------------
+
+# max |a - b| <= tol * max(1, max |b|)
+expect_close <- function(a, b, tol = 1e-8, label = NULL) {
+  a <- unname(as.numeric(a))
+  b <- unname(as.numeric(b))
+  expect_identical(length(a), length(b))
+  err <- max(abs(a - b), 0)
+  expect_true(err <= tol * max(1, abs(b)),
+              label = paste0(label, ": max abs difference ", signif(err, 3), " > ", tol))
+}
+
+# fgseq() against ref_fgseq(): same sequence, same path numbers; coefficients
+# too when the fit is unique (no collinearity between groups, or lambda > 0).
+expect_same_path <- function(fit, ref, tol = 1e-8, beta = TRUE, label = "") {
+  expect_identical(fit$sequence, ref$sequence, label = paste(label, "sequence"))
+  if (!identical(fit$sequence, ref$sequence)) return(invisible())
+  expect_close(fit$path$r2, ref$r2, tol, paste(label, "r2"))
+  expect_close(fit$path$objective, ref$objective, tol, paste(label, "objective"))
+  expect_close(fit$path$cost, ref$cost, tol, paste(label, "cost"))
+  expect_true(is.na(fit$path$score[1]), label = paste(label, "score at step 0 is NA"))
+  expect_equal(fit$path$score[-1], ref$score[-1], tolerance = 1e-6,
+               label = paste(label, "score"))
+  if (beta) {
+    expect_close(fit$beta, ref$beta, 1e-7, paste(label, "beta"))
+    expect_close(fit$a0, ref$a0, 1e-7, paste(label, "a0"))
+  }
+}
+
+# All the settings compared at lambda = 0.
+settings <- expand.grid(method = c("omp", "fr", "doubling"),
+                        criterion = c("whitened", "l2", "linf"),
+                        cost_sensitive = c(TRUE, FALSE), stringsAsFactors = FALSE)
