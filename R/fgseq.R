@@ -126,8 +126,9 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   group_index <- match(group, labels) - 1L
   raw <- .fit_linear(x, y, group_index, length(labels), unname(cost), method, criterion,
                      cost_sensitive, lambda, max_steps, max_cost, c_min)
-  report_constant(stats::setNames(raw$constant, colnames(x)), group, labels)
-  new_fgseq(raw, x_names = colnames(x), group = group, cost = cost, lambda = lambda, method = method,
+  names_x <- x_names(x)
+  report_constant(stats::setNames(raw$constant, names_x), group, labels)
+  new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,
             criterion = criterion, cost_sensitive = cost_sensitive, nobs = nrow(x), call = call)
 }
 

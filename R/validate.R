@@ -28,8 +28,14 @@ check_x <- function(x) {
     nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
     abort("`x` contains NA, NaN or Inf (first in ", nm, "); remove or impute those values first.")
   }
-  if (is.null(colnames(x))) colnames(x) <- paste0("V", seq_len(ncol(x)))
   x
+}
+
+# Column names of x, or V1..Vp. Kept apart from x so that x itself is never modified (no copy).
+x_names <- function(x) {
+  nm <- colnames(x)
+  if (is.null(nm)) nm <- paste0("V", seq_len(ncol(x)))
+  nm
 }
 
 # y: a numeric (or logical) vector with one finite value per row of x, not constant.
@@ -53,7 +59,7 @@ check_y <- function(y, n) {
 # group: one label per column; returns the labels as character.
 check_group <- function(group, x) {
   p <- ncol(x)
-  if (is.null(group)) return(colnames(x))
+  if (is.null(group)) return(x_names(x))
   if (!is.atomic(group) || !is.null(dim(group))) {
     abort("`group` must be a vector of labels (integer, character or factor), one per column of `x`.")
   }

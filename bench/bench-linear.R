@@ -13,7 +13,11 @@
 ## Memory is measured two ways: the R heap (gc(reset = TRUE) before the fit,
 ## "max used" Vcells after, minus object.size(x)) and, on Linux, the peak
 ## resident set of the process (VmHWM, reset through /proc/self/clear_refs),
-## which also sees memory allocated by compiled code outside the R heap.
+## which also sees memory allocated by compiled code outside the R heap. The
+## second is a lower bound (memory freed earlier and reused does not raise the
+## peak) but catches any large copy of x. The time ratios depend on the BLAS
+## that crossprod() uses: the reference BLAS makes crossprod() slow, an
+## optimized one (OpenBLAS, MKL) fast; the BLAS line below says which.
 
 suppressPackageStartupMessages(library(fgseq))
 
@@ -28,7 +32,8 @@ rho <- 0.5
 
 ## ---- where and how this runs ------------------------------------------------
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-cat("command: Rscript", if (length(script)) script else "bench-linear.R", args, "\n")
+cat("command:", paste(c("Rscript", if (length(script)) script else "bench-linear.R", args),
+                     collapse = " "), "\n")
 si <- utils::sessionInfo()
 cpu <- if (file.exists("/proc/cpuinfo")) {
   m <- grep("^model name", readLines("/proc/cpuinfo", warn = FALSE), value = TRUE)

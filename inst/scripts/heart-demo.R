@@ -77,15 +77,18 @@ cat("\nlinear: the paper's timeliness (points joined by straight lines);",
 png_file <- file.path(out_dir, "heart-curves.png")
 grDevices::png(png_file, width = 800, height = 500)
 cols <- c(omp = "#1b9e77", fr = "#d95f02", doubling = "#7570b3")
+ltys <- c(omp = 1, fr = 2, doubling = 4)      # the sequences share prefixes: dashes keep
+lwds <- c(omp = 4, fr = 2, doubling = 2)      # overlapping curves visible
 for (i in seq_along(methods)) {
   m <- methods[[i]]
-  plot(fits[[m]], newdata = test, add = i > 1L, col = cols[[m]], lwd = 2,
+  plot(fits[[m]], newdata = test, add = i > 1L, col = cols[[m]], lty = ltys[[m]], lwd = lwds[[m]],
        main = "Heart disease: test r2 against the cost of the tests ordered",
        xlab = "cumulative cost of the tests (CAD)", ylab = "r2 on test patients")
 }
 graphics::abline(v = B, lty = 3, col = "grey40")
 graphics::legend("bottomright", legend = c(labels[methods], "stopping cost B"),
-                 col = c(cols[methods], "grey40"), lty = c(1, 1, 1, 3), lwd = c(2, 2, 2, 1),
+                 col = c(cols[methods], "grey40"), lty = c(ltys[methods], 3),
+                 lwd = c(lwds[methods], 1),
                  bty = "n")
 invisible(grDevices::dev.off())
 cat("\nfigure written to", png_file, "\n")

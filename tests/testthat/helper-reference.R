@@ -71,6 +71,39 @@ ref_argmax <- function(cand, score) {
 
 # --- The greedy sequence: Algorithm 1 (CS-G-OMP), CS-G-FR, Algorithm 2 --------
 
+# Algorithm 2: c(x) <= c_min at step 1, c(x) <= c(G_{j-1}) afterwards;
+# fallback when that is empty: the remaining groups of least cost.
+ref_doubling_candidates <- function(cand, selected, cost, c_min) {
+  limit <- if (length(selected) == 0L) c_min else sum(cost[selected])
+  ok <- cand[cost[cand] <= limit]
+  if (length(ok)) ok else cand[cost[cand] <= min(cost[cand])]
+}
+
+# OMP scores, Algorithm 1 lines 4-5: b_g = X_g' (Y - X_{G_{j-1}} w) / n, in
+# whitened coordinates ("whitened": ||Z_g' r / n||^2) or standardized ones
+# ("l2": ||Xs_g' r / n||^2, "linf": max_j (Xs_gj' r / n)^2).
+ref_omp_scores <- function(cand, resid, wh, xs, cols, criterion) {
+  n <- length(resid)
+  vapply(cand, function(h) {
+    bw <- crossprod(wh[[h]]$z, resid) / n
+    bs <- crossprod(xs[, cols[[h]], drop = FALSE], resid) / n
+    switch(criterion, whitened = sum(bw^2), l2 = sum(bs^2), linf = max(bs^2))
+  }, numeric(1))
+}
+
+# beta_g = diag(1/sd_g) T_g w_g for the groups of the prefix, 0 elsewhere.
+ref_to_original <- function(w, prefix, wh, cols, sdv, p) {
+  beta <- numeric(p)
+  at <- 0L
+  for (g in prefix) {
+    r <- ncol(wh[[g]]$t)
+    j <- cols[[g]]
+    beta[j] <- drop(wh[[g]]$t %*% w[at + seq_len(r)]) / sdv[j]
+    at <- at + r
+  }
+  beta
+}
+
 ref_fgseq <- function(x, y, group = NULL, cost = NULL,
                       method = c("omp", "fr", "doubling"), lambda = 0,
                       criterion = c("whitened", "l2", "linf"),
@@ -91,13 +124,10 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   st <- ref_standardize(x)
   yc <- y - mean(y)
   # whitened blocks of the non-constant columns of each group
-  cols <- lapply(labels, function(g) which(group == g & !st$constant))
-  names(cols) <- labels
+  cols <- lapply(setNames(labels, labels), function(g) which(group == g & !st$constant))
   wh <- lapply(cols, function(j) if (length(j)) ref_whiten(st$xs[, j, drop = FALSE]))
   pool <- labels[lengths(cols) > 0L]          # all-constant groups left out
   if (is.null(c_min)) c_min <- min(cost[pool])
-
-  risk0 <- sum(yc^2) / (2 * n)
   fit_of <- function(set) ref_fit_set(lapply(wh[set], `[[`, "z"), yc, lambda)
 
   selected <- character(0)
@@ -106,27 +136,15 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   all_scores <- list()                          # every candidate's score, per step
   while (length(selected) < length(pool)) {
     cand <- setdiff(pool, selected)             # keeps group order
-    if (method == "doubling") {
-      # Algorithm 2: c(x) <= c_min at step 1, c(x) <= c(G_{j-1}) afterwards;
-      # fallback when empty: the remaining groups of least cost.
-      limit <- if (length(selected) == 0L) c_min else sum(cost[selected])
-      ok <- cand[cost[cand] <= limit]
-      cand <- if (length(ok)) ok else cand[cost[cand] <= min(cost[cand])]
-    }
+    if (method == "doubling") cand <- ref_doubling_candidates(cand, selected, cost, c_min)
     cur <- fits[[length(fits)]]
-    if (method == "omp") {
-      # Algorithm 1, line 4: b_g = X_g' (Y - X_{G_{j-1}} w) / n
-      score <- vapply(cand, function(h) {
-        bw <- crossprod(wh[[h]]$z, cur$resid) / n                     # whitened
-        bs <- crossprod(st$xs[, cols[[h]], drop = FALSE], cur$resid) / n  # standardized
-        switch(criterion, whitened = sum(bw^2), l2 = sum(bs^2), linf = max(bs^2))
-      }, numeric(1))
+    score <- if (method == "omp") {
+      ref_omp_scores(cand, cur$resid, wh, st$xs, cols, criterion)
     } else {
       # CS-G-FR / Doubling: gain F(G + g) - F(G) = R(G) - R(G + g), refitted
-      score <- vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk,
-                      numeric(1))
+      vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk, numeric(1))
     }
-    if (cost_sensitive) score <- score / cost[cand]   # line 5: per unit cost
+    if (cost_sensitive) score <- score / cost[cand]   # per unit cost
     all_scores[[length(all_scores) + 1L]] <- score
     g <- ref_argmax(cand, score)
     scores <- c(scores, score[[g]])
@@ -134,19 +152,12 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
     fits[[length(fits) + 1L]] <- fit_of(selected)
   }
 
-  # map every prefix back to the original scale: beta_g = diag(1/sd_g) T_g w_g
   K <- length(selected)
-  beta <- matrix(0, p, K + 1L, dimnames = list(colnames(x), paste0("step", 0:K)))
-  for (k in seq_len(K)) {
-    w <- fits[[k + 1L]]$w
-    at <- 0L
-    for (g in selected[seq_len(k)]) {
-      r <- ncol(wh[[g]]$t)
-      j <- cols[[g]]
-      beta[j, k + 1L] <- drop(wh[[g]]$t %*% w[at + seq_len(r)]) / st$sd[j]
-      at <- at + r
-    }
-  }
+  beta <- vapply(0:K, function(k) {
+    ref_to_original(fits[[k + 1L]]$w, selected[seq_len(k)], wh, cols, st$sd, p)
+  }, numeric(p))
+  beta <- matrix(beta, p, K + 1L, dimnames = list(colnames(x), paste0("step", 0:K)))
+  risk0 <- fits[[1]]$risk                     # R(empty) = ||yc||^2 / (2n)
   objective <- risk0 - vapply(fits, `[[`, numeric(1), "risk")
   list(sequence = selected, r2 = objective / risk0, objective = objective,
        score = unname(scores), beta = beta,
@@ -167,7 +178,7 @@ ref_timeliness <- function(cost, r2, B, interpolation = c("linear", "step")) {
   knots <- sort(unique(c(0, cost[cost < B], B)))
   a <- head(knots, -1)
   b <- knots[-1]
-  sum((b - a) * f((a + b) / 2)) / B
+  unname(sum((b - a) * f((a + b) / 2)) / B)
 }
 
 # --- Data generators ------------------------------------------------------------

@@ -194,3 +194,23 @@ test_that("ties go to the group that comes first in the group order", {
     expect_same_path(fit, ref, beta = FALSE, label = paste("linf ties", m))
   }
 })
+
+test_that("constant columns stay at 0 and an all-constant group is left out", {
+  d <- sim_groups(n = 80, sizes = c(2, 2, 1, 2), seed = 71)
+  d$x[, 2] <- 5                        # a constant column inside group "d"
+  d$x[, 5] <- -1                       # group "b" (one column) is all constant
+  msgs <- character(0)
+  fit <- withCallingHandlers(
+    fgseq(d$x, d$y, d$group, d$cost, lambda = 0),
+    warning = function(w) {
+      msgs <<- c(msgs, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_true(any(grepl("constant", msgs)))
+  ref <- ref_fgseq(d$x, d$y, d$group, d$cost)
+  expect_false("b" %in% ref$sequence)
+  expect_same_path(fit, ref, label = "constant columns")
+  expect_true(all(fit$beta[c(2, 5), ] == 0))
+  K <- length(fit$sequence)
+  expect_close(fitted_at(fit$beta, fit$a0, d$x, K + 1), fitted(lm(d$y ~ d$x)), 1e-7)
+})

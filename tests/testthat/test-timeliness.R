@@ -63,7 +63,7 @@ test_that("timeliness() of real fits, on training and test data, matches the ref
   te <- sim_groups(n = 80, sizes = c(2, 1, 3, 2), rho = 0.4, seed = 63)
   for (m in c("omp", "fr", "doubling")) {
     fit <- fgseq(d$x, d$y, d$group, d$cost, method = m, lambda = 0.01)
-    C <- cumsum(c(0, d$cost[fit$sequence]))
+    C <- unname(cumsum(c(0, d$cost[fit$sequence])))
     K <- length(fit$sequence)
     # training curve: stop cost by hand, timeliness by the reference
     r2 <- fit$path$r2

@@ -1,0 +1,4 @@
+library(testthat)
+library(fgseq)
+
+test_check("fgseq")
