@@ -21,6 +21,7 @@
 #' @keywords internal
 #' @useDynLib fgseq, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats coef predict
 "_PACKAGE"
 
 #' Shared argument documentation

@@ -92,6 +92,8 @@ graphics::legend("bottomright", legend = c(labels[methods], "stopping cost B"),
                  bty = "n")
 invisible(grDevices::dev.off())
 cat("\nfigure written to", png_file, "\n")
+cat("(test r2 need not rise at every step: a test that helps on the training patients",
+    "\n can hurt a little on new ones)\n")
 if (readme) {
   fig_dir <- file.path("man", "figures")
   dir.create(fig_dir, showWarnings = FALSE, recursive = TRUE)
