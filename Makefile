@@ -50,6 +50,7 @@ readme-figure: deps install
 check: deps
 	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
 	$(R) CMD build $(BUILD_FLAGS) .
+	@echo "_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
 	status=0; \
 	_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
 	log=$(CHECKDIR)/00check.log; \

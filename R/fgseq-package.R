@@ -18,15 +18,19 @@
 #'
 #'   Lozano, A. C., Swirszcz, G. and Abe, N. (2009). Grouped orthogonal matching pursuit for variable
 #'   selection and prediction. *Advances in Neural Information Processing Systems 22*.
+#' @docType package
+#' @name fgseq-package
+#' @aliases fgseq-package
 #' @keywords internal
 #' @useDynLib fgseq, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom stats coef predict
-"_PACKAGE"
+NULL
 
 #' Shared argument documentation
 #'
-#' @param object,x A fitted sequence, an object of class `"fgseq"` returned by [fgseq()].
+#' @param object A fitted sequence, an object of class `"fgseq"` returned by [fgseq()].
+#' @param x A fitted sequence, an object of class `"fgseq"` returned by [fgseq()].
 #' @param budget Numeric vector of budgets, in the cost units of the fit's `cost` (non-negative). Budget
 #'   `B` uses the longest prefix of the sequence whose cumulative cost is at most `B`; a budget below the
 #'   first group's cost gives the intercept-only model.

@@ -138,13 +138,15 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 #'   column) and makes one group per model term: a numeric term is a group of one column, a factor
 #'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
 #'   named by term label. `predict(fit, newdata = )` rebuilds the design with the training terms and
-#'   factor levels.
+#'   factor levels. All levels of a factor are kept: a level absent from the training rows gives a
+#'   constant dummy column, which keeps coefficient 0 (with a warning), so new data holding that level
+#'   can still be predicted (as the reference level).
 #' @export
 fgseq.formula <- function(x, data, cost = NULL, ...) {
   formula <- x
   call <- match.call()
   if (missing(data)) abort("`data` must be given with the formula interface.")
-  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = TRUE)
+  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = FALSE)
   if (anyNA(mf)) {
     bad <- names(mf)[vapply(mf, anyNA, logical(1))]
     abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows first.")
