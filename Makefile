@@ -36,8 +36,10 @@ deps:
 document:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
+# The compiler's messages (Eigen's headers are chatty) go to install.log, shown only on failure.
 install:
-	$(R) CMD INSTALL --preclean .
+	@echo "$(R) CMD INSTALL --preclean . (log: install.log)"
+	@$(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
 
 demo: deps install
 	mkdir -p $(DEMO_DIR)
@@ -67,4 +69,4 @@ bench: deps install
 	$(RSCRIPT) bench/bench-linear.R $(BENCH_N)
 
 clean:
-	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log
