@@ -1,0 +1,28 @@
+# The one-pass statistics centre rows chunk by chunk, so large column means do not cost accuracy
+# (the textbook X'X - n m m' would lose every digit here: means of 1e8 against unit spread).
+
+test_that("columns with huge means give the least-squares fit of lm()", {
+  set.seed(5)
+  n <- 3000
+  z <- matrix(rnorm(n * 6), n, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  x <- sweep(z, 2, c(1e8, -3e7, 5e6, 1e8, 0, 2e8), "+")
+  y <- drop(z %*% c(1, 0.5, -1, 0, 2, 0.3)) + rnorm(n) + 1e6
+  fit <- fgseq(x, y, group = c(1, 1, 2, 2, 3, 3), lambda = 0)
+  ref <- lm(y ~ z)   # the same model on the centred-by-hand columns: well conditioned
+  K <- length(fit$sequence)
+  expect_equal(fit$path$r2[K + 1], summary(ref)$r.squared, tolerance = 1e-8)
+  expect_equal(unname(fit$beta[, K + 1]), unname(coef(ref)[-1]), tolerance = 1e-6)
+  expect_equal(unname(drop(predict(fit, x, step = K))), unname(fitted(ref)), tolerance = 1e-10)
+})
+
+test_that("chunked statistics agree with the unchunked ones when n spans many chunks", {
+  # p = 2 gives chunks of 2^18 rows: n beyond that crosses a chunk boundary
+  set.seed(6)
+  n <- 300000
+  x <- cbind(a = rnorm(n, 50), b = rnorm(n, -20))
+  y <- 3 * x[, 1] - x[, 2] + rnorm(n)
+  fit <- fgseq(x, y, lambda = 0)
+  ref <- lm.fit(cbind(1, x), y)
+  expect_equal(unname(fit$beta[, 3]), unname(ref$coefficients[-1]), tolerance = 1e-9)
+  expect_equal(unname(fit$a0[3]), unname(ref$coefficients[1]), tolerance = 1e-9)
+})
