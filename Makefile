@@ -6,6 +6,7 @@
 #   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
 #   make test       run the testthat suite against the installed package
+#   make test-core  compile and run the C++ core's own test (no R involved)
 #   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
 #   make clean
 
@@ -26,7 +27,7 @@ HAVE_PANDOC := $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 
-.PHONY: all deps document install demo readme-figure check test bench clean
+.PHONY: all deps document install demo readme-figure check test test-core bench clean
 
 all: check
 
@@ -49,7 +50,13 @@ readme-figure: deps install
 	mkdir -p $(DEMO_DIR)
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
 
-check: deps
+# The C++ core alone, without R: compiled against the Eigen headers that RcppEigen ships.
+test-core: deps
+	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
+	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \
+	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core
+
+check: deps test-core
 	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
 	$(R) CMD build $(BUILD_FLAGS) .
 	@echo "_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
@@ -69,4 +76,4 @@ bench: deps install
 	$(RSCRIPT) bench/bench-linear.R $(BENCH_N)
 
 clean:
-	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log tests/cpp/test_core
