@@ -17,6 +17,9 @@ method_label <- function(object) {
 #' @inheritParams fgseq-arguments
 #' @param digits Number of significant digits for costs and `r2`.
 #' @return `x`, invisibly.
+#' @section Errors: None beyond those of [print()].
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' print(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"))
 #' @export
@@ -42,7 +45,11 @@ print.fgseq <- function(x, digits = 4, ...) {
 #' @return An object of class `"summary.fgseq"`: a list with `method` (character label), `nobs`,
 #'   `lambda`, `n_groups` (groups in the sequence), `total_cost` (cost units), `r2` (final training
 #'   `r2`), `path` (the `path` data frame) and `stopping`, a data frame with columns `alpha`,
-#'   `stop_cost` and `timeliness`, one row per `alpha`.
+#'   `stop_cost` and `timeliness`, one row per `alpha`. Stopping cost and timeliness follow the paper's
+#'   section 5.2 (see [stop_cost()] and [timeliness()]; linear interpolation, training curve).
+#' @section Errors: Stops when an `alpha` is not in `(0, 1]`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' summary(fgseq(diagnosis ~ ., data = heart, cost = heart_cost))
 #' @export
@@ -80,8 +87,12 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' @return A `(p + 1) x m` matrix, one column per requested budget or step (`m = K + 1` by default):
 #'   the intercept in row `"(Intercept)"`, then the coefficients of the columns of `x` on their original
 #'   scale (0 for groups not yet computed).
+#'   Column `k` is the paper's `w(G_k)` (Algorithm 1) mapped back through the group whitening and the
+#'   standardization to the original scale of `x`.
 #' @section Errors: Stops when both `budget` and `step` are given, when a budget is negative or NA, or
 #'   when a step is not a whole number in `0..K`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' coef(fit, budget = c(5, 20, 120))
@@ -105,6 +116,8 @@ coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
 #' @section Errors: Stops when `newx` has the wrong number of columns or column names that do not match
 #'   the training `x`, when `newdata` lacks a variable of the model's terms, and as [coef.fgseq()] for
 #'   `budget` and `step`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' predict(fit, newdata = heart[1:5, ], budget = c(5, 20, 120))
@@ -187,7 +200,13 @@ fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
 #' @param type Line type passed to [graphics::lines()]; `"s"` (steps, the default) is what an interrupted
 #'   predictor delivers, `"l"` joins the points as timeliness does by default.
 #' @param ... Further graphical parameters (`col`, `lty`, `lwd`, `xlim`, `ylim`, `main`, ...).
-#' @return The curve, a data frame with columns `cost` and `r2`, invisibly.
+#' @return The curve, a data frame with columns `cost` (cumulative cost, cost units) and `r2`, one row
+#'   per step `0..K`, invisibly. This is the explained-variance-against-cost curve of the paper's
+#'   section 5 (Figures 3-5).
+#' @section Errors: Stops when `newx` is given without `newy` (or `newdata` without the response), and
+#'   as [predict.fgseq()] for the test data.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' plot(fit)
