@@ -124,8 +124,10 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
 
   group_index <- match(group, labels) - 1L
-  raw <- .fit_linear(x, y, group_index, length(labels), unname(cost), method, criterion,
-                     cost_sensitive, lambda, max_steps, max_cost, c_min)
+  raw <- .fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), group_index, length(labels), unname(cost),
+                   "gaussian", method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min)
+  raw$beta <- raw$beta[[1L]]
+  raw$a0 <- raw$a0[1L, ]
   names_x <- x_names(x)
   report_constant(stats::setNames(raw$constant, names_x), group, labels)
   new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,

@@ -11,25 +11,29 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// fit_linear_cpp
-Rcpp::List fit_linear_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& y, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& method, const std::string& criterion, bool cost_sensitive, double lambda, double max_steps, double max_cost, double c_min);
-RcppExport SEXP _fgseq_fit_linear_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP methodSEXP, SEXP criterionSEXP, SEXP cost_sensitiveSEXP, SEXP lambdaSEXP, SEXP max_stepsSEXP, SEXP max_costSEXP, SEXP c_minSEXP) {
+// fit_path_cpp
+Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const std::string& method, const std::string& criterion, const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps, double max_cost, double c_min);
+RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP methodSEXP, SEXP criterionSEXP, SEXP fr_gainSEXP, SEXP cost_sensitiveSEXP, SEXP lambdaSEXP, SEXP max_stepsSEXP, SEXP max_costSEXP, SEXP c_minSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
     Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
     Rcpp::traits::input_parameter< const std::string& >::type method(methodSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type criterion(criterionSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type fr_gain(fr_gainSEXP);
     Rcpp::traits::input_parameter< bool >::type cost_sensitive(cost_sensitiveSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< double >::type max_steps(max_stepsSEXP);
     Rcpp::traits::input_parameter< double >::type max_cost(max_costSEXP);
     Rcpp::traits::input_parameter< double >::type c_min(c_minSEXP);
-    rcpp_result_gen = Rcpp::wrap(fit_linear_cpp(x, y, group_of, n_groups, cost, method, criterion, cost_sensitive, lambda, max_steps, max_cost, c_min));
+    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -46,7 +50,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_fgseq_fit_linear_cpp", (DL_FUNC) &_fgseq_fit_linear_cpp, 12},
+    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 16},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {NULL, NULL, 0}
 };

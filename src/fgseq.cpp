@@ -27,22 +27,35 @@ fgseq::Criterion criterion_from(const std::string& s) {
 
 }  // namespace
 
-// Fit the linear (Gaussian) sequence. group_of: 0-based group index of each column.
-// [[Rcpp::export(.fit_linear)]]
-Rcpp::List fit_linear_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& y,
-                          const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
-                          const std::string& method, const std::string& criterion, bool cost_sensitive,
-                          double lambda, double max_steps, double max_cost, double c_min) {
+static fgseq::Family family_from(const std::string& s) {
+  if (s == "gaussian") return fgseq::Family::Gaussian;
+  if (s == "mgaussian") return fgseq::Family::MGaussian;
+  if (s == "binomial") return fgseq::Family::Binomial;
+  if (s == "poisson") return fgseq::Family::Poisson;
+  if (s == "multinomial") return fgseq::Family::Multinomial;
+  Rcpp::stop("unknown family '%s'", s);
+}
+
+// Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
+// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column.
+// [[Rcpp::export(.fit_path)]]
+Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                        const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
+                        const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                        const std::string& family, const std::string& method, const std::string& criterion,
+                        const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps,
+                        double max_cost, double c_min) {
   fgseq::Control ctl;
   ctl.method = method_from(method);
   ctl.criterion = criterion_from(criterion);
+  ctl.fr_gain = fr_gain == "quadratic" ? fgseq::FrGain::Quadratic : fgseq::FrGain::Exact;
   ctl.cost_sensitive = cost_sensitive;
   ctl.lambda = lambda;
   if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
   ctl.max_cost = max_cost;
   ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
-  const fgseq::LinearFit fit =
-      fgseq::fit_linear(x, y, group_of, n_groups, cost, ctl, [] { Rcpp::checkUserInterrupt(); });
+  const fgseq::FitResult fit = fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost,
+                                               family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); });
 
   std::vector<int> sequence;
   for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);
@@ -50,11 +63,14 @@ Rcpp::List fit_linear_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map
   for (auto r : fit.rank) rank.push_back(static_cast<int>(r));
   Rcpp::LogicalVector constant(fit.constant.size());
   for (size_t j = 0; j < fit.constant.size(); ++j) constant[j] = fit.constant[j];
+  Rcpp::List beta(fit.beta.size());
+  for (size_t c = 0; c < fit.beta.size(); ++c) beta[c] = Rcpp::wrap(fit.beta[c]);
   return Rcpp::List::create(
       Rcpp::Named("sequence") = sequence, Rcpp::Named("score") = fit.path.score,
-      Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.r2,
-      Rcpp::Named("beta") = fit.beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
-      Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk);
+      Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.path.r2,
+      Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
+      Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
+      Rcpp::Named("converged") = fit.converged);
 }
 
 // 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.

@@ -43,7 +43,7 @@ int main() {
     Control ctl;
     ctl.method = Method::FR;
     ctl.lambda = lambda;
-    const GramStats st = gram_stats(x, y);
+    const GramStats st = gram_stats(x, y, VectorXd());
     const GroupLayout lay = make_layout(group_of, 5);
     const Whitened wh = whiten(st, lay, lambda, ctl.rank_tol);
     for (Index g = 0; g < lay.size(); ++g) {
@@ -53,8 +53,8 @@ int main() {
     }
     check(wh.rank[1] == 2, "rank of the rank-deficient group", static_cast<double>(wh.rank[1]), 2);
 
-    GreedyEngine engine(wh, st, lay, cost, ctl);
-    const Path path = engine.run();
+    GramModel model(wh, st, lay, ctl);
+    const Path path = greedy_path(model, cost, ctl);
     // direct objective of a set of groups: rho_S' pinv(C_SS) rho_S / 2 (eigen-based pseudo-inverse)
     auto direct_F = [&](size_t k) {
       std::vector<Index> idx;
@@ -65,7 +65,7 @@ int main() {
       MatrixXd C(m, m);
       VectorXd r(m);
       for (Index a = 0; a < m; ++a) {
-        r(a) = wh.rho(idx[a]);
+        r(a) = wh.rho(idx[a], 0);
         for (Index b = 0; b < m; ++b) C(a, b) = wh.C(idx[a], idx[b]);
       }
       Eigen::SelfAdjointEigenSolver<MatrixXd> es(C);
@@ -82,14 +82,14 @@ int main() {
       check(std::abs(path.score[k - 1] - gain) < 1e-10 * (1 + std::abs(gain)), "FR gain per cost", path.score[k - 1], gain);
     }
     // fitted values from original-scale coefficients vs the whitened solution
-    MatrixXd beta;
-    VectorXd a0;
+    std::vector<MatrixXd> beta;
+    MatrixXd a0;
     original_scale(path, wh, st, lay, beta, a0);
     const Index K = static_cast<Index>(path.sequence.size());
-    const VectorXd fitted = (x * beta.col(K)).array() + a0(K);
+    const VectorXd fitted = (x * beta[0].col(K)).array() + a0(0, K);
     const VectorXd resid = y - fitted;
-    const double R = resid.squaredNorm() / (2.0 * n) + 0.5 * lambda * path.w.col(K).squaredNorm();
-    const double want_R = 0.5 * st.yy - path.objective.back();
+    const double R = resid.squaredNorm() / (2.0 * n) + 0.5 * lambda * path.w[K].squaredNorm();
+    const double want_R = 0.5 * st.yy_total() - path.objective.back();
     check(std::abs(R - want_R) < 1e-9 * (1 + want_R), "risk of the original-scale model", R, want_R);
   }
   std::printf("core: %d passed, %d failed\n", passes, failures);

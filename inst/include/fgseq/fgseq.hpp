@@ -1,13 +1,14 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
 // Header-only C++17 core on Eigen, free of R. See stats.hpp (one pass over the data),
 // whiten.hpp (group whitening inside the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
-// fit.hpp (the whole linear fit from x and y).
+// glm.hpp (binomial, Poisson, multinomial: IRLS refits), fit.hpp (a whole fit from x and y).
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
 #include "stats.hpp"
 #include "whiten.hpp"
 #include "engine.hpp"
+#include "glm.hpp"
 #include "fit.hpp"
 
 #endif

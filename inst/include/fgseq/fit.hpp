@@ -1,39 +1,57 @@
-// The linear fit end to end: statistics, whitening, greedy path, coefficients on the original scale.
+// A whole fit end to end: statistics, whitening, greedy path, coefficients on the original scale.
 #ifndef FGSEQ_FIT_HPP
 #define FGSEQ_FIT_HPP
 
 #include <vector>
 
 #include "engine.hpp"
+#include "glm.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
 namespace fgseq {
 
-struct LinearFit {
+struct FitResult {
   Path path;
-  MatrixXd beta;                // p x (K+1), original scale
-  VectorXd a0;                  // K+1 intercepts
-  std::vector<double> r2;       // K+1
+  std::vector<MatrixXd> beta;   // one p x (K+1) matrix per response column, original scale
+  MatrixXd a0;                  // P x (K+1) intercepts
   std::vector<bool> constant;   // per column
   std::vector<Index> rank;      // per group, after whitening
-  double null_risk = 0.0;       // R(empty) = yy / 2
+  double null_risk = 0.0;       // R(empty)
+  bool converged = true;        // every Newton solve converged (GLM families)
 };
 
-inline LinearFit fit_linear(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& y,
-                            const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
-                            const Control& ctl, const InterruptCheck& check_interrupt = InterruptCheck()) {
+// x: n x p; y: n x P (Gaussian, multi-response Gaussian: the responses; binomial: one 0/1 column;
+// Poisson: one column of counts; multinomial: one indicator column per class); weights: n (or empty);
+// offset: n x P (or empty).
+inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
+                          const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
+                          const std::vector<double>& cost, Family family, const Control& ctl,
+                          const InterruptCheck& check_interrupt = InterruptCheck()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
-    throw std::invalid_argument("fit_linear: one group per column of x is needed");
-  const GramStats st = gram_stats(x, y, check_interrupt);
+    throw std::invalid_argument("fit_path: one group per column of x is needed");
+  const Index n = x.rows(), P = y.cols();
+  const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
-  const Whitened wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
-  GreedyEngine engine(wh, st, lay, cost, ctl);
-  LinearFit out;
-  out.path = engine.run(check_interrupt);
+  FitResult out;
+  GramStats st;
+  Whitened wh;
+  if (family == Family::Gaussian || family == Family::MGaussian) {
+    st = gram_stats(x, y - off, weights, check_interrupt);
+    wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
+    GramModel model(wh, st, lay, ctl);
+    out.null_risk = 0.5 * st.yy_total();
+    out.path = greedy_path(model, cost, ctl, check_interrupt);
+  } else {
+    const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
+    st = gram_stats(x, MatrixXd(n, 0), w, check_interrupt);
+    wh = whiten_groups(st, lay, ctl.rank_tol);
+    GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
+    out.path = greedy_path(model, cost, ctl, check_interrupt);
+    out.converged = model.converged();
+    out.null_risk = model.null_risk();
+  }
   original_scale(out.path, wh, st, lay, out.beta, out.a0);
-  out.null_risk = 0.5 * st.yy;
-  for (double F : out.path.objective) out.r2.push_back(st.yy > 0 ? F / out.null_risk : 0.0);
   out.constant = st.constant;
   out.rank = wh.rank;
   return out;

@@ -29,13 +29,15 @@ using InterruptCheck = std::function<void()>;
 
 struct GramStats {
   Index n = 0;
-  VectorXd mean;            // column means of x (length p)
-  VectorXd scale;           // population sd of each column (1 for constant columns)
+  double weight_sum = 0.0;  // W = sum of the observation weights (n when unweighted)
+  VectorXd mean;            // weighted column means of x (length p)
+  VectorXd scale;           // weighted population sd of each column (1 for constant columns)
   std::vector<bool> constant;  // true for columns with zero variance
-  double y_mean = 0.0;
-  double yy = 0.0;          // sum((y - mean(y))^2) / n
-  MatrixXd sigma;           // Xs'Xs / n, p x p, standardized columns (rows/cols of constant columns are 0)
-  VectorXd rho;             // Xs'yc / n, length p
+  VectorXd y_mean;          // weighted mean of each response column (length P)
+  VectorXd yy;              // sum_i w_i (y_i - mean)^2 / W per response column (length P)
+  MatrixXd sigma;           // Xs' D Xs / W, p x p, standardized columns (rows/cols of constant columns are 0)
+  MatrixXd rho;             // Xs' D yc / W, p x P
+  double yy_total() const { return yy.sum(); }
 };
 
 // Index (0-based) of the first column of x holding NA, NaN or Inf, or -1 when all are finite.
@@ -53,42 +55,61 @@ inline Index chunk_rows(Index n, Index p) {
   return std::min(rows, n);
 }
 
-inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& y,
+// x: n x p; y: n x P responses (P may be 0 when only the statistics of x are needed);
+// weights: n non-negative observation weights, or empty for all 1.
+inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                            const Eigen::Ref<const VectorXd>& weights,
                             const InterruptCheck& check_interrupt = InterruptCheck()) {
-  const Index n = x.rows(), p = x.cols();
-  if (y.size() != n) throw std::invalid_argument("gram_stats: y must have one value per row of x");
+  const Index n = x.rows(), p = x.cols(), P = y.cols();
+  if (y.rows() != n) throw std::invalid_argument("gram_stats: y must have one row per row of x");
   if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
+  const bool weighted = weights.size() > 0;
+  if (weighted && weights.size() != n) throw std::invalid_argument("gram_stats: one weight per row is needed");
   GramStats st;
   st.n = n;
-  st.mean = x.colwise().sum().transpose() / static_cast<double>(n);
-  st.y_mean = y.sum() / static_cast<double>(n);
+  st.weight_sum = weighted ? weights.sum() : static_cast<double>(n);
+  if (!(st.weight_sum > 0)) throw std::invalid_argument("gram_stats: the weights must not all be zero");
+  const double W = st.weight_sum;
+  if (weighted) {
+    st.mean.noalias() = x.transpose() * weights / W;
+    st.y_mean.noalias() = y.transpose() * weights / W;
+  } else {
+    st.mean = x.colwise().sum().transpose() / W;
+    st.y_mean = y.colwise().sum().transpose() / W;
+  }
 
   MatrixXd gram = MatrixXd::Zero(p, p);  // lower triangle filled by rankUpdate
-  VectorXd xy = VectorXd::Zero(p);
-  double yy = 0.0;
+  MatrixXd xy = MatrixXd::Zero(p, P);
+  VectorXd yy = VectorXd::Zero(P);
   const Index step = chunk_rows(n, p);
-  MatrixXd buf(step, p);
-  VectorXd ybuf(step);
+  MatrixXd buf(step, p), ybuf(step, P);
   for (Index start = 0; start < n; start += step) {
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
-    auto yb = ybuf.head(rows);
+    auto yb = ybuf.topRows(rows);
     b.noalias() = x.middleRows(start, rows);
     b.rowwise() -= st.mean.transpose();
-    yb = y.segment(start, rows).array() - st.y_mean;
+    yb.noalias() = y.middleRows(start, rows);
+    yb.rowwise() -= st.y_mean.transpose();
+    if (weighted) {
+      const VectorXd sw = weights.segment(start, rows).cwiseSqrt();
+      b = sw.asDiagonal() * b;
+      yb = sw.asDiagonal() * yb;
+    }
     gram.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-    xy.noalias() += b.transpose() * yb;
-    yy += yb.squaredNorm();
+    if (P > 0) {
+      xy.noalias() += b.transpose() * yb;
+      yy += yb.colwise().squaredNorm().transpose();
+    }
     if (check_interrupt) check_interrupt();
   }
   gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();
 
-  const double dn = static_cast<double>(n);
-  st.yy = yy / dn;
+  st.yy = yy / W;
   st.scale.resize(p);
   st.constant.assign(static_cast<size_t>(p), false);
   for (Index j = 0; j < p; ++j) {
-    const double sd = std::sqrt(std::max(gram(j, j), 0.0) / dn);
+    const double sd = std::sqrt(std::max(gram(j, j), 0.0) / W);
     // zero variance, or variance at rounding level of the column's magnitude
     if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
       st.constant[static_cast<size_t>(j)] = true;
@@ -98,16 +119,16 @@ inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Re
     }
   }
   const VectorXd inv = st.scale.cwiseInverse();
-  // standardize in place: Sigma = D^-1 (X'X / n) D^-1, no second p x p matrix
-  for (Index j = 0; j < p; ++j) gram.col(j) *= inv(j) / dn;
+  // standardize in place: Sigma = D^-1 (X'X / W) D^-1, no second p x p matrix
+  for (Index j = 0; j < p; ++j) gram.col(j) *= inv(j) / W;
   gram.array().colwise() *= inv.array();
   st.sigma = std::move(gram);
-  st.rho = inv.cwiseProduct(xy) / dn;
+  st.rho = inv.asDiagonal() * xy / W;
   for (Index j = 0; j < p; ++j) {
     if (st.constant[static_cast<size_t>(j)]) {
       st.sigma.row(j).setZero();
       st.sigma.col(j).setZero();
-      st.rho(j) = 0.0;
+      st.rho.row(j).setZero();
     }
   }
   return st;

@@ -42,12 +42,13 @@ struct Whitened {
   std::vector<Index> offset;    // first whitened coordinate of each group
   std::vector<Index> rank;      // r_g
   Index q = 0;                  // sum of ranks
-  MatrixXd C;                   // q x q, whitened Gram + lambda I
-  VectorXd rho;                 // length q
+  MatrixXd C;                   // q x q, whitened Gram + lambda I (filled by whitened_gram)
+  MatrixXd rho;                 // q x P (filled by whitened_gram)
 };
 
-inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol) {
-  const Index G = lay.size(), p = lay.p;
+// The whitening maps T_g and S_g of every group, from the diagonal blocks of Sigma only.
+inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol) {
+  const Index G = lay.size();
   Whitened w;
   w.T.resize(static_cast<size_t>(G));
   w.S.resize(static_cast<size_t>(G));
@@ -78,7 +79,12 @@ inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambd
     q += r;
   }
   w.q = q;
+  return w;
+}
 
+// C = T' Sigma T + lambda I and rho~ = T' rho, block by block (the linear engine's inputs).
+inline void whitened_gram(const GramStats& st, const GroupLayout& lay, double lambda, Whitened& w) {
+  const Index G = lay.size(), p = lay.p, q = w.q, P = st.rho.cols();
   // Sigma T, p x q: column block g is Sigma[, cols_g] T_g
   MatrixXd sigma_t(p, q);
   for (Index g = 0; g < G; ++g) {
@@ -91,25 +97,30 @@ inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambd
   }
   // C = T' (Sigma T), row block g is T_g' (Sigma T)[cols_g, ]
   w.C.resize(q, q);
-  w.rho.resize(q);
+  w.rho.resize(q, P);
   for (Index g = 0; g < G; ++g) {
     const auto& cols = lay.cols[static_cast<size_t>(g)];
     const Index r = w.rank[static_cast<size_t>(g)], off = w.offset[static_cast<size_t>(g)];
     if (r == 0) continue;
     MatrixXd rows(static_cast<Index>(cols.size()), q);
-    VectorXd rho_g(static_cast<Index>(cols.size()));
+    MatrixXd rho_g(static_cast<Index>(cols.size()), P);
     for (Index a = 0; a < static_cast<Index>(cols.size()); ++a) {
       rows.row(a) = sigma_t.row(cols[a]);
-      rho_g(a) = st.rho(cols[a]);
+      rho_g.row(a) = st.rho.row(cols[a]);
     }
     w.C.middleRows(off, r).noalias() = w.T[static_cast<size_t>(g)].transpose() * rows;
-    w.rho.segment(off, r).noalias() = w.T[static_cast<size_t>(g)].transpose() * rho_g;
+    w.rho.middleRows(off, r).noalias() = w.T[static_cast<size_t>(g)].transpose() * rho_g;
     // the diagonal block is the identity by construction; make it exact
     w.C.block(off, off, r, r).setIdentity();
   }
   // symmetrize against rounding, then add the ridge
   w.C = 0.5 * (w.C + w.C.transpose()).eval();
   w.C.diagonal().array() += lambda;
+}
+
+inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol) {
+  Whitened w = whiten_groups(st, lay, rank_tol);
+  whitened_gram(st, lay, lambda, w);
   return w;
 }
 
