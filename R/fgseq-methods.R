@@ -1,6 +1,7 @@
 # Methods for objects of class "fgseq".
 
 method_label <- function(object) {
+  if (!is.null(object$label)) return(object$label)
   base <- switch(object$method,
     omp = switch(object$criterion, whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-OMP (Single)"),
     fr = "G-FR",
@@ -84,11 +85,12 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' Coefficients of a fitted sequence at budgets or steps
 #'
 #' @inheritParams fgseq-arguments
-#' @return A `(p + 1) x m` matrix, one column per requested budget or step (`m = K + 1` by default):
-#'   the intercept in row `"(Intercept)"`, then the coefficients of the columns of `x` on their original
-#'   scale (0 for groups not yet computed).
-#'   Column `k` is the paper's `w(G_k)` (Algorithm 1) mapped back through the group whitening and the
-#'   standardization to the original scale of `x`.
+#' @return For single-response families (gaussian, binomial, poisson) a `(p + 1) x m` matrix, one column
+#'   per requested budget or step (`m = K + 1` by default): the intercept in row `"(Intercept)"`, then
+#'   the coefficients of the columns of `x` on their original scale (0 for groups not yet computed).
+#'   For `"multinomial"` and `"mgaussian"` fits, a list of such matrices, one per class or response
+#'   column. Column `k` is the paper's `w(G_k)` (Algorithm 1; appendix B for GLMs) mapped back through
+#'   the group whitening and the standardization to the original scale of `x`.
 #' @section Errors: Stops when both `budget` and `step` are given, when a budget is negative or NA, or
 #'   when a step is not a whole number in `0..K`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
@@ -99,9 +101,16 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' @export
 coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
   steps <- resolve_steps(object, budget, step)
-  out <- rbind(`(Intercept)` = object$a0[steps + 1L], object$beta[, steps + 1L, drop = FALSE])
-  colnames(out) <- names(steps)
-  out
+  one <- function(beta, a0) {
+    out <- rbind(`(Intercept)` = a0[steps + 1L], beta[, steps + 1L, drop = FALSE])
+    colnames(out) <- names(steps)
+    out
+  }
+  if (is.list(object$beta)) {
+    return(stats::setNames(lapply(seq_along(object$beta), function(c) one(object$beta[[c]], object$a0[c, ])),
+                           names(object$beta)))
+  }
+  one(object$beta, object$a0)
 }
 
 #' Predict with a fitted sequence at budgets or steps
@@ -110,27 +119,71 @@ coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
 #' whose cumulative cost is at most `B` (Hu et al. 2016, section 1, `G<B>`).
 #'
 #' @inheritParams fgseq-arguments
-#' @param type `"link"` or `"response"`; the same for the Gaussian family.
-#' @return A numeric matrix with one row per row of `newx` (or `newdata`) and one column per requested
-#'   budget or step.
+#' @param type `"link"` (the linear predictor), `"response"` (the mean: probabilities for binomial and
+#'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian) or
+#'   `"class"` (binomial and multinomial: the class label of largest probability).
+#' @param newoffset Offset for the new observations (a vector of length `m`, or an `m x P` matrix for
+#'   multinomial and mgaussian fits); required when the fit used an `offset`.
+#' @return For gaussian, binomial and poisson fits a numeric matrix with one row per row of `newx` (or
+#'   `newdata`) and one column per requested budget or step; with `type = "class"` a character matrix of
+#'   the same shape. For multinomial and mgaussian fits an array `m x P x steps` (`P` classes or response
+#'   columns) for `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`.
 #' @section Errors: Stops when `newx` has the wrong number of columns or column names that do not match
-#'   the training `x`, when `newdata` lacks a variable of the model's terms, and as [coef.fgseq()] for
-#'   `budget` and `step`.
+#'   the training `x`, when `newdata` lacks a variable of the model's terms, when `type = "class"` is
+#'   asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, and as
+#'   [coef.fgseq()] for `budget` and `step`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' predict(fit, newdata = heart[1:5, ], budget = c(5, 20, 120))
+#'
+#' logistic <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+#' predict(logistic, newdata = heart[1:5, ], budget = c(5, 20, 120), type = "response")
 #' @export
-predict.fgseq <- function(object, newx, budget = NULL, step = NULL, type = c("link", "response"),
-                          newdata = NULL, ...) {
+predict.fgseq <- function(object, newx, budget = NULL, step = NULL, type = c("link", "response", "class"),
+                          newdata = NULL, newoffset = NULL, ...) {
   type <- match.arg(type)
+  family <- if (is.null(object$family)) "gaussian" else object$family
+  if (type == "class" && is.null(object$classes)) {
+    abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", family, ".")
+  }
   x <- new_design(object, if (missing(newx)) NULL else newx, newdata)
   cf <- coef(object, budget = budget, step = step)
-  out <- x %*% cf[-1L, , drop = FALSE]
-  out <- sweep(out, 2L, cf[1L, ], "+")
-  dimnames(out) <- list(rownames(x), colnames(cf))
-  out
+  multi <- is.list(cf)
+  P <- if (multi) length(cf) else 1L
+  offset <- NULL
+  if (isTRUE(object$has_offset)) {
+    if (is.null(newoffset)) abort("`newoffset` is needed: the fit used an `offset`.")
+    offset <- check_offset(newoffset, nrow(x), P, name = "newoffset")
+  }
+  link_of <- function(c) {
+    b <- if (multi) cf[[c]] else cf
+    eta <- x %*% b[-1L, , drop = FALSE]
+    eta <- sweep(eta, 2L, b[1L, ], "+")
+    if (!is.null(offset)) eta <- eta + offset[, c]
+    dimnames(eta) <- list(rownames(x), colnames(b))
+    eta
+  }
+  if (!multi) {
+    eta <- link_of(1L)
+    if (type == "link") return(eta)
+    mu <- inverse_link(family, eta)
+    if (type == "response") return(mu)
+    cls <- matrix(object$classes[(mu > 0.5) + 1L], nrow(mu), dimnames = dimnames(mu))
+    return(cls)
+  }
+  steps <- colnames(cf[[1L]])
+  eta <- array(vapply(seq_len(P), link_of, matrix(0, nrow(x), length(steps))),
+               dim = c(nrow(x), length(steps), P))
+  eta <- aperm(eta, c(1L, 3L, 2L))
+  dimnames(eta) <- list(rownames(x), object$responses, steps)
+  if (type == "link") return(eta)
+  mu <- eta
+  for (k in seq_along(steps)) mu[, , k] <- inverse_link(family, matrix(eta[, , k], nrow(x)))
+  if (type == "response") return(mu)
+  cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
+  matrix(cls, nrow(x), dimnames = list(rownames(x), steps))
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits.
@@ -179,52 +232,42 @@ new_response <- function(object, newy = NULL, newdata = NULL, n) {
 # The anytime curve (cumulative cost, r2) of a fit: on the training data, or on test data where
 # r2_k = 1 - SSE_k / SSE_0, SSE_0 the squared error of the step-0 (intercept-only) model.
 fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
-  path <- object$path
-  if (is.null(newx) && is.null(newdata)) return(data.frame(cost = path$cost, r2 = path$r2))
-  x <- new_design(object, newx, newdata)
-  y <- new_response(object, newy, newdata, nrow(x))
-  pred <- predict(object, x)
-  sse <- colSums((y - pred)^2)
-  data.frame(cost = path$cost, r2 = 1 - sse / sse[1L])
+  curve <- anytime_curve(object, newx, newy, metric = "r2", newdata = newdata)
+  data.frame(cost = curve$cost, r2 = curve$value)
 }
 
 #' Plot the anytime curve of a fitted sequence
 #'
-#' Draws `r2` (fraction of explained variance) against cumulative cost as a step curve: on the training
-#' data, or on test data given by `newx`/`newy` (or `newdata`), where `r2_k = 1 - SSE_k / SSE_0` with
-#' `SSE_0` the squared error of the intercept-only model.
+#' Draws a metric against cumulative cost as a step curve: the training `r2` (fraction of explained
+#' variance) by default, or a test metric of [anytime_curve()] on test data given by `newx`/`newy` (or
+#' `newdata`); test `r2_k = 1 - SSE_k / SSE_0` with `SSE_0` the squared error of the intercept-only model.
 #'
 #' @inheritParams fgseq-arguments
+#' @inheritParams anytime_curve
 #' @param add Logical: add the curve to an existing plot (to overlay fits).
-#' @param xlab,ylab Axis labels.
+#' @param xlab,ylab Axis labels; `ylab = NULL` names the data and the metric (`"training r2"`,
+#'   `"test accuracy"`, ...).
 #' @param type Line type passed to [graphics::lines()]; `"s"` (steps, the default) is what an interrupted
 #'   predictor delivers, `"l"` joins the points as timeliness does by default.
 #' @param ... Further graphical parameters (`col`, `lty`, `lwd`, `xlim`, `ylim`, `main`, ...).
-#' @return The curve, a data frame with columns `cost` (cumulative cost, cost units) and `r2`, one row
-#'   per step `0..K`, invisibly. This is the explained-variance-against-cost curve of the paper's
-#'   section 5 (Figures 3-5).
-#' @section Errors: Stops when `newx` is given without `newy` (or `newdata` without the response), and
-#'   as [predict.fgseq()] for the test data.
+#' @return The curve, invisibly: a data frame with one row per step `0..K` and columns `step`, `group`,
+#'   `cost` (cumulative cost, cost units) and one named by the metric (`r2`, `mse`, `accuracy`, `ndcg`,
+#'   `logloss` or `auc`). This is the explained-variance-against-cost curve of the paper's section 5
+#'   (Figures 3-5), or its accuracy and NDCG@5 counterparts.
+#' @section Errors: As [anytime_curve()]: stops when `newx` is given without `newy` (or `newdata`
+#'   without the response), when `metric` is unknown or needs test data, and as [predict.fgseq()] for
+#'   the test data.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' plot(fit)
 #' plot(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"), add = TRUE, col = 2)
+#' train <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
+#' plot(train, newdata = heart[201:303, ], metric = "accuracy")
 #' @export
 plot.fgseq <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE, xlab = "cumulative cost",
-                       ylab = if (is.null(newx) && is.null(newdata)) "training r2" else "test r2",
-                       type = "s", ...) {
-  curve <- fgseq_curve(x, newx, newy, newdata)
-  if (!add) {
-    dots <- list(...)
-    xlim <- if (is.null(dots$xlim)) range(curve$cost) else dots$xlim
-    ylim <- if (is.null(dots$ylim)) range(0, curve$r2) else dots$ylim
-    main <- if (is.null(dots$main)) method_label(x) else dots$main
-    graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
-  }
-  args <- list(...)
-  args[c("xlim", "ylim", "main")] <- NULL
-  do.call(graphics::lines, c(list(curve$cost, curve$r2, type = type), args))
-  invisible(curve)
+                       ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
+  curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
+  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, main = method_label(x), ...)
 }

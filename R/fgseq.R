@@ -108,12 +108,19 @@ fgseq <- function(x, ...) UseMethod("fgseq")
 #' @export
 fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                           lambda = 1e-6, criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
+                          family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
+                          weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, ...) {
   call <- match.call()
   method <- match.arg(method)
   criterion <- match.arg(criterion)
+  family <- match.arg(family)
+  fr_gain <- match.arg(fr_gain)
   x <- check_x(x)
-  y <- check_y(y, nrow(x))
+  n <- nrow(x)
+  response <- check_response(y, family, n)
+  weights <- check_weights(weights, n)
+  offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
   cost <- check_cost(cost, labels)
@@ -124,14 +131,19 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
 
   group_index <- match(group, labels) - 1L
-  raw <- .fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), group_index, length(labels), unname(cost),
-                   "gaussian", method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min)
-  raw$beta <- raw$beta[[1L]]
-  raw$a0 <- raw$a0[1L, ]
+  raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
+                   length(labels), unname(cost), family, method, criterion, fr_gain, cost_sensitive, lambda,
+                   max_steps, max_cost, c_min)
   names_x <- x_names(x)
   report_constant(stats::setNames(raw$constant, names_x), group, labels)
+  if (!raw$converged) {
+    warning("the Newton solver did not converge at every step (data separable, or nearly so, with ",
+            "lambda = ", format(lambda), "?); the coefficients are finite but may be very large. ",
+            "A positive `lambda` keeps them bounded.", call. = FALSE)
+  }
   new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,
-            criterion = criterion, cost_sensitive = cost_sensitive, nobs = nrow(x), call = call)
+            criterion = criterion, cost_sensitive = cost_sensitive, family = family, response = response,
+            has_offset = !is.null(offset), fr_gain = fr_gain, nobs = n, call = call)
 }
 
 #' @rdname fgseq
@@ -158,10 +170,6 @@ fgseq.formula <- function(x, data, cost = NULL, ...) {
   labels <- attr(mt, "term.labels")
   if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
   y <- stats::model.response(mf)
-  if (is.factor(y)) {
-    if (nlevels(y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
-    y <- as.numeric(y == levels(y)[2L])
-  }
   mm <- stats::model.matrix(mt, mf)
   assign <- attr(mm, "assign")
   keep <- assign > 0L
@@ -175,21 +183,37 @@ fgseq.formula <- function(x, data, cost = NULL, ...) {
   fit
 }
 
-# Assemble the "fgseq" object from the core's result.
-new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost_sensitive, nobs, call) {
+# Assemble the "fgseq" object from the core's result. Single-response families keep `beta` as a
+# p x (K+1) matrix and `a0` as a vector; multinomial and mgaussian fits keep a list of such matrices,
+# one per class or response column, and `a0` as a P x (K+1) matrix.
+new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost_sensitive, family, response,
+                      has_offset, fr_gain, nobs, call) {
   labels <- names(cost)
   sequence <- labels[raw$sequence]
   K <- length(sequence)
+  steps <- paste0("step", 0:K)
   group_cost <- c(0, unname(cost[sequence]))
   path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
                      cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
                      score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
-  beta <- raw$beta
-  dimnames(beta) <- list(x_names, paste0("step", 0:K))
-  structure(list(sequence = sequence, path = path, beta = beta, a0 = stats::setNames(raw$a0, colnames(beta)),
+  beta <- lapply(raw$beta, function(b) {
+    dimnames(b) <- list(x_names, steps)
+    b
+  })
+  a0 <- raw$a0
+  dimnames(a0) <- list(response$responses, steps)
+  if (family %in% c("multinomial", "mgaussian")) {
+    names(beta) <- response$responses
+  } else {
+    beta <- beta[[1L]]
+    a0 <- a0[1L, ]
+  }
+  structure(list(sequence = sequence, path = path, beta = beta, a0 = a0,
                  group = stats::setNames(group, x_names), cost = cost,
                  rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
-                 criterion = criterion, cost_sensitive = cost_sensitive, family = "gaussian",
-                 nobs = nobs, null_risk = raw$null_risk, call = call),
+                 criterion = criterion, cost_sensitive = cost_sensitive, family = family,
+                 classes = response$classes, responses = response$responses, has_offset = has_offset,
+                 fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,
+                 call = call),
             class = "fgseq")
 }
