@@ -40,6 +40,24 @@
 #' the gradients and the Schur complements that give every FR gain exactly, so CS-G-FR and Doubling
 #' cost about what CS-G-OMP costs.
 #'
+#' @section Families:
+#' `family = "gaussian"` (numeric `y`) and `"mgaussian"` (numeric matrix `y`, one column per response;
+#' scores and objective summed over the columns) use the linear engine above. `"binomial"` (`y` 0/1,
+#' logical or a two-level factor; the second level is modelled), `"multinomial"` (a factor with two or
+#' more classes, symmetric parametrization with one coefficient vector per class) and `"poisson"`
+#' (non-negative counts) follow the paper's appendix B (Hu et al. 2014): the risk is the
+#' ridge-regularized weighted mean negative log-likelihood
+#' \deqn{R(S) = \min_{a, W} \frac{1}{\sum_i w_i}\sum_i w_i\,[\Phi(\eta_i) - y_i^T \eta_i] + \frac{\lambda}{2}\|W\|_F^2,\quad \eta_i = o_i + a + z_{i,S} W,}{R(S) = min_{a,W} sum_i w_i [Phi(eta_i) - y_i' eta_i] / sum(w) + lambda/2 ||W||_F^2, eta_i = offset_i + a + z_{i,S} W,}
+#' with unpenalized intercepts `a`, refitted after every step by a damped Newton (IRLS) solver
+#' warm-started from the previous step. OMP scores the squared Frobenius norm of the gradient of `R`
+#' with respect to each unselected group's whitened coefficients (per unit cost). FR and Doubling score
+#' the decrease of `R`: `fr_gain = "exact"` refits every candidate at every step (about `J - k`
+#' Newton solves at step `k`: slow on large data), `"quadratic"` takes one Newton step through the
+#' Schur complement of the current Hessian (one Hessian border per candidate). The objective is
+#' `F = R(empty) - R(S)` and `r2` the fraction of the null deviance explained (glmnet's `dev.ratio`).
+#' When a Newton solve does not converge (for example separable data at `lambda = 0`), `fgseq()` warns
+#' and returns the finite coefficients of its last iterate.
+#'
 #' @section Constant columns:
 #' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
 #' constant is left out of the sequence, with a warning. When every group is constant, `fgseq()` stops.
@@ -63,6 +81,16 @@
 #' @param max_steps Positive whole number (or `Inf`): the most groups to select.
 #' @param c_min Positive number (cost units), Doubling only: the most the first group may cost.
 #'   `NULL` means the smallest group cost.
+#' @param family One of `"gaussian"`, `"binomial"`, `"multinomial"`, `"poisson"`, `"mgaussian"`; see
+#'   the section Families.
+#' @param weights `NULL` or a numeric vector of `n` non-negative observation weights (as in [stats::glm()]:
+#'   a weight of 2 counts a row twice). Means, scales and whitening are weighted too.
+#' @param offset `NULL`, a numeric vector of `n` values added to the linear predictor, or an `n x P`
+#'   matrix for multinomial (`P` classes) and mgaussian (`P` responses) fits. Predictions then need
+#'   `newoffset`.
+#' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
+#'   candidate) or `"quadratic"` (one Newton step); ignored for the Gaussian families, where the gain is
+#'   exact and cheap.
 #' @param ... Not used by the matrix method; the formula method passes them to the matrix method.
 #'
 #' @return An object of class `"fgseq"`, a list with
@@ -76,7 +104,11 @@
 #' * `group`: character vector of length `p` (named by column), the group of each column;
 #' * `cost`: named numeric vector, one cost per group in `unique(group)` order;
 #' * `rank`: integer vector, the whitened rank of each group (0 for a constant group);
-#' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family` (`"gaussian"`), `nobs`, `call`;
+#' * for multinomial and mgaussian fits, `beta` is a list of such matrices, one per class or response
+#'   column, and `a0` a `P x (K + 1)` matrix;
+#' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family`, `fr_gain`, `nobs`, `call`;
+#' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
+#'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
 #' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
 #'
 #' @section Errors:
@@ -84,10 +116,17 @@
 #' or Inf; when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
 #' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
 #' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps` or `c_min` are out of
-#' range; when every column is constant. The formula method also stops when the data hold NA.
+#' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
+#' `y` with other than two classes, a multinomial class with fewer than two observations or a single
+#' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
+#' length, or `offset` has the wrong length. The formula method also stops when the data hold NA.
 #'
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group sequencing for
+#'   anytime linear prediction, first version, appendix B (generalized linear models with
+#'   multi-dimensional responses). \url{https://arxiv.org/abs/1409.5495v1}
 #'
 #'   Lozano, A. C., Swirszcz, G. and Abe, N. (2009). Grouped orthogonal matching pursuit for variable
 #'   selection and prediction. *Advances in Neural Information Processing Systems 22*.
@@ -137,8 +176,9 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   names_x <- x_names(x)
   report_constant(stats::setNames(raw$constant, names_x), group, labels)
   if (!raw$converged) {
-    warning("the Newton solver did not converge at every step (data separable, or nearly so, with ",
-            "lambda = ", format(lambda), "?); the coefficients are finite but may be very large. ",
+    warning("the Newton solver did not converge at every step: the data are separable, or nearly so ",
+            "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(lambda), "), or the ",
+            "iteration limit was reached; the coefficients are finite but may be very large. ",
             "A positive `lambda` keeps them bounded.", call. = FALSE)
   }
   new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,

@@ -118,3 +118,21 @@ names(out)[-(1:2)] <- sprintf("risk at $%g", budgets)
 cat("\n")
 print(out, row.names = FALSE)
 cat("\n(linear probability model: a risk may fall slightly outside [0, 1])\n")
+
+## ---- the same job with a logistic model ------------------------------------------------
+rule("Logistic CS-G-OMP (family = \"binomial\"): order of the tests")
+train_b <- transform(train, diagnosis = diagnosis == 1)
+test_b <- transform(test, diagnosis = diagnosis == 1)
+logit <- fgseq(diagnosis ~ ., data = train_b, cost = heart_cost, family = "binomial", lambda = 1e-4)
+print(logit)
+prob <- predict(logit, newdata = test_b, type = "response")   # one column per step
+acc <- colMeans((prob > 0.5) == test_b$diagnosis)
+cat("\nTest accuracy after each step (cumulative cost in CAD):\n")
+print(data.frame(step = logit$path$step, group = logit$path$group, cost = logit$path$cost,
+                 accuracy = round(acc, 3)), row.names = FALSE)
+risk_b <- predict(logit, newdata = five_b <- test_b[1:5, ], budget = budgets, type = "response")
+out_b <- data.frame(patient = rownames(five_b), diagnosis = five_b$diagnosis, round(risk_b, 2),
+                    check.names = FALSE)
+names(out_b)[-(1:2)] <- sprintf("P(disease) at $%g", budgets)
+cat("\nPredicted probability of disease for the same five patients:\n")
+print(out_b, row.names = FALSE)

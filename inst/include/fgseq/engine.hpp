@@ -34,6 +34,7 @@ struct Control {
   double zero_tol = 1e-14;  // raw scores <= zero_tol * score_scale count as exactly 0
   double tie_tol = 1e-10;   // scores within tie_tol (relative) of the best tie; first group wins
   double newton_tol = 1e-10;  // GLM: relative decrease of the risk that ends the Newton iterations
+  double grad_tol = 1e-11;    // GLM: largest gradient entry of the risk at which a fit has converged
   int newton_max_iter = 100;
 };
 

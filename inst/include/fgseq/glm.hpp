@@ -129,7 +129,7 @@ class GlmModel : public SelectionModel {
       : x_(x), y_(y), w_(w), offset_(offset), fam_{family}, wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
     W_ = w_.sum();
     selected_.assign(static_cast<size_t>(lay_.size()), false);
-    Z_.resize(x_.rows(), 0);
+    Z_ = MatrixXd::Ones(x_.rows(), 1);
     MatrixXd theta0 = MatrixXd::Zero(1, y_.cols());
     // start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
@@ -192,14 +192,13 @@ class GlmModel : public SelectionModel {
 
   void add_group(Index g) override {
     const MatrixXd Zg = whitened_columns(g);
-    MatrixXd Z(x_.rows(), Z_.cols() + Zg.cols());
-    Z << Z_, Zg;
-    Z_.swap(Z);
+    Z_.conservativeResize(Eigen::NoChange, Z_.cols() + Zg.cols());
+    Z_.rightCols(Zg.cols()) = Zg;
     MatrixXd theta(fit_.theta.rows() + Zg.cols(), y_.cols());
     theta << fit_.theta, MatrixXd::Zero(Zg.cols(), y_.cols());
     fit_ = newton(Z_, theta);
     converged_ = converged_ && fit_.converged;
-    Z1_.resize(0, 0);
+    hessian_ready_ = false;
     selected_[g] = true;
     order_.push_back(g);
   }
@@ -215,12 +214,12 @@ class GlmModel : public SelectionModel {
   const GroupLayout& lay_;
   Control ctl_;
   double W_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
-  MatrixXd Z_;                 // n x m, whitened columns of the selected groups in selection order
+  MatrixXd Z_;                 // n x (m + 1): a column of ones, then the whitened columns of the selected groups
   std::vector<Index> order_;
   std::vector<bool> selected_;
   NewtonFit fit_;
   bool converged_ = true;
-  MatrixXd Z1_;                       // [1, Z] cached for the quadratic FR gains of one step
+  bool hessian_ready_ = false;        // H_ldlt_ is the Hessian at the current fit
   Eigen::LDLT<MatrixXd> H_ldlt_;      // factorized Hessian at the current fit (quadratic FR gains)
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
@@ -269,9 +268,16 @@ class GlmModel : public SelectionModel {
         const VectorXd v = w_.cwiseProduct(fam_.hessian_weight(mu, c, d)) / W_;
         MatrixXd block(ma, mb);
         if (same && c == d) {
+          // sum over row chunks of (sqrt(v) A)'(sqrt(v) A): no n x m copy
           block.setZero();
-          const MatrixXd Bs = v.cwiseMax(0.0).cwiseSqrt().asDiagonal() * A;
-          block.selfadjointView<Eigen::Lower>().rankUpdate(Bs.transpose());
+          const VectorXd sv = v.cwiseMax(0.0).cwiseSqrt();
+          const Index n = A.rows(), step = chunk_rows(n, ma);
+          MatrixXd Bs(step, ma);
+          for (Index start = 0; start < n; start += step) {
+            const Index rows = std::min(step, n - start);
+            Bs.topRows(rows).noalias() = sv.segment(start, rows).asDiagonal() * A.middleRows(start, rows);
+            block.selfadjointView<Eigen::Lower>().rankUpdate(Bs.topRows(rows).transpose());
+          }
           block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
         } else {
           block.noalias() = A.transpose() * (v.asDiagonal() * B);
@@ -290,12 +296,9 @@ class GlmModel : public SelectionModel {
     return H;
   }
 
-  // Damped Newton on the penalized risk over the columns Z (intercepts unpenalized).
-  NewtonFit newton(const MatrixXd& Z, const MatrixXd& theta0) const {
-    const Index n = x_.rows(), m1 = Z.cols() + 1, P = y_.cols();
-    MatrixXd Z1(n, m1);
-    Z1.col(0).setOnes();
-    Z1.rightCols(m1 - 1) = Z;
+  // Damped Newton on the penalized risk over the columns Z1 = [1, Z] (intercepts unpenalized).
+  NewtonFit newton(const MatrixXd& Z1, const MatrixXd& theta0) const {
+    const Index m1 = Z1.cols(), P = y_.cols();
     NewtonFit f;
     f.theta = theta0;
     f.eta = offset_ + Z1 * f.theta;
@@ -305,6 +308,11 @@ class GlmModel : public SelectionModel {
     for (int it = 0; it < ctl_.newton_max_iter; ++it) {
       MatrixXd G = Z1.transpose() * (w_.asDiagonal() * (f.mu - y_)) / W_;
       G.bottomRows(m1 - 1) += ctl_.lambda * f.theta.bottomRows(m1 - 1);
+      // converged: the gradient vanishes to rounding (checked before paying for a Hessian)
+      if (G.cwiseAbs().maxCoeff() <= ctl_.grad_tol) {
+        f.converged = true;
+        break;
+      }
       MatrixXd H = hessian(Z1, f.mu);
       // a tiny ridge keeps the solve defined in flat directions (multinomial intercepts, collinear
       // columns at lambda = 0); the gradient has no component there
@@ -334,9 +342,22 @@ class GlmModel : public SelectionModel {
       next.mu = fam_.mean(next.eta);
       const double change = f.risk - next.risk;
       f = std::move(next);
-      if (change <= ctl_.newton_tol * (std::abs(f.risk) + ctl_.newton_tol) && decrement <= 1e-6 * (std::abs(f.risk) + 1e-8)) {
+      // the risk no longer moves and the last Newton decrement was small: converged
+      if (change <= ctl_.newton_tol * (std::abs(f.risk) + ctl_.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
         f.converged = true;
         break;
+      }
+    }
+    // without a ridge, a minimum at infinity (separation: fitted probabilities or means numerically 0 or
+    // 1) is reached only in the limit; the iterate is finite but the fit has not converged
+    if (ctl_.lambda == 0 && fam_.family != Family::Gaussian && fam_.family != Family::MGaussian) {
+      const double eps = 1e-10;
+      for (Index i = 0; i < f.mu.rows() && f.converged; ++i) {
+        if (w_(i) <= 0) continue;
+        for (Index c = 0; c < f.mu.cols(); ++c) {
+          const double m = f.mu(i, c);
+          if (m < eps || (fam_.family != Family::Poisson && m > 1 - eps)) f.converged = false;
+        }
       }
     }
     return f;
@@ -346,17 +367,15 @@ class GlmModel : public SelectionModel {
   // model, vec(b)' pinv(M) vec(b) / 2, with b the gradient for the new coefficients and M the Schur
   // complement of the current Hessian (factorized once per step) in the Hessian of [1, Z, Zh].
   double quadratic_gain(const MatrixXd& Zh) {
-    const Index n = x_.rows(), r = Zh.cols(), P = y_.cols();
-    if (!Z1_.size() || Z1_.cols() != Z_.cols() + 1) {
-      Z1_.resize(n, Z_.cols() + 1);
-      Z1_.col(0).setOnes();
-      Z1_.rightCols(Z_.cols()) = Z_;
-      MatrixXd H = hessian(Z1_, fit_.mu);
+    const Index r = Zh.cols(), P = y_.cols();
+    if (!hessian_ready_) {
+      MatrixXd H = hessian(Z_, fit_.mu);
       H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
       H_ldlt_.compute(H);
+      hessian_ready_ = true;
     }
     const MatrixXd Gh = Zh.transpose() * (w_.asDiagonal() * (fit_.mu - y_)) / W_;
-    const MatrixXd Hac = weighted_cross(Zh, Z1_, fit_.mu);
+    const MatrixXd Hac = weighted_cross(Zh, Z_, fit_.mu);
     MatrixXd Mhh = weighted_cross(Zh, Zh, fit_.mu);
     Mhh.diagonal().array() += ctl_.lambda;
     Mhh.noalias() -= Hac * H_ldlt_.solve(Hac.transpose());
