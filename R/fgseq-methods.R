@@ -13,7 +13,8 @@ method_label <- function(object) {
 #' Print a fitted sequence
 #'
 #' Prints the sequence step by step: the group added, its cost, the cumulative cost and the training
-#' `r2` (fraction of explained variance, `F / R(empty)`).
+#' `r2` (fraction of explained variance, `F / R(empty)`; for GLM families the fraction of the null
+#' deviance explained).
 #'
 #' @inheritParams fgseq-arguments
 #' @param digits Number of significant digits for costs and `r2`.
@@ -25,8 +26,10 @@ method_label <- function(object) {
 #' print(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"))
 #' @export
 print.fgseq <- function(x, digits = 4, ...) {
-  cat(method_label(x), " sequence: ", length(x$sequence), " of ", length(x$cost), " groups, ", x$nobs,
-      " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
+  family <- if (is.null(x$family) || x$family == "gaussian") "" else paste0(" (", x$family, ")")
+  cat(method_label(x), " sequence", family, ": ", length(x$sequence), " of ", length(x$cost), " groups, ",
+      x$nobs, " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
+  if (nzchar(family)) cat("r2: fraction of the null deviance explained\n\n")
   tab <- x$path[, c("step", "group", "group_cost", "cost", "r2")]
   tab$group[1] <- "(intercept only)"
   tab$group_cost <- signif(tab$group_cost, digits)
@@ -269,5 +272,6 @@ fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
 plot.fgseq <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE, xlab = "cumulative cost",
                        ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, main = method_label(x), ...)
+  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, default_main = method_label(x),
+             ...)
 }

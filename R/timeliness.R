@@ -33,14 +33,21 @@ stop_cost.fgseq <- function(object, alpha = 0.97, ...) {
 #' (`interpolation = "linear"`, the paper's choice) or the step function `f(c) = r2_k` on
 #' `[C_k, C_{k+1})` (`"step"`, what an interrupted predictor delivers); beyond `C_K`, `f = r2_K`.
 #'
+#' With `metric` other than `"r2"` the curve is that test metric of [anytime_curve()] (its value at
+#' step 0 is the intercept-only model's, not 0); the stopping cost stays the one of the TRAINING `r2`.
+#' For the losses `"mse"` and `"logloss"` a smaller timeliness is better.
+#'
 #' @inheritParams fgseq-arguments
+#' @inheritParams anytime_curve
 #' @param stop_cost Positive number (cost units), the stopping cost `B`. `NULL` means the
-#'   alpha-stopping cost of `object` itself, [stop_cost()]`(object, alpha)`.
+#'   alpha-stopping cost of `object` itself, [stop_cost()]`(object, alpha)`. Any positive `B` is
+#'   accepted, also one below the first group's cost (the curve is then integrated over its first
+#'   segment only); [compare_sequences()] refuses a `B` below the first group of every sequence.
 #' @param interpolation `"linear"` or `"step"`.
-#' @return A single number: the timeliness, in the units of `r2` (at most the largest `r2` reached).
-#'   On test data (`newx`/`newy` or `newdata`), `r2_k = 1 - SSE_k / SSE_0`.
+#' @return A single number: the timeliness, in the units of the metric (for `r2`, at most the largest
+#'   `r2` reached). On test data (`newx`/`newy` or `newdata`), `r2_k = 1 - SSE_k / SSE_0`.
 #' @section Errors: Stops when `alpha` is not in `(0, 1]`, when `stop_cost` is not a positive number,
-#'   and as [predict.fgseq()] for the test data.
+#'   as [anytime_curve()] for `metric`, `query` and `k`, and as [predict.fgseq()] for the test data.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #'
@@ -57,11 +64,12 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 #' @rdname timeliness
 #' @export
 timeliness.fgseq <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
-                             newdata = NULL, interpolation = c("linear", "step"), ...) {
+                             newdata = NULL, interpolation = c("linear", "step"), metric = "r2",
+                             query = NULL, k = 5, ...) {
   interpolation <- match.arg(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq(object, alpha)
-  curve <- fgseq_curve(object, newx, newy, newdata)
-  curve_timeliness(curve$cost, curve$r2, stop_cost, interpolation)
+  curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
+  curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)
 }
 
 #' Timeliness of any anytime curve

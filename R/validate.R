@@ -211,3 +211,230 @@ check_alpha <- function(alpha) {
   }
   alpha
 }
+
+# --- Test-time metrics, curve comparison, cross-validation ---------------------------------------------
+
+# The metrics of anytime_curve(); "mse" and "logloss" are losses (smaller is better).
+metric_names <- c("r2", "mse", "accuracy", "ndcg", "logloss", "auc")
+
+check_metric <- function(metric) {
+  if (!is.character(metric) || length(metric) != 1L || is.na(metric) || !(metric %in% metric_names)) {
+    abort("`metric` must be one of ", paste0("\"", metric_names, "\"", collapse = ", "), ".")
+  }
+  metric
+}
+
+# What a response must look like for a metric (and the fit's family):
+# "numeric" (r2, mse of a Gaussian fit), "matrix" (r2, mse of a mgaussian fit), "binary" (0/1), "class" (0/1 or a factor), "grade"
+# (relevance grades for NDCG), "count" (Poisson deviance), "factor" (multinomial deviance).
+newy_kind <- function(metric, family = "gaussian") {
+  if (is.null(family)) family <- "gaussian"
+  switch(metric,
+    r2 = switch(family, binomial = "binary", poisson = "count", multinomial = "factor", mgaussian = "matrix",
+                "numeric"),
+    mse = switch(family, multinomial = "factor", mgaussian = "matrix", "numeric"),
+    accuracy = "class", ndcg = "grade", logloss = "binary", auc = "binary")
+}
+
+# newy for a test curve: cleaned to what the metric computes with (a double vector, or a factor for
+# class responses with more than two levels).
+check_newy <- function(newy, n, metric, family = "gaussian", classes = NULL) {
+  kind <- newy_kind(metric, family)
+  if (kind == "matrix") {
+    if (is.data.frame(newy)) newy <- as.matrix(newy)
+    if (!is.matrix(newy) || !is.numeric(newy) || nrow(newy) != n) {
+      abort("`newy` must be a numeric matrix with one row per row of `newx` (", n, ") for a mgaussian fit.")
+    }
+    if (!all(is.finite(newy))) abort("`newy` contains NA, NaN or Inf.")
+    storage.mode(newy) <- "double"
+    return(newy)
+  }
+  if (is.matrix(newy) && ncol(newy) == 1L) newy <- newy[, 1L]
+  if (kind == "numeric") {
+    if (is.factor(newy) && nlevels(newy) == 2L) newy <- as.numeric(newy == levels(newy)[2L])
+    if (is.logical(newy)) newy <- as.numeric(newy)
+    if (!is.numeric(newy) || !is.null(dim(newy)) || length(newy) != n) {
+      abort("`newy` must be a numeric vector with one value per row of `newx` (", n, ").")
+    }
+    if (!all(is.finite(newy))) abort("`newy` contains NA, NaN or Inf.")
+    return(as.double(newy))
+  }
+  if (!is.atomic(newy) || !is.null(dim(newy)) || length(newy) != n) {
+    abort("`newy` must have one value per row of `newx` (", n, "); it has ", NROW(newy), ".")
+  }
+  if (anyNA(newy) || (is.numeric(newy) && !all(is.finite(newy)))) abort("`newy` contains NA, NaN or Inf.")
+  if (is.factor(newy) && !is.null(classes)) newy <- check_classes(newy, classes)
+  if (kind %in% c("binary", "class")) {
+    if (is.factor(newy) && nlevels(newy) == 2L) return(as.numeric(newy == levels(newy)[2L]))
+    if (is.logical(newy)) return(as.numeric(newy))
+    if (is.numeric(newy) && all(newy == 0 | newy == 1)) return(as.double(newy))
+    if (kind == "class" && is.factor(newy)) return(newy)
+    abort("`newy` must be 0/1, logical or a ", if (kind == "binary") "two-level " else "", "factor for ",
+          "metric \"", metric, "\".")
+  }
+  if (kind == "grade") {
+    if (is.logical(newy)) newy <- as.numeric(newy)
+    if (!is.numeric(newy) || any(newy < 0)) {
+      abort("`newy` must hold non-negative relevance grades for metric \"ndcg\".")
+    }
+    return(as.double(newy))
+  }
+  if (kind == "count") {
+    if (!is.numeric(newy) || any(newy < 0)) abort("`newy` must hold non-negative counts for a poisson fit.")
+    return(as.double(newy))
+  }
+  # factor: multinomial
+  if (!is.factor(newy)) abort("`newy` must be a factor of the classes for a multinomial fit.")
+  newy
+}
+
+# A factor response of a classification fit, relevelled to the fit's classes (in the fit's order).
+check_classes <- function(newy, classes) {
+  unknown <- setdiff(unique(as.character(newy)), classes)
+  if (length(unknown)) {
+    abort("`newy` has classes the fit was not trained on: ", paste(unknown, collapse = ", "),
+          "; the fit's classes are ", paste(classes, collapse = ", "), ".")
+  }
+  factor(as.character(newy), levels = classes)
+}
+
+# query ids for NDCG: one per row, no NA, every query with at least two documents.
+check_query <- function(query, n) {
+  if (is.null(query)) abort("metric \"ndcg\" needs `query`, one query id per row of `newx`.")
+  if (!is.atomic(query) || !is.null(dim(query)) || length(query) != n || anyNA(query)) {
+    abort("`query` must have one id per row of `newx` (", n, "), without NA.")
+  }
+  sizes <- table(query)
+  single <- names(sizes)[sizes < 2L]
+  if (length(single)) {
+    abort("`query` has ", length(single), " quer", if (length(single) == 1L) "y" else "ies",
+          " with a single document (", paste(utils::head(single, 5L), collapse = ", "),
+          if (length(single) > 5L) ", ..." else "", "); NDCG needs at least 2 documents per query: ",
+          "drop those rows.")
+  }
+  query
+}
+
+check_k <- function(k) {
+  if (!is.numeric(k) || length(k) != 1L || is.na(k) || !is.finite(k) || k < 1 || k != round(k)) {
+    abort("`k` must be a single whole number >= 1 (the depth of NDCG@k).")
+  }
+  as.integer(k)
+}
+
+# At least one query must have a document of positive relevance, or NDCG is undefined.
+check_ndcg_relevance <- function(rel, query) {
+  if (!any(tapply(rel, query, max) > 0)) {
+    abort("metric \"ndcg\" needs a query with a document of positive relevance in `newy`; all grades are 0.")
+  }
+  invisible(rel)
+}
+
+check_two_classes <- function(y, metric) {
+  if (length(unique(y)) < 2L) abort("metric \"", metric, "\" needs both classes in `newy`; it has only one.")
+  invisible(y)
+}
+
+check_oracle_source <- function(object) {
+  if (!inherits(object, "fgseq")) {
+    abort("`object` must be a fitted sequence (class \"fgseq\"), as returned by fgseq() or ",
+          "sparse_sequence().")
+  }
+  object
+}
+
+# fits for compare_sequences(): a non-empty list of "fgseq" or "fgseq_oracle" objects; named by method.
+check_fits <- function(fits, label) {
+  ok_one <- function(f) inherits(f, "fgseq") || inherits(f, "fgseq_oracle")
+  if (!is.list(fits) || ok_one(fits) || !length(fits) || !all(vapply(fits, ok_one, logical(1)))) {
+    abort("`fits` must be a non-empty list of fitted sequences (objects of class \"fgseq\" or ",
+          "\"fgseq_oracle\"), as in list(omp = fit1, fr = fit2).")
+  }
+  nm <- names(fits)
+  if (is.null(nm)) nm <- rep("", length(fits))
+  nm[!nzchar(nm)] <- vapply(fits[!nzchar(nm)], label, character(1))
+  names(fits) <- make.unique(nm, sep = " #")
+  fits
+}
+
+# Curves are only comparable on the same data: same number of observations and the same response
+# (fingerprint: nobs, the training mean of y, i.e. the step-0 intercept, and R(empty), its variance / 2).
+check_same_data <- function(fits) {
+  src <- lapply(fits, function(f) if (inherits(f, "fgseq_oracle")) f$fit else f)
+  same <- function(a, b) is.null(a) || is.null(b) || abs(a - b) <= 1e-8 * max(abs(a), abs(b), 1e-300)
+  ref <- src[[1L]]
+  for (i in seq_along(src)[-1L]) {
+    f <- src[[i]]
+    why <- if (!identical(as.numeric(f$nobs), as.numeric(ref$nobs))) {
+      paste0("it has ", f$nobs, " observations, the first has ", ref$nobs)
+    } else if (!same(unname(f$a0[1L]), unname(ref$a0[1L])) || !same(f$null_risk, ref$null_risk)) {
+      "its response has another mean or variance than the first's"
+    }
+    if (!is.null(why)) {
+      abort("all `fits` must be trained on the same data (same rows and response): fit ", i, " (",
+            names(fits)[i], ") differs from fit 1 (", names(fits)[1L], "): ", why, ".")
+    }
+  }
+  invisible(fits)
+}
+
+# A stopping cost below the first group of every sequence leaves only intercept-only models to compare.
+check_stop_cost_reach <- function(stop_cost, fits) {
+  first <- vapply(fits, function(f) if (nrow(f$path) > 1L) f$path$cost[2L] else Inf, numeric(1))
+  if (stop_cost < min(first) * (1 - 1e-12)) {
+    abort("`stop_cost` (", format(stop_cost), ") is below the cost of the first group of every sequence ",
+          "(the cheapest first group costs ", format(min(first)), "): no sequence has computed a group by ",
+          "then. Give a larger `stop_cost`.")
+  }
+  stop_cost
+}
+
+# Cross-validation inputs.
+check_lambda_grid <- function(lambda) {
+  if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0)) {
+    abort("`lambda` must be a vector of non-negative, finite ridge constants.")
+  }
+  as.double(lambda)
+}
+
+check_nfolds <- function(nfolds, n, unit = "rows") {
+  if (!is.numeric(nfolds) || length(nfolds) != 1L || is.na(nfolds) || nfolds != round(nfolds) ||
+      nfolds < 2 || nfolds > n) {
+    abort("`nfolds` must be a whole number between 2 and ", n, " (the number of ", unit, ").")
+  }
+  as.integer(nfolds)
+}
+
+# foldid: one fold label per row, at least two folds; returned as 1..F.
+check_foldid <- function(foldid, n) {
+  if (!is.atomic(foldid) || !is.null(dim(foldid)) || length(foldid) != n || anyNA(foldid) ||
+      length(unique(foldid)) < 2L) {
+    abort("`foldid` must give one fold label per row of `x` (", n, "), without NA, with at least 2 folds.")
+  }
+  match(foldid, sort(unique(foldid)))
+}
+
+check_seed <- function(seed) {
+  if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed))) {
+    abort("`seed` must be NULL or a single finite number.")
+  }
+  seed
+}
+
+check_nlambda <- function(nlambda) {
+  if (!is.numeric(nlambda) || length(nlambda) != 1L || is.na(nlambda) || !is.finite(nlambda) ||
+      nlambda < 2 || nlambda != round(nlambda)) {
+    abort("`nlambda` must be a single whole number >= 2 (the length of the group lasso path).")
+  }
+  as.integer(nlambda)
+}
+
+# grpreg is a suggested package: sparse_sequence() needs it.
+has_grpreg <- function() requireNamespace("grpreg", quietly = TRUE)
+
+check_grpreg <- function() {
+  if (!has_grpreg()) {
+    abort("sparse_sequence() needs the grpreg package; install it with install.packages(\"grpreg\").")
+  }
+  invisible(TRUE)
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what building, checking and running fgseq needs, and only what is missing:
-#   R with a C++ toolchain, Rcpp, RcppEigen, testthat, roxygen2, knitr, rmarkdown, pandoc.
+#   R with a C++ toolchain, Rcpp, RcppEigen, cli, testthat, roxygen2, knitr, rmarkdown, mlbench,
+#   modeldata, pandoc; and grpreg (not a Debian package: always from CRAN).
 # On Debian/Ubuntu run as root (or with password-less sudo) it uses apt-get (one
 # `apt-get update`, then `apt-get install -y` of the missing Debian packages);
 # otherwise, or for anything apt could not provide, it falls back to
@@ -13,15 +14,18 @@ set -euo pipefail
 CRAN_REPO="${CRAN_REPO:-https://cloud.r-project.org}"
 
 # Debian package -> R package it provides ("-" = not an R package)
-DEB_PKGS=(r-cran-rcpp r-cran-rcppeigen r-cran-testthat r-cran-roxygen2 r-cran-knitr r-cran-rmarkdown pandoc)
-R_PKGS=(Rcpp RcppEigen testthat roxygen2 knitr rmarkdown -)
+DEB_PKGS=(r-cran-rcpp r-cran-rcppeigen r-cran-cli r-cran-testthat r-cran-roxygen2 r-cran-knitr r-cran-rmarkdown
+          r-cran-mlbench r-cran-modeldata pandoc)
+R_PKGS=(Rcpp RcppEigen cli testthat roxygen2 knitr rmarkdown mlbench modeldata -)
+# R packages with no Debian package: installed from CRAN when missing
+CRAN_ONLY_PKGS=(grpreg)
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # R packages (from R_PKGS) that R cannot load right now, space separated.
 missing_r_pkgs() {
   local wanted=() p
-  for p in "${R_PKGS[@]}"; do [ "$p" = "-" ] || wanted+=("$p"); done
+  for p in "${R_PKGS[@]}" "${CRAN_ONLY_PKGS[@]}"; do [ "$p" = "-" ] || wanted+=("$p"); done
   if ! have Rscript; then echo "${wanted[*]}"; return; fi
   # system.file() is quick: it does not load the packages
   Rscript --vanilla -e '

@@ -1,0 +1,137 @@
+#' The anytime curve of a fitted sequence: a metric against cumulative cost
+#'
+#' The performance of the model after each step `k = 0..K` of the sequence against the cumulative cost
+#' `C_k` of its groups: the curve behind the paper's figures and its timeliness (Hu et al. 2016,
+#' section 5.2). Without test data it is the training `r2` of the path (`F / R(empty)`); with test data
+#' (`newx` and `newy`, or `newdata` for formula fits) every step predicts the test rows and `metric` is
+#' computed from those predictions.
+#'
+#' @section Metrics:
+#' Predictions are on the response scale: `predict(object, newx, step = k)` for Gaussian fits (a linear
+#' probability model for 0/1 responses), `predict(..., type = "response")` (probabilities, means) for
+#' other families.
+#' * `"r2"`: `1 - SSE_k / SSE_0`, `SSE_0` the squared error of the step-0 (intercept-only) model, as in
+#'   the paper (for mgaussian fits, summed over the response columns); for binomial, Poisson and
+#'   multinomial fits the fraction of deviance explained, `1 - dev_k / dev_0`.
+#' * `"mse"`: mean squared error (over all entries for mgaussian fits; for class probabilities, the
+#'   multi-class Brier score). A loss: smaller is better, also for its timeliness.
+#' * `"accuracy"`: fraction of correct classes. For a 0/1, logical or two-level factor response
+#'   (its second level is class 1) a prediction above 0.5 is class 1; for a factor of more levels the
+#'   fit must predict one probability per class (an `n x L` matrix) and the class of largest
+#'   probability is taken (the first on ties).
+#' * `"ndcg"`: NDCG@`k` within each query given by `query`, averaged over queries (as on Yahoo! LTR in
+#'   the paper). Documents are ranked by decreasing prediction, ties broken by their original order
+#'   (so the intercept-only model of step 0 keeps the given order); gains `2^rel - 1`, discounts
+#'   `1 / log2(rank + 1)`, normalized by the DCG@`k` of the ideal order (`k` larger than a query's size
+#'   means its whole list). Queries whose documents all have grade 0 are left out of the average.
+#' * `"logloss"`: mean negative log-likelihood of a 0/1 response, the predictions clipped to
+#'   `[1e-15, 1 - 1e-15]` (a Gaussian fit's predictions can leave `[0, 1]`). A loss.
+#' * `"auc"`: area under the ROC curve by the rank (Mann-Whitney) formula, ties counting one half; the
+#'   step-0 model scores 0.5.
+#'
+#' @inheritParams fgseq-arguments
+#' @param object A fitted sequence: an `"fgseq"` object ([fgseq()], [sparse_sequence()]) or an
+#'   `"fgseq_oracle"` ([oracle()]).
+#' @param metric One of `"r2"`, `"mse"`, `"accuracy"`, `"ndcg"`, `"logloss"`, `"auc"`. Without test
+#'   data only `"r2"` (the training curve).
+#' @param query For `metric = "ndcg"`: a vector of query ids, one per row of `newx` (every query with at
+#'   least two documents).
+#' @param k Whole number `>= 1`: the depth of NDCG@`k`.
+#' @param newy Response for `newx`, one value per row: numeric for `"r2"` and `"mse"` (a numeric matrix,
+#'   one column per response, for mgaussian fits; a factor for multinomial fits); 0/1, logical or a
+#'   factor for `"accuracy"`; 0/1, logical or a two-level factor for `"logloss"` and `"auc"`;
+#'   non-negative relevance grades for `"ndcg"`.
+#' @param ... Passed to [predict()] (for example `newoffset` for a fit with an offset).
+#' @return A data frame with one row per step `k = 0..K` and columns `step`, `group` (the group added
+#'   at that step, NA at step 0), `cost` (cumulative cost `C_k`, in the cost units of the fit) and
+#'   `value` (the metric of the model after step `k`). Attributes `metric` and `data` (`"training"` or
+#'   `"test"`).
+#' @section Errors: Stops when `metric` is unknown; when a metric other than `"r2"` is asked without test
+#'   data; when `newy` is missing, has the wrong length, holds NA, NaN or Inf or has the wrong type for
+#'   the metric (for example non-binary values for `"auc"`, negative grades for `"ndcg"`); when
+#'   `"accuracy"` is asked for a factor of more than two levels of a fit that predicts one number per
+#'   row; when `"auc"` sees a single class; when `"ndcg"` has no `query`, a `query` of the wrong length
+#'   or with NA, a query of a single document, no document of positive grade, or a `k` that is not a
+#'   whole number `>= 1`; and as [predict.fgseq()] for `newx`/`newdata`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Jarvelin, K. and Kekalainen, J. (2002). Cumulated gain-based evaluation of IR techniques. *ACM
+#'   Transactions on Information Systems* 20(4), 422-446. \doi{10.1145/582415.582418}
+#' @seealso [timeliness()], [plot.fgseq()], [compare_sequences()], [oracle()].
+#' @examples
+#' train <- heart[1:200, ]
+#' test <- heart[201:303, ]
+#' fit <- fgseq(diagnosis ~ ., data = train, cost = heart_cost)
+#' anytime_curve(fit)                                         # training r2
+#' anytime_curve(fit, newdata = test, metric = "accuracy")    # test accuracy at each step
+#' anytime_curve(fit, newdata = test, metric = "auc")
+#'
+#' # ranking: NDCG@5 within queries
+#' set.seed(1)
+#' x <- matrix(rnorm(300 * 4), 300, 4)
+#' rel <- pmin(pmax(round(x[, 1] + 0.5 * x[, 2] + rnorm(300, sd = 0.5)), 0), 4)
+#' rank_fit <- fgseq(x[1:200, ], rel[1:200], cost = c(1, 2, 4, 8))
+#' anytime_curve(rank_fit, x[201:300, ], rel[201:300], metric = "ndcg",
+#'               query = rep(1:10, each = 10), k = 5)
+#' @export
+anytime_curve <- function(object, ...) UseMethod("anytime_curve")
+
+#' @rdname anytime_curve
+#' @export
+anytime_curve.fgseq <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
+                                newdata = NULL, ...) {
+  metric <- check_metric(metric)
+  path <- object$path
+  if (is.null(newx) && is.null(newdata)) {
+    if (!is.null(newy)) abort("give `newx` (or `newdata`) with `newy`.")
+    if (metric != "r2") {
+      abort("metric \"", metric, "\" needs test data: give `newx` and `newy` (or `newdata`); without them ",
+            "the curve is the training r2 of the path.")
+    }
+    value <- path$r2
+    data <- "training"
+  } else {
+    if (metric == "ndcg") k <- check_k(k)
+    x <- new_design(object, newx, newdata)
+    y <- curve_response(object, newy, newdata, nrow(x), metric)
+    if (metric == "ndcg") {
+      query <- check_query(query, nrow(x))
+      check_ndcg_relevance(y, query)
+    }
+    if (metric == "auc") check_two_classes(y, metric)
+    value <- metric_values(metric, y, step_predictions(object, x, ...), object$family, query, k)
+    data <- "test"
+  }
+  new_curve(path$step, path$group, path$cost, value, metric, data, k)
+}
+
+new_curve <- function(step, group, cost, value, metric, data, k = 5) {
+  structure(data.frame(step = step, group = group, cost = cost, value = unname(value),
+                       stringsAsFactors = FALSE),
+            metric = metric, data = data, k = k)
+}
+
+# Draw an anytime curve (a data frame from anytime_curve()) as plot.fgseq() does; returns the curve
+# with its value column named after the metric, invisibly.
+# `default_main` is the title unless `...` holds `main`.
+draw_curve <- function(curve, add = FALSE, xlab = "cumulative cost", ylab = NULL, type = "s",
+                       default_main = NULL, ...) {
+  metric <- attr(curve, "metric")
+  if (is.null(ylab)) ylab <- paste(attr(curve, "data"), metric_label(metric, attr(curve, "k")))
+  if (!add) {
+    dots <- list(...)
+    xlim <- if (is.null(dots$xlim)) range(curve$cost) else dots$xlim
+    ylim <- if (!is.null(dots$ylim)) dots$ylim else if (metric == "r2") range(0, curve$value) else
+      range(curve$value)
+    main <- if (is.null(dots$main)) default_main else dots$main
+    graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
+  }
+  args <- list(...)
+  args[c("xlim", "ylim", "main")] <- NULL
+  do.call(graphics::lines, c(list(curve$cost, curve$value, type = type), args))
+  out <- data.frame(step = curve$step, group = curve$group, cost = curve$cost, value = curve$value,
+                    stringsAsFactors = FALSE)
+  names(out)[4L] <- metric
+  invisible(out)
+}

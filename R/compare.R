@@ -1,0 +1,123 @@
+#' Compare the anytime curves of several sequences
+#'
+#' Scores several fitted sequences on the same data with one stopping cost, as the paper does (Hu et
+#' al. 2016, section 5.2): the alpha-stopping cost `B` is computed once, from the TRAINING `r2` curve
+#' of the first (reference) fit, `stop_cost(fits[[1]], alpha)` (the paper's reference is CS-G-OMP),
+#' and every curve's timeliness is measured up to that `B`, with both interpolations.
+#'
+#' @inheritParams anytime_curve
+#' @param fits A list of fitted sequences: objects of class `"fgseq"` ([fgseq()],
+#'   [sparse_sequence()]) or `"fgseq_oracle"` ([oracle()]), all trained on the same data. The first is
+#'   the reference for the stopping cost. Names label the methods (unnamed ones are labelled by their
+#'   method, e.g. `"CS-G-OMP"`; repeated labels get a suffix).
+#' @param alpha Number in `(0, 1]`: the fraction of the reference's final training `r2` that defines
+#'   the stopping cost.
+#' @param stop_cost `NULL` (the alpha-stopping cost of the reference) or a positive number in cost
+#'   units. It must reach at least the first group of one of the sequences.
+#' @param ... Not used.
+#' @return An object of class `"fgseq_comparison"`, a list with
+#' * `table`: data frame with one row per fit and columns `method`, `linear` and `step` (timeliness up
+#'   to `stop_cost` with linear and step interpolation), `value_at_stop` (the step curve's value at
+#'   `stop_cost`: what a predictor interrupted there delivers), `final` (the value after the last
+#'   step) and `total_cost` (cost units);
+#' * `curves`: named list of the curves of [anytime_curve()], one per fit;
+#' * `stop_cost` (cost units), `alpha` (NA when `stop_cost` was given), `reference` (the label of the
+#'   first fit), `metric`, `k` and `data` (`"training"` or `"test"`).
+#'
+#' `print()` shows the table; `plot()` overlays the curves (step curves by default) with a legend and
+#' marks the stopping cost by a vertical line.
+#' @section Errors: Stops when `fits` is not a non-empty list of fitted sequences; when the fits were
+#'   not trained on the same data (their number of observations, training mean of `y` or `R(empty)`
+#'   differ); when `alpha` is not in `(0, 1]`; when `stop_cost` is not a positive number or is below
+#'   the first group's cost of every sequence (nothing would be compared but intercept-only models);
+#'   and as [anytime_curve()] for the test data, `metric`, `query` and `k`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @seealso [timeliness()], [stop_cost()], [oracle()], [sparse_sequence()].
+#' @examples
+#' train <- heart[1:200, ]
+#' test <- heart[201:303, ]
+#' omp <- fgseq(diagnosis ~ ., data = train, cost = heart_cost)
+#' fr <- fgseq(diagnosis ~ ., data = train, cost = heart_cost, method = "fr")
+#' blind <- fgseq(diagnosis ~ ., data = train, cost = heart_cost, cost_sensitive = FALSE)
+#' cmp <- compare_sequences(list(omp, fr, "G-OMP" = blind, oracle(fr)), newdata = test)
+#' cmp
+#' plot(cmp)
+#' compare_sequences(list(omp, fr), newdata = test, metric = "accuracy")
+#' @export
+compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metric = "r2", stop_cost = NULL,
+                              query = NULL, k = 5, newdata = NULL, ...) {
+  fits <- check_fits(fits, function(f) if (inherits(f, "fgseq_oracle")) f$label else method_label(f))
+  alpha <- check_alpha(alpha)
+  metric <- check_metric(metric)
+  check_same_data(fits)
+  if (is.null(stop_cost)) {
+    B <- stop_cost(fits[[1L]], alpha = alpha)
+  } else {
+    B <- check_number(stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
+    alpha <- NA_real_
+  }
+  check_stop_cost_reach(B, fits)
+  curves <- lapply(fits, anytime_curve, newx = newx, newy = newy, metric = metric, query = query, k = k,
+                   newdata = newdata)
+  table <- data.frame(
+    method = names(fits),
+    linear = vapply(curves, function(cv) curve_timeliness(cv$cost, cv$value, B, "linear"), numeric(1)),
+    step = vapply(curves, function(cv) curve_timeliness(cv$cost, cv$value, B, "step"), numeric(1)),
+    value_at_stop = vapply(curves, function(cv) cv$value[findInterval(B, cv$cost * (1 - 1e-12))],
+                           numeric(1)),
+    final = vapply(curves, function(cv) cv$value[nrow(cv)], numeric(1)),
+    total_cost = vapply(curves, function(cv) cv$cost[nrow(cv)], numeric(1)),
+    row.names = NULL, stringsAsFactors = FALSE)
+  structure(list(table = table, curves = curves, stop_cost = B, alpha = alpha, reference = names(fits)[1L],
+                 metric = metric, k = attr(curves[[1L]], "k"), data = attr(curves[[1L]], "data")),
+            class = "fgseq_comparison")
+}
+
+#' @rdname compare_sequences
+#' @param x An `"fgseq_comparison"` object.
+#' @param digits Number of significant digits.
+#' @export
+print.fgseq_comparison <- function(x, digits = 4, ...) {
+  how <- if (is.na(x$alpha)) "given" else paste0("alpha = ", format(x$alpha), " of the training r2 of ",
+                                                  x$reference)
+  cat("Timeliness of ", nrow(x$table), " sequences, ", x$data, " ", metric_label(x$metric, x$k),
+      ", up to the stopping cost ", format(x$stop_cost, digits = digits), " (", how, ")\n", sep = "")
+  if (!metric_higher_better(x$metric)) cat("(a loss: smaller is better)\n")
+  cat("\n")
+  print(format(x$table, digits = digits), row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname compare_sequences
+#' @param col,lty Colours and line types, recycled over the fits.
+#' @param type Line type for [graphics::lines()]: `"s"` (steps) or `"l"` (linear).
+#' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
+#' @param xlim,ylim,xlab,ylab,main Plot limits and labels; `xlim = NULL` spans up to the stopping cost
+#'   and the end of the reference curve.
+#' @export
+plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, type = "s",
+                                  legend = "bottomright", xlim = NULL, ylim = NULL, xlab = "cumulative cost",
+                                  ylab = NULL, main = NULL, ...) {
+  curves <- x$curves
+  m <- length(curves)
+  col <- rep_len(col, m)
+  lty <- rep_len(lty, m)
+  if (is.null(xlim)) xlim <- c(0, max(x$stop_cost, curves[[1L]]$cost))
+  if (is.null(ylim)) {
+    vals <- unlist(lapply(curves, `[[`, "value"))
+    ylim <- if (x$metric == "r2") range(0, vals) else range(vals)
+  }
+  if (is.null(ylab)) ylab <- paste(x$data, metric_label(x$metric, x$k))
+  if (is.null(main)) main <- "Anytime curves"
+  graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
+  for (i in seq_len(m)) {
+    graphics::lines(curves[[i]]$cost, curves[[i]]$value, type = type, col = col[i], lty = lty[i], ...)
+  }
+  graphics::abline(v = x$stop_cost, lty = 3, col = "grey40")
+  if (!is.null(legend)) {
+    graphics::legend(legend, legend = c(names(curves), "stopping cost"), col = c(col, "grey40"),
+                     lty = c(lty, 3), bty = "n", cex = 0.8)
+  }
+  invisible(x)
+}

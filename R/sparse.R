@@ -1,0 +1,273 @@
+#' The Sparse baseline: a sequence from the cost-weighted group lasso path
+#'
+#' The paper's baseline (Hu et al. 2016, section 5.2, "Sparse"): the group lasso whose penalty on each
+#' group is scaled by the group's cost,
+#' \deqn{\min_w \frac{1}{2n}\|y - Xw\|^2 + \lambda \sum_g m_g \|w_g\|_2, \quad m_g \propto c(g),}{min_w 1/(2n) ||y - X w||^2 + lambda sum_g m_g ||w_g||, m_g proportional to c(g),}
+#' is solved along a path of decreasing `lambda` by [grpreg::grpreg()] (`penalty = "grLasso"`), and
+#' turned into a sequence: groups in the order in which they first become non-zero along the path.
+#' Each prefix of that sequence is then refitted by the same ridge solve as [fgseq()] (same
+#' standardization, group whitening and ridge constant `lambda`), so its curve, predictions and
+#' timeliness are comparable with those of [fgseq()] fits.
+#'
+#' @section Path and order:
+#' The columns are standardized as in [fgseq()] before [grpreg::grpreg()] sees them (grpreg then
+#' orthonormalizes each group, which is the group whitening of [fgseq()]); the group multipliers are
+#' `m_g = c(g) / mean(c)` (the paper's `c(G_j)`, rescaled to mean 1 so that grpreg's `lambda` keeps its
+#' usual scale; the scale does not change the order), instead of grpreg's default `sqrt(group size)`.
+#' A group enters at the first `lambda` of the path where one of its coefficients is non-zero; a group
+#' that later leaves the path keeps its first entry. Ties (groups entering at the same `lambda` of the
+#' grid): the cheaper group first, then the order of `unique(group)`. Groups that never enter (the path
+#' stopped early, for example through `gmax` or `dfmax` passed in `...`, or a group whose gradient stays
+#' below the smallest `lambda`) are appended after the others, by decreasing
+#' `||Z_g' r|| / (n c(g))`, the group lasso's own entry criterion at the end of the path (`Z_g` the
+#' whitened group, `r` the residual of the last fit of the path), that is in the order in which they
+#' would enter next; ties again by cost, then group order. Every non-constant group is in the sequence,
+#' so its total cost is that of [fgseq()] fits on the same data.
+#'
+#' @inheritParams fgseq
+#' @param x Numeric matrix, `n x p`, as for [fgseq()]; or, for the formula method, a model formula such
+#'   as `diagnosis ~ .` (one group per term, as for [fgseq()]).
+#' @param y Numeric vector of length `n` (logical is read as 0/1).
+#' @param lambda Non-negative ridge constant of the prefix refits, as in [fgseq()] (not grpreg's
+#'   `lambda`).
+#' @param nlambda Whole number `>= 2`: the number of `lambda` values of grpreg's path (a finer path
+#'   resolves the entry order better).
+#' @param ... Further arguments to [grpreg::grpreg()], such as `lambda.min`, `eps`, `max.iter`, `gmax`
+#'   or `dfmax` (not `penalty`, `family` or `group.multiplier`, which are set here).
+#' @return An object of class `"fgseq"` (see [fgseq()]) with `method = "sparse"`, so that print,
+#'   [predict()][predict.fgseq], [coef()][coef.fgseq], [plot()][plot.fgseq], [timeliness()],
+#'   [stop_cost()] and [compare_sequences()] work as for [fgseq()] fits. In its `path`, `score` is the
+#'   grpreg `lambda` at which the group entered (NA for groups that never entered). It also holds
+#'   `label` (`"Sparse"`) and `grpreg`, a list with `lambda` (grpreg's path,
+#'   decreasing), `entry_lambda` (named by group, NA when never entered) and `multiplier` (named by
+#'   group).
+#' @section Errors: Stops when the grpreg package is not installed (install it with
+#'   `install.packages("grpreg")`), when `nlambda` is not a whole number `>= 2`, and as [fgseq()] for
+#'   `x`, `y`, `group`, `cost` and `lambda`. Warns as [fgseq()] about constant columns and groups.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Yuan, M. and Lin, Y. (2006). Model selection and estimation in regression with grouped variables.
+#'   *Journal of the Royal Statistical Society B* 68(1), 49-67. \doi{10.1111/j.1467-9868.2005.00532.x}
+#'
+#'   Breheny, P. and Huang, J. (2015). Group descent algorithms for nonconvex penalized linear and
+#'   logistic regression models with grouped predictors. *Statistics and Computing* 25, 173-187.
+#'   \doi{10.1007/s11222-013-9424-2}
+#' @seealso [fgseq()], [compare_sequences()], [oracle()].
+#' @examples
+#' if (requireNamespace("grpreg", quietly = TRUE)) {
+#'   sp <- sparse_sequence(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
+#'   sp
+#'   omp <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
+#'   compare_sequences(list(omp, sp), newdata = heart[201:303, ])
+#'
+#'   # matrix interface
+#'   x <- as.matrix(mtcars[, -1])
+#'   sparse_sequence(x, mtcars$mpg, cost = seq_len(ncol(x)))
+#' }
+#' @export
+sparse_sequence <- function(x, ...) UseMethod("sparse_sequence")
+
+#' @rdname sparse_sequence
+#' @export
+sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6, nlambda = 200, ...) {
+  call <- match.call()
+  x <- check_x(x)
+  y <- check_y(y, nrow(x))
+  group <- check_group(group, x)
+  labels <- unique(group)
+  cost <- check_cost(cost, labels)
+  lambda <- check_lambda(lambda)
+  nlambda <- check_nlambda(nlambda)
+  check_grpreg()
+
+  wh <- whiten_groups_r(x, group, labels)
+  names_x <- x_names(x)
+  report_constant(stats::setNames(wh$constant, names_x), group, labels)
+  entry <- grlasso_entry(wh, y, cost, nlambda, ...)
+  sequence <- sparse_order(entry, cost)
+  raw <- refit_sequence(wh, y, match(sequence, labels), lambda)
+  raw$score <- unname(entry$lambda[sequence])
+  fit <- new_sequence_fit(raw, x_names = names_x, group = group, cost = cost, lambda = lambda,
+                          method = "sparse", label = "Sparse", nobs = nrow(x),
+                          call = call)
+  fit$grpreg <- list(lambda = entry$path, entry_lambda = entry$lambda, multiplier = entry$multiplier)
+  fit
+}
+
+#' @rdname sparse_sequence
+#' @param data Data frame holding the variables of the formula (formula method); `predict()`,
+#'   [anytime_curve()] and [compare_sequences()] then accept `newdata`.
+#' @export
+sparse_sequence.formula <- function(x, data, cost = NULL, ...) {
+  call <- match.call()
+  d <- formula_design(x, data)
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = cost, ...)
+  fit$call <- call
+  fit$terms <- d$terms
+  fit$xlevels <- d$xlevels
+  fit$contrasts <- d$contrasts
+  fit
+}
+
+# The design of a formula, as fgseq()'s formula method builds it: model.matrix() without its intercept,
+# all factor levels kept, one group per term; a two-level factor response is read as 0/1.
+formula_design <- function(formula, data) {
+  if (missing(data)) abort("`data` must be given with the formula interface.")
+  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = FALSE)
+  if (anyNA(mf)) {
+    bad <- names(mf)[vapply(mf, anyNA, logical(1))]
+    abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows first.")
+  }
+  mt <- attr(mf, "terms")
+  if (attr(mt, "response") == 0L) abort("`x` (the formula) must have a response, as in y ~ .")
+  labels <- attr(mt, "term.labels")
+  if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
+  y <- stats::model.response(mf)
+  if (is.factor(y)) {
+    if (nlevels(y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
+    y <- as.numeric(y == levels(y)[2L])
+  }
+  mm <- stats::model.matrix(mt, mf)
+  assign <- attr(mm, "assign")
+  keep <- assign > 0L
+  list(x = mm[, keep, drop = FALSE], y = y, group = labels[assign[keep]], terms = mt,
+       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(mm, "contrasts"))
+}
+
+# Standardization and group whitening in plain R, as the package spec defines them (the C++ core does
+# the same inside the Gram matrix): columns centred and scaled by their population sd (zero-variance
+# columns are constant and get 0), each group whitened by T_g = U_r diag(d_r^-1/2) from the
+# eigen-decomposition of Sigma_gg = Xs_g' Xs_g / n, keeping d_i > 1e-9 max(d).
+whiten_groups_r <- function(x, group, labels) {
+  n <- nrow(x)
+  mu <- colMeans(x)
+  xs <- sweep(x, 2L, mu)
+  s <- sqrt(colSums(xs^2) / n)
+  constant <- !(s > 1e-13 * pmax(abs(mu), 1e-300))
+  scale <- ifelse(constant, 1, s)
+  xs <- sweep(xs, 2L, scale, "/")
+  xs[, constant] <- 0
+  cols <- stats::setNames(lapply(labels, function(g) which(group == g & !constant)), labels)
+  t <- lapply(cols, function(j) {
+    if (!length(j)) return(NULL)
+    e <- eigen(crossprod(xs[, j, drop = FALSE]) / n, symmetric = TRUE)
+    keep <- e$values > 1e-9 * max(e$values)
+    e$vectors[, keep, drop = FALSE] %*% diag(1 / sqrt(e$values[keep]), sum(keep), sum(keep))
+  })
+  z <- lapply(labels, function(g) if (is.null(t[[g]])) NULL else xs[, cols[[g]], drop = FALSE] %*% t[[g]])
+  names(z) <- labels
+  list(xs = xs, mean = mu, scale = scale, constant = constant, cols = cols, t = t, z = z,
+       rank = vapply(t, function(m) if (is.null(m)) 0L else ncol(m), integer(1)))
+}
+
+# The path of a GIVEN sequence (indices into the group labels): every prefix refitted by the ridge solve
+# of the spec, R(S) = min_w 1/(2n) ||yc - Z_S w||^2 + lambda/2 ||w||^2 (least squares by a QR projection
+# at lambda = 0), mapped back to the original scale. Returns the pieces new_sequence_fit() assembles.
+refit_sequence <- function(wh, y, sequence, lambda) {
+  n <- length(y)
+  yc <- y - mean(y)
+  null_risk <- sum(yc^2) / (2 * n)
+  p <- length(wh$scale)
+  K <- length(sequence)
+  beta <- matrix(0, p, K + 1L)
+  risk <- c(null_risk, numeric(K))
+  for (k in seq_len(K)) {
+    S <- sequence[seq_len(k)]
+    z <- do.call(cbind, wh$z[S])
+    if (lambda == 0) {
+      q <- qr(z)
+      w <- qr.coef(q, yc)
+      w[is.na(w)] <- 0
+      resid <- qr.resid(q, yc)
+    } else {
+      w <- drop(solve(crossprod(z) / n + diag(lambda, ncol(z)), crossprod(z, yc) / n))
+      resid <- yc - drop(z %*% w)
+    }
+    risk[k + 1L] <- sum(resid^2) / (2 * n) + lambda / 2 * sum(w^2)
+    at <- 0L
+    for (g in S) {
+      j <- wh$cols[[g]]
+      r <- ncol(wh$t[[g]])
+      beta[j, k + 1L] <- drop(wh$t[[g]] %*% w[at + seq_len(r)]) / wh$scale[j]
+      at <- at + r
+    }
+  }
+  objective <- null_risk - risk
+  list(sequence = sequence, objective = objective, r2 = objective / null_risk,
+       score = rep(NA_real_, K), beta = beta, a0 = mean(y) - drop(crossprod(beta, wh$mean)),
+       rank = unname(wh$rank), null_risk = null_risk)
+}
+
+# An "fgseq" object for a given sequence of group labels (a prefix of the groups is allowed): the
+# path of fgseq() for that order. Used by sparse_sequence(); also a way to evaluate any order.
+fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda = 1e-6) {
+  call <- match.call()
+  x <- check_x(x)
+  y <- check_y(y, nrow(x))
+  group <- check_group(group, x)
+  labels <- unique(group)
+  cost <- check_cost(cost, labels)
+  lambda <- check_lambda(lambda)
+  wh <- whiten_groups_r(x, group, labels)
+  idx <- match(as.character(sequence), labels)
+  if (anyNA(idx) || anyDuplicated(idx) || any(wh$rank[idx] == 0L)) {
+    abort("`sequence` must name distinct, non-constant groups of `group`.")
+  }
+  raw <- refit_sequence(wh, y, idx, lambda)
+  new_sequence_fit(raw, x_names = x_names(x), group = group, cost = cost, lambda = lambda, method = "fixed",
+                   label = "Given order", nobs = nrow(x), call = call)
+}
+
+# Assemble a Gaussian "fgseq" object (the fields fgseq() documents) from refit_sequence()'s result.
+new_sequence_fit <- function(raw, x_names, group, cost, lambda, method, label, nobs, call) {
+  labels <- names(cost)
+  sequence <- labels[raw$sequence]
+  K <- length(sequence)
+  steps <- paste0("step", 0:K)
+  group_cost <- c(0, unname(cost[sequence]))
+  path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
+                     cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
+                     score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
+  beta <- raw$beta
+  dimnames(beta) <- list(x_names, steps)
+  structure(list(sequence = sequence, path = path, beta = beta, a0 = stats::setNames(raw$a0, steps),
+                 group = stats::setNames(group, x_names), cost = cost,
+                 rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
+                 criterion = NA_character_, cost_sensitive = TRUE, family = "gaussian", label = label,
+                 nobs = nobs, null_risk = raw$null_risk, call = call),
+            class = "fgseq")
+}
+
+# Run grpreg's cost-weighted group lasso on the standardized non-constant columns and find where each
+# group first becomes non-zero. Returns the entry lambda per group (NA: never), the entry index, the
+# end-of-path criterion ||Z_g' r|| / (n c(g)), the path and the multipliers.
+grlasso_entry <- function(wh, y, cost, nlambda, ...) {
+  live <- names(wh$rank)[wh$rank > 0L]
+  n <- length(y)
+  cols <- unlist(wh$cols[live], use.names = FALSE)
+  gidx <- rep(seq_along(live), lengths(wh$cols[live]))
+  m <- stats::setNames(unname(cost[live]) / mean(cost[live]), live)
+  gfit <- grpreg::grpreg(wh$xs[, cols, drop = FALSE], y, group = gidx, penalty = "grLasso",
+                         family = "gaussian", nlambda = nlambda, group.multiplier = unname(m), ...)
+  b <- gfit$beta[-1L, , drop = FALSE]
+  L <- ncol(b)
+  nonzero <- rowsum((b != 0) * 1, gidx, reorder = TRUE) > 0
+  first <- apply(nonzero, 1L, function(v) if (any(v)) which(v)[1L] else NA_integer_)
+  resid <- y - gfit$beta[1L, L] - drop(wh$xs[, cols, drop = FALSE] %*% b[, L])
+  kkt <- vapply(live, function(g) sqrt(sum(crossprod(wh$z[[g]], resid)^2)) / n, numeric(1)) / cost[live]
+  list(live = live, first = stats::setNames(first, live),
+       lambda = stats::setNames(gfit$lambda[first], live), kkt = kkt, path = gfit$lambda, multiplier = m)
+}
+
+# The Sparse order: entered groups by first entry, then cost, then group order; the others appended by
+# decreasing end-of-path criterion, then cost, then group order.
+sparse_order <- function(entry, cost) {
+  live <- entry$live
+  pos <- seq_along(live)
+  c_live <- unname(cost[live])
+  entered <- !is.na(entry$first)
+  in_order <- pos[entered][order(entry$first[entered], c_live[entered], pos[entered])]
+  out_order <- pos[!entered][order(-entry$kkt[!entered], c_live[!entered], pos[!entered])]
+  live[c(in_order, out_order)]
+}
