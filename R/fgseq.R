@@ -150,11 +150,19 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, ...) {
-  call <- match.call()
-  method <- match.arg(method)
-  criterion <- match.arg(criterion)
-  family <- match.arg(family)
-  fr_gain <- match.arg(fr_gain)
+  fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
+               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = match.arg(family),
+               weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
+               max_steps = max_steps, c_min = c_min, call = match.call())
+}
+
+# The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
+# assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
+# one; `label` names such a fit in print() and plots.
+fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda = 1e-6, criterion = "whitened",
+                         cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
+                         fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, order = NULL,
+                         label = NULL, call = NULL) {
   x <- check_x(x)
   n <- nrow(x)
   response <- check_response(y, family, n)
@@ -168,11 +176,12 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   max_steps <- check_max_steps(max_steps)
   c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
+  order_index <- if (is.null(order)) integer(0) else check_order(order, labels) - 1L
 
   group_index <- match(group, labels) - 1L
   raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
                    length(labels), unname(cost), family, method, criterion, fr_gain, cost_sensitive, lambda,
-                   max_steps, max_cost, c_min)
+                   max_steps, max_cost, c_min, order_index)
   names_x <- x_names(x)
   report_constant(stats::setNames(raw$constant, names_x), group, labels)
   if (!raw$converged) {
@@ -181,9 +190,11 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
             "iteration limit was reached; the coefficients are finite but may be very large. ",
             "A positive `lambda` keeps them bounded.", call. = FALSE)
   }
-  new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,
-            criterion = criterion, cost_sensitive = cost_sensitive, family = family, response = response,
-            has_offset = !is.null(offset), fr_gain = fr_gain, nobs = n, call = call)
+  fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,
+                   criterion = criterion, cost_sensitive = cost_sensitive, family = family, response = response,
+                   has_offset = !is.null(offset), fr_gain = fr_gain, nobs = n, call = call)
+  fit$label <- label
+  fit
 }
 
 #' @rdname fgseq
@@ -197,8 +208,15 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 #'   can still be predicted (as the reference level).
 #' @export
 fgseq.formula <- function(x, data, cost = NULL, ...) {
-  formula <- x
   call <- match.call()
+  d <- formula_design(x, data)
+  fit <- fgseq.default(d$x, d$y, group = d$group, cost = cost, ...)
+  with_formula(fit, d, call)
+}
+
+# The design of a formula: model.matrix() without its intercept column, all factor levels kept, one
+# group per term; the response as model.response() gives it.
+formula_design <- function(formula, data) {
   if (missing(data)) abort("`data` must be given with the formula interface.")
   mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = FALSE)
   if (anyNA(mf)) {
@@ -209,17 +227,19 @@ fgseq.formula <- function(x, data, cost = NULL, ...) {
   if (attr(mt, "response") == 0L) abort("`x` (the formula) must have a response, as in y ~ .")
   labels <- attr(mt, "term.labels")
   if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
-  y <- stats::model.response(mf)
   mm <- stats::model.matrix(mt, mf)
   assign <- attr(mm, "assign")
   keep <- assign > 0L
-  xm <- mm[, keep, drop = FALSE]
-  group <- labels[assign[keep]]
-  fit <- fgseq.default(xm, y, group = group, cost = cost, ...)
+  list(x = mm[, keep, drop = FALSE], y = stats::model.response(mf), group = labels[assign[keep]], terms = mt,
+       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(mm, "contrasts"))
+}
+
+# Attach what predict(newdata = ) needs to a fit made from a formula.
+with_formula <- function(fit, design, call) {
   fit$call <- call
-  fit$terms <- mt
-  fit$xlevels <- stats::.getXlevels(mt, mf)
-  fit$contrasts <- attr(mm, "contrasts")
+  fit$terms <- design$terms
+  fit$xlevels <- design$xlevels
+  fit$contrasts <- design$contrasts
   fit
 }
 

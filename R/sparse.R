@@ -82,63 +82,38 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   check_grpreg()
 
   wh <- whiten_groups_r(x, group, labels)
-  names_x <- x_names(x)
-  report_constant(stats::setNames(wh$constant, names_x), group, labels)
   entry <- grlasso_entry(wh, y, cost, nlambda, ...)
   sequence <- sparse_order(entry, cost)
-  raw <- refit_sequence(wh, y, match(sequence, labels), lambda)
-  raw$score <- unname(entry$lambda[sequence])
-  fit <- new_sequence_fit(raw, x_names = names_x, group = group, cost = cost, lambda = lambda,
-                          method = "sparse", label = "Sparse", nobs = nrow(x),
-                          call = call)
+  fit <- fit_sequence(x, y, group = group, cost = cost, lambda = lambda, order = sequence, label = "Sparse",
+                      call = call)
+  fit$method <- "sparse"
+  fit$criterion <- NA_character_
+  fit$path$score <- c(NA_real_, unname(entry$lambda[sequence]))
   fit$grpreg <- list(lambda = entry$path, entry_lambda = entry$lambda, multiplier = entry$multiplier)
   fit
 }
 
 #' @rdname sparse_sequence
 #' @param data Data frame holding the variables of the formula (formula method); `predict()`,
-#'   [anytime_curve()] and [compare_sequences()] then accept `newdata`.
+#'   [anytime_curve()] and [compare_sequences()] then accept `newdata`. A two-level factor response is
+#'   read as 0/1 (the second level is 1).
 #' @export
 sparse_sequence.formula <- function(x, data, cost = NULL, ...) {
   call <- match.call()
   d <- formula_design(x, data)
+  if (is.factor(d$y)) {
+    if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
+    d$y <- as.numeric(d$y == levels(d$y)[2L])
+  }
   fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = cost, ...)
-  fit$call <- call
-  fit$terms <- d$terms
-  fit$xlevels <- d$xlevels
-  fit$contrasts <- d$contrasts
-  fit
+  with_formula(fit, d, call)
 }
 
-# The design of a formula, as fgseq()'s formula method builds it: model.matrix() without its intercept,
-# all factor levels kept, one group per term; a two-level factor response is read as 0/1.
-formula_design <- function(formula, data) {
-  if (missing(data)) abort("`data` must be given with the formula interface.")
-  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = FALSE)
-  if (anyNA(mf)) {
-    bad <- names(mf)[vapply(mf, anyNA, logical(1))]
-    abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows first.")
-  }
-  mt <- attr(mf, "terms")
-  if (attr(mt, "response") == 0L) abort("`x` (the formula) must have a response, as in y ~ .")
-  labels <- attr(mt, "term.labels")
-  if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
-  y <- stats::model.response(mf)
-  if (is.factor(y)) {
-    if (nlevels(y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
-    y <- as.numeric(y == levels(y)[2L])
-  }
-  mm <- stats::model.matrix(mt, mf)
-  assign <- attr(mm, "assign")
-  keep <- assign > 0L
-  list(x = mm[, keep, drop = FALSE], y = y, group = labels[assign[keep]], terms = mt,
-       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(mm, "contrasts"))
-}
-
-# Standardization and group whitening in plain R, as the package spec defines them (the C++ core does
-# the same inside the Gram matrix): columns centred and scaled by their population sd (zero-variance
-# columns are constant and get 0), each group whitened by T_g = U_r diag(d_r^-1/2) from the
-# eigen-decomposition of Sigma_gg = Xs_g' Xs_g / n, keeping d_i > 1e-9 max(d).
+# Standardization and group whitening in plain R, as fgseq() defines them (the C++ core does the same
+# inside the Gram matrix), for grpreg's input and its end-of-path entry criterion: columns centred and
+# scaled by their population sd (zero-variance columns are constant and get 0), each group whitened by
+# T_g = U_r diag(d_r^-1/2) from the eigen-decomposition of Sigma_gg = Xs_g' Xs_g / n, keeping
+# d_i > 1e-9 max(d).
 whiten_groups_r <- function(x, group, labels) {
   n <- nrow(x)
   mu <- colMeans(x)
@@ -157,86 +132,18 @@ whiten_groups_r <- function(x, group, labels) {
   })
   z <- lapply(labels, function(g) if (is.null(t[[g]])) NULL else xs[, cols[[g]], drop = FALSE] %*% t[[g]])
   names(z) <- labels
-  list(xs = xs, mean = mu, scale = scale, constant = constant, cols = cols, t = t, z = z,
+  list(xs = xs, cols = cols, z = z,
        rank = vapply(t, function(m) if (is.null(m)) 0L else ncol(m), integer(1)))
 }
 
-# The path of a GIVEN sequence (indices into the group labels): every prefix refitted by the ridge solve
-# of the spec, R(S) = min_w 1/(2n) ||yc - Z_S w||^2 + lambda/2 ||w||^2 (least squares by a QR projection
-# at lambda = 0), mapped back to the original scale. Returns the pieces new_sequence_fit() assembles.
-refit_sequence <- function(wh, y, sequence, lambda) {
-  n <- length(y)
-  yc <- y - mean(y)
-  null_risk <- sum(yc^2) / (2 * n)
-  p <- length(wh$scale)
-  K <- length(sequence)
-  beta <- matrix(0, p, K + 1L)
-  risk <- c(null_risk, numeric(K))
-  for (k in seq_len(K)) {
-    S <- sequence[seq_len(k)]
-    z <- do.call(cbind, wh$z[S])
-    if (lambda == 0) {
-      q <- qr(z)
-      w <- qr.coef(q, yc)
-      w[is.na(w)] <- 0
-      resid <- qr.resid(q, yc)
-    } else {
-      w <- drop(solve(crossprod(z) / n + diag(lambda, ncol(z)), crossprod(z, yc) / n))
-      resid <- yc - drop(z %*% w)
-    }
-    risk[k + 1L] <- sum(resid^2) / (2 * n) + lambda / 2 * sum(w^2)
-    at <- 0L
-    for (g in S) {
-      j <- wh$cols[[g]]
-      r <- ncol(wh$t[[g]])
-      beta[j, k + 1L] <- drop(wh$t[[g]] %*% w[at + seq_len(r)]) / wh$scale[j]
-      at <- at + r
-    }
-  }
-  objective <- null_risk - risk
-  list(sequence = sequence, objective = objective, r2 = objective / null_risk,
-       score = rep(NA_real_, K), beta = beta, a0 = mean(y) - drop(crossprod(beta, wh$mean)),
-       rank = unname(wh$rank), null_risk = null_risk)
-}
-
 # An "fgseq" object for a given sequence of group labels (a prefix of the groups is allowed): the
-# path of fgseq() for that order. Used by sparse_sequence(); also a way to evaluate any order.
+# path fgseq() computes for that order (the core evaluates the order instead of selecting one).
 fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda = 1e-6) {
-  call <- match.call()
-  x <- check_x(x)
-  y <- check_y(y, nrow(x))
-  group <- check_group(group, x)
-  labels <- unique(group)
-  cost <- check_cost(cost, labels)
-  lambda <- check_lambda(lambda)
-  wh <- whiten_groups_r(x, group, labels)
-  idx <- match(as.character(sequence), labels)
-  if (anyNA(idx) || anyDuplicated(idx) || any(wh$rank[idx] == 0L)) {
-    abort("`sequence` must name distinct, non-constant groups of `group`.")
-  }
-  raw <- refit_sequence(wh, y, idx, lambda)
-  new_sequence_fit(raw, x_names = x_names(x), group = group, cost = cost, lambda = lambda, method = "fixed",
-                   label = "Given order", nobs = nrow(x), call = call)
-}
-
-# Assemble a Gaussian "fgseq" object (the fields fgseq() documents) from refit_sequence()'s result.
-new_sequence_fit <- function(raw, x_names, group, cost, lambda, method, label, nobs, call) {
-  labels <- names(cost)
-  sequence <- labels[raw$sequence]
-  K <- length(sequence)
-  steps <- paste0("step", 0:K)
-  group_cost <- c(0, unname(cost[sequence]))
-  path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
-                     cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
-                     score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
-  beta <- raw$beta
-  dimnames(beta) <- list(x_names, steps)
-  structure(list(sequence = sequence, path = path, beta = beta, a0 = stats::setNames(raw$a0, steps),
-                 group = stats::setNames(group, x_names), cost = cost,
-                 rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
-                 criterion = NA_character_, cost_sensitive = TRUE, family = "gaussian", label = label,
-                 nobs = nobs, null_risk = raw$null_risk, call = call),
-            class = "fgseq")
+  fit <- fit_sequence(x, y, group = group, cost = cost, lambda = lambda, order = sequence,
+                      max_steps = length(sequence), label = "Given order", call = match.call())
+  fit$method <- "fixed"
+  fit$criterion <- NA_character_
+  fit
 }
 
 # Run grpreg's cost-weighted group lasso on the standardized non-constant columns and find where each

@@ -438,3 +438,13 @@ check_grpreg <- function() {
   }
   invisible(TRUE)
 }
+
+# A given sequence of group labels (distinct, existing); returns 1-based indices into `labels`.
+check_order <- function(order, labels) {
+  idx <- match(as.character(order), labels)
+  if (anyNA(idx) || anyDuplicated(idx)) {
+    abort("`sequence` must name distinct groups of `group`; unknown or repeated: ",
+          paste(unique(as.character(order)[is.na(idx) | duplicated(idx)]), collapse = ", "), ".")
+  }
+  idx
+}

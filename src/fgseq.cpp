@@ -37,14 +37,15 @@ static fgseq::Family family_from(const std::string& s) {
 }
 
 // Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
-// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column.
+// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; order: 0-based groups
+// of a given sequence to evaluate, or empty to select greedily.
 // [[Rcpp::export(.fit_path)]]
 Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                         const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
                         const std::string& family, const std::string& method, const std::string& criterion,
                         const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps,
-                        double max_cost, double c_min) {
+                        double max_cost, double c_min, const std::vector<int>& order) {
   fgseq::Control ctl;
   ctl.method = method_from(method);
   ctl.criterion = criterion_from(criterion);
@@ -54,6 +55,7 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
   if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
   ctl.max_cost = max_cost;
   ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
+  for (int g : order) ctl.order.push_back(g);  // 0-based; empty: select greedily
   const fgseq::FitResult fit = fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost,
                                                family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); });
 

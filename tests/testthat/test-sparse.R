@@ -99,7 +99,7 @@ test_that("sparse_sequence() checks nlambda", {
 
 test_that("a given sequence must name distinct, non-constant groups", {
   expect_error(fgseq:::fixed_sequence_fit(sd1$x, sd1$y, sd1$group, sd1$cost, c("a", "a")),
-               "`sequence` must name distinct, non-constant groups of `group`")
+               "`sequence` must name distinct groups of `group`")
 })
 
 test_that("the formula method makes one group per term and predicts from new data frames", {

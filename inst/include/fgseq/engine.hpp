@@ -36,6 +36,7 @@ struct Control {
   double newton_tol = 1e-10;  // GLM: relative decrease of the risk that ends the Newton iterations
   double grad_tol = 1e-11;    // GLM: largest gradient entry of the risk at which a fit has converged
   int newton_max_iter = 100;
+  std::vector<Index> order;   // when not empty: evaluate this sequence of groups instead of selecting
 };
 
 // What a greedy run needs from a model family.
@@ -84,9 +85,34 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
   path.a.push_back(model.intercept());
   double total_cost = 0.0;
   const Index max_steps = std::min(ctl.max_steps, available);
+  auto take = [&](Index g, double s) {  // add g to the sequence and record the refitted model
+    model.add_group(g);
+    selected[g] = true;
+    total_cost += cost[g];
+    path.sequence.push_back(g);
+    path.score.push_back(s);
+    path.objective.push_back(model.objective());
+    path.r2.push_back(model.r2());
+    path.w.push_back(model.coef());
+    path.a.push_back(model.intercept());
+  };
   std::vector<double> score(static_cast<size_t>(G));
+  size_t next = 0;  // position in a given order
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
+    if (!ctl.order.empty()) {  // a given sequence: no selection, no score; constant groups skipped
+      for (; next < ctl.order.size(); ++next) {
+        const Index h = ctl.order[next];
+        if (h < 0 || h >= G || selected[h])
+          throw std::invalid_argument("greedy_path: the given order must name distinct groups");
+        if (model.selectable(h)) break;
+      }
+      if (next >= ctl.order.size()) break;
+      const Index g = ctl.order[next++];
+      if (total_cost + cost[g] > ctl.max_cost * fuzz) break;
+      take(g, std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     // candidates: every unselected group; Doubling (paper Algorithm 2) only those whose cost is at most
     // c_min (first step) or the cost so far, falling back to the remaining groups of least cost
     std::vector<bool> cand(static_cast<size_t>(G), false);
@@ -116,15 +142,7 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
       if (cand[h] && score[h] >= best - ctl.tie_tol * std::abs(best)) g = h;
     if (g < 0) break;
     if (total_cost + cost[g] > ctl.max_cost * fuzz) break;
-    model.add_group(g);
-    selected[g] = true;
-    total_cost += cost[g];
-    path.sequence.push_back(g);
-    path.score.push_back(score[g]);
-    path.objective.push_back(model.objective());
-    path.r2.push_back(model.r2());
-    path.w.push_back(model.coef());
-    path.a.push_back(model.intercept());
+    take(g, score[g]);
   }
   return path;
 }
