@@ -42,7 +42,7 @@ cpu <- if (file.exists("/proc/cpuinfo")) {
 cat("machine:", R.version.string, "|", si$running, "|", R.version$platform, "\n")
 cat("cpu:", cpu, "|", parallel::detectCores(), "cores\n")
 cat("BLAS:  ", si$BLAS, "\nLAPACK:", si$LAPACK, "\n")
-cat("fgseq", format(utils::packageVersion("fgseq")), "\n\n")
+cat("fgseq", format(utils::packageVersion("fgseq")), "| cross-product through:", fgseq:::gram_backend(), "\n\n")
 
 ## ---- data ----------------------------------------------------------------------
 set.seed(20260101)

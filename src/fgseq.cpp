@@ -1,6 +1,11 @@
 // Thin glue between R and the fgseq core: maps R memory without copying, turns option strings into
 // enums once, wires R's interrupt check into the core, and returns plain R lists.
+#define USE_FC_LEN_T
 #include <RcppEigen.h>
+#include <R_ext/BLAS.h>
+#ifndef FCONE
+#define FCONE
+#endif
 
 #include <fgseq/fgseq.hpp>
 
@@ -10,6 +15,16 @@
 // [[Rcpp::depends(RcppEigen)]]
 
 namespace {
+
+// gram (lower triangle) += block' block through the BLAS R is linked to (dsyrk).
+void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::MatrixXd>& block) {
+  const char uplo = 'L', trans = 'T';
+  const int n = static_cast<int>(block.cols()), k = static_cast<int>(block.rows());
+  const int lda = static_cast<int>(block.outerStride()), ldc = static_cast<int>(gram.outerStride());
+  const double one = 1.0;
+  if (n == 0 || k == 0) return;
+  F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
+}
 
 fgseq::Method method_from(const std::string& s) {
   if (s == "omp") return fgseq::Method::OMP;
@@ -38,14 +53,16 @@ static fgseq::Family family_from(const std::string& s) {
 
 // Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
 // or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; order: 0-based groups
-// of a given sequence to evaluate, or empty to select greedily.
+// of a given sequence to evaluate, or empty to select greedily; gram: "blas" forms the cross-product
+// with R's BLAS (dsyrk), "eigen" with Eigen.
 // [[Rcpp::export(.fit_path)]]
 Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                         const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
                         const std::string& family, const std::string& method, const std::string& criterion,
                         const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps,
-                        double max_cost, double c_min, const std::vector<int>& order) {
+                        double max_cost, double c_min, const std::vector<int>& order,
+                        const std::string& gram) {
   fgseq::Control ctl;
   ctl.method = method_from(method);
   ctl.criterion = criterion_from(criterion);
@@ -57,7 +74,9 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
   ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
   for (int g : order) ctl.order.push_back(g);  // 0-based; empty: select greedily
   const fgseq::FitResult fit = fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost,
-                                               family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); });
+                                               family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); },
+                                               gram == "blas" ? fgseq::RankUpdate(blas_rank_update)
+                                                              : fgseq::RankUpdate());
 
   std::vector<int> sequence;
   for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);

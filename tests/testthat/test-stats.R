@@ -26,3 +26,24 @@ test_that("chunked statistics agree with the unchunked ones when n spans many ch
   expect_equal(unname(fit$beta[, 3]), unname(ref$coefficients[-1]), tolerance = 1e-9)
   expect_equal(unname(fit$a0[3]), unname(ref$coefficients[1]), tolerance = 1e-9)
 })
+
+test_that("the cross-product through R's BLAS (dsyrk) equals Eigen's, weighted or not", {
+  set.seed(7)
+  x <- matrix(rnorm(500 * 12), 500, 12) + 3
+  y <- drop(x[, 1:4] %*% c(1, -1, 2, 0.5)) + rnorm(500)
+  w <- runif(500)
+  fits <- lapply(c("eigen", "blas"), function(g) {
+    withr_opt <- options(fgseq.gram = g)
+    on.exit(options(withr_opt))
+    list(plain = fgseq(x, y, group = rep(1:4, 3), method = "fr"),
+         weighted = fgseq(x, y, group = rep(1:4, 3), weights = w))
+  })
+  for (k in c("plain", "weighted")) {
+    expect_identical(fits[[1]][[k]]$sequence, fits[[2]][[k]]$sequence)
+    expect_equal(fits[[1]][[k]]$beta, fits[[2]][[k]]$beta, tolerance = 1e-12)
+    expect_equal(fits[[1]][[k]]$path$r2, fits[[2]][[k]]$path$r2, tolerance = 1e-12)
+  }
+  old <- options(fgseq.gram = "fast")
+  on.exit(options(old))
+  expect_error(fgseq(x, y), "option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\"")
+})

@@ -27,7 +27,8 @@ struct FitResult {
 inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const std::vector<double>& cost, Family family, const Control& ctl,
-                          const InterruptCheck& check_interrupt = InterruptCheck()) {
+                          const InterruptCheck& check_interrupt = InterruptCheck(),
+                          const RankUpdate& rank_update = RankUpdate()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
   const Index n = x.rows(), P = y.cols();
@@ -37,14 +38,14 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
   GramStats st;
   Whitened wh;
   if (family == Family::Gaussian || family == Family::MGaussian) {
-    st = gram_stats(x, y - off, weights, check_interrupt);
+    st = gram_stats(x, y - off, weights, check_interrupt, rank_update);
     wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
     GramModel model(wh, st, lay, ctl);
     out.null_risk = 0.5 * st.yy_total();
     out.path = greedy_path(model, cost, ctl, check_interrupt);
   } else {
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-    st = gram_stats(x, MatrixXd(n, 0), w, check_interrupt);
+    st = gram_stats(x, MatrixXd(n, 0), w, check_interrupt, rank_update);
     wh = whiten_groups(st, lay, ctl.rank_tol);
     GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
     out.path = greedy_path(model, cost, ctl, check_interrupt);

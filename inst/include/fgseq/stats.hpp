@@ -27,6 +27,10 @@ using Eigen::VectorXd;
 // Called between chunks and steps; may throw to abort (the R glue wires R's interrupt check).
 using InterruptCheck = std::function<void()>;
 
+// gram (lower triangle) += block' block, block a chunk of centred rows. Empty: Eigen's own symmetric
+// rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
+using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
+
 struct GramStats {
   Index n = 0;
   double weight_sum = 0.0;  // W = sum of the observation weights (n when unweighted)
@@ -59,7 +63,8 @@ inline Index chunk_rows(Index n, Index p) {
 // weights: n non-negative observation weights, or empty for all 1.
 inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
                             const Eigen::Ref<const VectorXd>& weights,
-                            const InterruptCheck& check_interrupt = InterruptCheck()) {
+                            const InterruptCheck& check_interrupt = InterruptCheck(),
+                            const RankUpdate& rank_update = RankUpdate()) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
   if (y.rows() != n) throw std::invalid_argument("gram_stats: y must have one row per row of x");
   if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
@@ -96,7 +101,8 @@ inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Re
       b = sw.asDiagonal() * b;
       yb = sw.asDiagonal() * yb;
     }
-    gram.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
+    if (rank_update) rank_update(gram, b);
+    else gram.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
     if (P > 0) {
       xy.noalias() += b.transpose() * yb;
       yy += yb.colwise().squaredNorm().transpose();
