@@ -30,6 +30,7 @@ print.fgseq <- function(x, digits = 4, ...) {
   cat(method_label(x), " sequence", family, ": ", length(x$sequence), " of ", length(x$cost), " groups, ",
       x$nobs, " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
   if (nzchar(family)) cat("r2: fraction of the null deviance explained\n\n")
+  if (isTRUE(x$partial)) cat("Partial: `max_time` was spent before the selection ended.\n\n")
   tab <- x$path[, c("step", "group", "group_cost", "cost", "r2")]
   tab$group[1] <- "(intercept only)"
   tab$group_cost <- signif(tab$group_cost, digits)

@@ -84,6 +84,10 @@
 #' @param max_steps Positive whole number (or `Inf`): the most groups to select.
 #' @param c_min Positive number (cost units), Doubling only: the most the first group may cost.
 #'   `NULL` means the smallest group cost.
+#' @param max_time Positive number of seconds, or `Inf`: the fit stops selecting when this much time
+#'   has passed since it started (the statistics pass included) and returns the sequence learned so far,
+#'   marked `partial = TRUE`: training is anytime too. Checked between steps.
+#' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param family One of `"gaussian"`, `"binomial"`, `"multinomial"`, `"poisson"`, `"mgaussian"`; see
 #'   the section Families.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights (as in [stats::glm()]:
@@ -110,6 +114,7 @@
 #' * for multinomial and mgaussian fits, `beta` is a list of such matrices, one per class or response
 #'   column, and `a0` a `P x (K + 1)` matrix;
 #' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family`, `fr_gain`, `nobs`, `call`;
+#' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
 #'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
 #' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
@@ -118,7 +123,7 @@
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
 #' or Inf; when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
 #' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
-#' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps` or `c_min` are out of
+#' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
 #' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
@@ -152,11 +157,13 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           lambda = 1e-6, criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
                           family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
-                          max_cost = Inf, max_steps = Inf, c_min = NULL, ...) {
+                          max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
+                          ...) {
   fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
                criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = match.arg(family),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
-               max_steps = max_steps, c_min = c_min, call = match.call())
+               max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
+               call = match.call())
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
@@ -164,8 +171,8 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 # one; `label` names such a fit in print() and plots.
 fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda = 1e-6, criterion = "whitened",
                          cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
-                         fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, order = NULL,
-                         label = NULL, call = NULL) {
+                         fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
+                         progress = FALSE, order = NULL, label = NULL, call = NULL) {
   x <- check_x(x)
   n <- nrow(x)
   response <- check_response(y, family, n)
@@ -180,11 +187,18 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
   max_steps <- check_max_steps(max_steps)
   c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
   order_index <- if (is.null(order)) integer(0) else check_order(order, labels) - 1L
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  progress <- check_flag(progress, "progress")
+  report <- NULL
+  if (progress) {
+    bar <- cli::cli_progress_bar("Sequencing groups", total = NA)
+    report <- function(done, total) cli::cli_progress_update(id = bar, set = done, total = total)
+  }
 
   group_index <- match(group, labels) - 1L
   raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
                    length(labels), unname(cost), family, method, criterion, fr_gain, cost_sensitive, lambda,
-                   max_steps, max_cost, c_min, order_index, gram_backend())
+                   max_steps, max_cost, c_min, order_index, gram_backend(), max_time, report)
   names_x <- x_names(x)
   report_constant(stats::setNames(raw$constant, names_x), group, labels)
   if (!raw$converged) {
@@ -197,6 +211,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
                    criterion = criterion, cost_sensitive = cost_sensitive, family = family, response = response,
                    has_offset = !is.null(offset), fr_gain = fr_gain, nobs = n, call = call)
   fit$label <- label
+  fit$partial <- raw$partial
   fit
 }
 

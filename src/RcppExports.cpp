@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // fit_path_cpp
-Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const std::string& method, const std::string& criterion, const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps, double max_cost, double c_min, const std::vector<int>& order, const std::string& gram);
-RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP methodSEXP, SEXP criterionSEXP, SEXP fr_gainSEXP, SEXP cost_sensitiveSEXP, SEXP lambdaSEXP, SEXP max_stepsSEXP, SEXP max_costSEXP, SEXP c_minSEXP, SEXP orderSEXP, SEXP gramSEXP) {
+Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const std::string& method, const std::string& criterion, const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps, double max_cost, double c_min, const std::vector<int>& order, const std::string& gram, double max_time, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP methodSEXP, SEXP criterionSEXP, SEXP fr_gainSEXP, SEXP cost_sensitiveSEXP, SEXP lambdaSEXP, SEXP max_stepsSEXP, SEXP max_costSEXP, SEXP c_minSEXP, SEXP orderSEXP, SEXP gramSEXP, SEXP max_timeSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -35,7 +35,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type c_min(c_minSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type order(orderSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
-    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, order, gram));
+    Rcpp::traits::input_parameter< double >::type max_time(max_timeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, order, gram, max_time, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -52,7 +54,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 18},
+    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 20},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {NULL, NULL, 0}
 };

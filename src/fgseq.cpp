@@ -54,7 +54,8 @@ static fgseq::Family family_from(const std::string& s) {
 // Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
 // or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; order: 0-based groups
 // of a given sequence to evaluate, or empty to select greedily; gram: "blas" forms the cross-product
-// with R's BLAS (dsyrk), "eigen" with Eigen.
+// with R's BLAS (dsyrk), "eigen" with Eigen; max_time: seconds (Inf: none); progress: NULL or an R
+// function(done, total) called after each step.
 // [[Rcpp::export(.fit_path)]]
 Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
@@ -62,7 +63,7 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
                         const std::string& family, const std::string& method, const std::string& criterion,
                         const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps,
                         double max_cost, double c_min, const std::vector<int>& order,
-                        const std::string& gram) {
+                        const std::string& gram, double max_time, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Control ctl;
   ctl.method = method_from(method);
   ctl.criterion = criterion_from(criterion);
@@ -73,10 +74,17 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
   ctl.max_cost = max_cost;
   ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
   for (int g : order) ctl.order.push_back(g);  // 0-based; empty: select greedily
+  ctl.max_time = max_time;
+  fgseq::ProgressCallback report;
+  if (progress.isNotNull()) {
+    Rcpp::Function f(progress);
+    report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
+  }
   const fgseq::FitResult fit = fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost,
                                                family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); },
                                                gram == "blas" ? fgseq::RankUpdate(blas_rank_update)
-                                                              : fgseq::RankUpdate());
+                                                              : fgseq::RankUpdate(),
+                                               report);
 
   std::vector<int> sequence;
   for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);
@@ -91,7 +99,7 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
       Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.path.r2,
       Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
       Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
-      Rcpp::Named("converged") = fit.converged);
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial);
 }
 
 // 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.

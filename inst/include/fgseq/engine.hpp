@@ -6,7 +6,9 @@
 #define FGSEQ_ENGINE_HPP
 
 #include <Eigen/Dense>
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -37,7 +39,11 @@ struct Control {
   double grad_tol = 1e-11;    // GLM: largest gradient entry of the risk at which a fit has converged
   int newton_max_iter = 100;
   std::vector<Index> order;   // when not empty: evaluate this sequence of groups instead of selecting
+  double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
 };
+
+// Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
+using ProgressCallback = std::function<void(Index, Index)>;
 
 // What a greedy run needs from a model family.
 class SelectionModel {
@@ -61,10 +67,13 @@ struct Path {
   std::vector<double> r2;         // r2 after steps 0..K (K+1)
   std::vector<MatrixXd> w;        // whitened coefficients after steps 0..K, q x P each
   std::vector<VectorXd> a;        // intercepts (centred coordinates) after steps 0..K
+  bool partial = false;           // stopped because max_time was spent
 };
 
 inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, const Control& ctl,
-                        const InterruptCheck& check_interrupt = InterruptCheck()) {
+                        const InterruptCheck& check_interrupt = InterruptCheck(),
+                        const ProgressCallback& progress = ProgressCallback()) {
+  const auto started = std::chrono::steady_clock::now();
   const Index G = model.n_groups();
   if (static_cast<Index>(cost.size()) != G) throw std::invalid_argument("greedy_path: one cost per group is needed");
   std::vector<bool> selected(static_cast<size_t>(G), false);
@@ -100,6 +109,12 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
   size_t next = 0;  // position in a given order
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
+    if (progress) progress(step, max_steps);
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+    if (spent.count() >= ctl.max_time) {  // training is anytime too: keep the sequence learned so far
+      path.partial = true;
+      break;
+    }
     if (!ctl.order.empty()) {  // a given sequence: no selection, no score; constant groups skipped
       for (; next < ctl.order.size(); ++next) {
         const Index h = ctl.order[next];
@@ -144,6 +159,7 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
     if (total_cost + cost[g] > ctl.max_cost * fuzz) break;
     take(g, score[g]);
   }
+  if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);
   return path;
 }
 

@@ -2,6 +2,7 @@
 #ifndef FGSEQ_FIT_HPP
 #define FGSEQ_FIT_HPP
 
+#include <chrono>
 #include <vector>
 
 #include "engine.hpp"
@@ -28,27 +29,36 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const std::vector<double>& cost, Family family, const Control& ctl,
                           const InterruptCheck& check_interrupt = InterruptCheck(),
-                          const RankUpdate& rank_update = RankUpdate()) {
+                          const RankUpdate& rank_update = RankUpdate(),
+                          const ProgressCallback& progress = ProgressCallback()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
+  const auto started = std::chrono::steady_clock::now();
   const Index n = x.rows(), P = y.cols();
   const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
   FitResult out;
   GramStats st;
   Whitened wh;
+  // max_time counts from the start of the fit: the selection gets what the statistics left
+  auto selection_control = [&] {
+    Control c = ctl;
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+    c.max_time = ctl.max_time - spent.count();
+    return c;
+  };
   if (family == Family::Gaussian || family == Family::MGaussian) {
     st = gram_stats(x, y - off, weights, check_interrupt, rank_update);
     wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
     GramModel model(wh, st, lay, ctl);
     out.null_risk = 0.5 * st.yy_total();
-    out.path = greedy_path(model, cost, ctl, check_interrupt);
+    out.path = greedy_path(model, cost, selection_control(), check_interrupt, progress);
   } else {
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
     st = gram_stats(x, MatrixXd(n, 0), w, check_interrupt, rank_update);
     wh = whiten_groups(st, lay, ctl.rank_tol);
     GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
-    out.path = greedy_path(model, cost, ctl, check_interrupt);
+    out.path = greedy_path(model, cost, selection_control(), check_interrupt, progress);
     out.converged = model.converged();
     out.null_risk = model.null_risk();
   }

@@ -1,0 +1,29 @@
+# Training is anytime too: max_time stops the selection and keeps the sequence learned so far.
+
+test_that("max_time returns a prefix of the full sequence, marked partial", {
+  set.seed(3)
+  n <- 400
+  x <- matrix(rnorm(n * 60), n, 60)
+  y <- drop(x %*% rnorm(60)) + rnorm(n)
+  group <- rep(1:30, each = 2)
+  full <- fgseq(x, y, group = group, method = "fr")
+  expect_false(full$partial)
+  short <- fgseq(x, y, group = group, method = "fr", max_time = 1e-9)
+  expect_true(short$partial)
+  K <- length(short$sequence)
+  expect_lt(K, length(full$sequence))
+  expect_identical(short$sequence, full$sequence[seq_len(K)])
+  expect_equal(short$path$r2, full$path$r2[seq_len(K + 1)])
+  expect_match(paste(capture.output(print(short)), collapse = "\n"), "Partial: `max_time` was spent")
+  glm_short <- fgseq(x, y > 0, group = group, family = "binomial", max_time = 1e-9)
+  expect_true(glm_short$partial)
+  expect_error(fgseq(x, y, max_time = 0), "`max_time` must be a single number > 0")
+})
+
+test_that("a progress bar does not change the fit", {
+  set.seed(4)
+  x <- matrix(rnorm(200 * 8), 200, 8)
+  y <- x[, 1] - x[, 5] + rnorm(200)
+  expect_equal(fgseq(x, y, progress = TRUE)$beta, fgseq(x, y)$beta)
+  expect_error(fgseq(x, y, progress = "yes"), "`progress` must be TRUE or FALSE")
+})
