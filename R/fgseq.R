@@ -181,35 +181,31 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
   group <- check_group(group, x)
   labels <- unique(group)
   cost <- check_cost(cost, labels)
-  lambda <- check_lambda(lambda)
-  cost_sensitive <- check_flag(cost_sensitive, "cost_sensitive")
-  max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
-  max_steps <- check_max_steps(max_steps)
-  c_min <- if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE)
-  order_index <- if (is.null(order)) integer(0) else check_order(order, labels) - 1L
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
-  progress <- check_flag(progress, "progress")
-  report <- NULL
-  if (progress) {
-    bar <- cli::cli_progress_bar("Sequencing groups", total = NA)
-    report <- function(done, total) cli::cli_progress_update(id = bar, set = done, total = total)
-  }
+  control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
+                         max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L)
+  report <- progress_reporter(progress)
 
   group_index <- match(group, labels) - 1L
   raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
-                   length(labels), unname(cost), family, method, criterion, fr_gain, cost_sensitive, lambda,
-                   max_steps, max_cost, c_min, order_index, gram_backend(), max_time, report)
-  names_x <- x_names(x)
-  report_constant(stats::setNames(raw$constant, names_x), group, labels)
+                   length(labels), unname(cost), family, control, report)
+  finish_fit(raw, names_x = x_names(x), group = group, cost = cost, control = control, method = method,
+             criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
+             fr_gain = fr_gain, nobs = n, call = call, label = label)
+}
+
+# Warnings about the core's result, then the "fgseq" object.
+finish_fit <- function(raw, names_x, group, cost, control, method, criterion, family, response, has_offset,
+                       fr_gain, nobs, call, label = NULL) {
+  report_constant(stats::setNames(raw$constant, names_x), group, names(cost))
   if (!raw$converged) {
     warning("the Newton solver did not converge at every step: the data are separable, or nearly so ",
-            "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(lambda), "), or the ",
-            "iteration limit was reached; the coefficients are finite but may be very large. ",
+            "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(control$lambda),
+            "), or the iteration limit was reached; the coefficients are finite but may be very large. ",
             "A positive `lambda` keeps them bounded.", call. = FALSE)
   }
-  fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = lambda, method = method,
-                   criterion = criterion, cost_sensitive = cost_sensitive, family = family, response = response,
-                   has_offset = !is.null(offset), fr_gain = fr_gain, nobs = n, call = call)
+  fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = control$lambda, method = method,
+                   criterion = criterion, cost_sensitive = control$cost_sensitive, family = family,
+                   response = response, has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call)
   fit$label <- label
   fit$partial <- raw$partial
   fit
@@ -250,6 +246,25 @@ formula_design <- function(formula, data) {
   keep <- assign > 0L
   list(x = mm[, keep, drop = FALSE], y = stats::model.response(mf), group = labels[assign[keep]], terms = mt,
        xlevels = stats::.getXlevels(mt, mf), contrasts = attr(mm, "contrasts"))
+}
+
+# The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
+fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
+                        order = integer(0)) {
+  list(method = method, criterion = criterion, fr_gain = fr_gain,
+       cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_lambda(lambda),
+       max_steps = check_max_steps(max_steps),
+       max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
+       c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
+       max_time = check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE),
+       order = as.integer(order), gram = gram_backend())
+}
+
+# NULL, or a function(done, total) that moves a cli progress bar (closed when the caller returns).
+progress_reporter <- function(progress, .envir = parent.frame()) {
+  if (!check_flag(progress, "progress")) return(NULL)
+  bar <- cli::cli_progress_bar("Sequencing groups", total = NA, .envir = .envir)
+  function(done, total) cli::cli_progress_update(id = bar, set = done, total = total, .envir = .envir)
 }
 
 # Which code forms the cross-product of x (the one pass over the data): R's BLAS (dsyrk) when R is

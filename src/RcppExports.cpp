@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // fit_path_cpp
-Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const std::string& method, const std::string& criterion, const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps, double max_cost, double c_min, const std::vector<int>& order, const std::string& gram, double max_time, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP methodSEXP, SEXP criterionSEXP, SEXP fr_gainSEXP, SEXP cost_sensitiveSEXP, SEXP lambdaSEXP, SEXP max_stepsSEXP, SEXP max_costSEXP, SEXP c_minSEXP, SEXP orderSEXP, SEXP gramSEXP, SEXP max_timeSEXP, SEXP progressSEXP) {
+Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -25,19 +25,51 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
     Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type criterion(criterionSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type fr_gain(fr_gainSEXP);
-    Rcpp::traits::input_parameter< bool >::type cost_sensitive(cost_sensitiveSEXP);
-    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
-    Rcpp::traits::input_parameter< double >::type max_steps(max_stepsSEXP);
-    Rcpp::traits::input_parameter< double >::type max_cost(max_costSEXP);
-    Rcpp::traits::input_parameter< double >::type c_min(c_minSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type order(orderSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
-    Rcpp::traits::input_parameter< double >::type max_time(max_timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, order, gram, max_time, progress));
+    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, control, progress));
+    return rcpp_result_gen;
+END_RCPP
+}
+// moments_cpp
+Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram);
+RcppExport SEXP _fgseq_moments_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP gramSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(moments_cpp(x, y, weights, gram));
+    return rcpp_result_gen;
+END_RCPP
+}
+// merge_moments_cpp
+Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
+RcppExport SEXP _fgseq_merge_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(merge_moments_cpp(a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fit_moments_cpp
+Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_fit_moments_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(fit_moments_cpp(moments, group_of, n_groups, cost, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -54,7 +86,10 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 20},
+    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
+    {"_fgseq_moments_cpp", (DL_FUNC) &_fgseq_moments_cpp, 4},
+    {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
+    {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {NULL, NULL, 0}
 };

@@ -40,52 +40,21 @@ fgseq::Criterion criterion_from(const std::string& s) {
   Rcpp::stop("unknown criterion '%s'", s);
 }
 
-}  // namespace
-
-static fgseq::Family family_from(const std::string& s) {
-  if (s == "gaussian") return fgseq::Family::Gaussian;
-  if (s == "mgaussian") return fgseq::Family::MGaussian;
-  if (s == "binomial") return fgseq::Family::Binomial;
-  if (s == "poisson") return fgseq::Family::Poisson;
-  if (s == "multinomial") return fgseq::Family::Multinomial;
-  Rcpp::stop("unknown family '%s'", s);
-}
-
-// Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
-// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; order: 0-based groups
-// of a given sequence to evaluate, or empty to select greedily; gram: "blas" forms the cross-product
-// with R's BLAS (dsyrk), "eigen" with Eigen; max_time: seconds (Inf: none); progress: NULL or an R
-// function(done, total) called after each step.
-// [[Rcpp::export(.fit_path)]]
-Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
-                        const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
-                        const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
-                        const std::string& family, const std::string& method, const std::string& criterion,
-                        const std::string& fr_gain, bool cost_sensitive, double lambda, double max_steps,
-                        double max_cost, double c_min, const std::vector<int>& order,
-                        const std::string& gram, double max_time, Rcpp::Nullable<Rcpp::Function> progress) {
-  fgseq::Control ctl;
-  ctl.method = method_from(method);
-  ctl.criterion = criterion_from(criterion);
-  ctl.fr_gain = fr_gain == "quadratic" ? fgseq::FrGain::Quadratic : fgseq::FrGain::Exact;
-  ctl.cost_sensitive = cost_sensitive;
-  ctl.lambda = lambda;
-  if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
-  ctl.max_cost = max_cost;
-  ctl.c_min = c_min;  // NA_real_ is a NaN: the default rule
-  for (int g : order) ctl.order.push_back(g);  // 0-based; empty: select greedily
-  ctl.max_time = max_time;
-  fgseq::ProgressCallback report;
+fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
+  fgseq::Services svc;
+  svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
+  if (gram == "blas") svc.rank_update = blas_rank_update;
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);
-    report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
+    svc.progress = [f](Eigen::Index done, Eigen::Index total) {
+      f(static_cast<double>(done), static_cast<double>(total));
+    };
   }
-  const fgseq::FitResult fit = fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost,
-                                               family_from(family), ctl, [] { Rcpp::checkUserInterrupt(); },
-                                               gram == "blas" ? fgseq::RankUpdate(blas_rank_update)
-                                                              : fgseq::RankUpdate(),
-                                               report);
+  return svc;
+}
 
+// The R list of a fitted path.
+Rcpp::List result_list(const fgseq::FitResult& fit) {
   std::vector<int> sequence;
   for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);
   std::vector<int> rank;
@@ -100,6 +69,95 @@ Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<E
       Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
       Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
       Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial);
+}
+
+
+
+
+fgseq::Family family_from(const std::string& s) {
+  if (s == "gaussian") return fgseq::Family::Gaussian;
+  if (s == "mgaussian") return fgseq::Family::MGaussian;
+  if (s == "binomial") return fgseq::Family::Binomial;
+  if (s == "poisson") return fgseq::Family::Poisson;
+  if (s == "multinomial") return fgseq::Family::Multinomial;
+  Rcpp::stop("unknown family '%s'", s);
+}
+
+// The options of a fit, from the named list R builds once (fit_control() in R/fgseq.R).
+fgseq::Control control_from(const Rcpp::List& opt) {
+  fgseq::Control ctl;
+  ctl.method = method_from(Rcpp::as<std::string>(opt["method"]));
+  ctl.criterion = criterion_from(Rcpp::as<std::string>(opt["criterion"]));
+  ctl.fr_gain = Rcpp::as<std::string>(opt["fr_gain"]) == "quadratic" ? fgseq::FrGain::Quadratic
+                                                                       : fgseq::FrGain::Exact;
+  ctl.cost_sensitive = Rcpp::as<bool>(opt["cost_sensitive"]);
+  ctl.lambda = Rcpp::as<double>(opt["lambda"]);
+  const double max_steps = Rcpp::as<double>(opt["max_steps"]);
+  if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
+  ctl.max_cost = Rcpp::as<double>(opt["max_cost"]);
+  ctl.c_min = Rcpp::as<double>(opt["c_min"]);  // NA_real_ is a NaN: the default rule
+  for (int g : Rcpp::as<std::vector<int>>(opt["order"])) ctl.order.push_back(g);  // 0-based; empty: greedy
+  ctl.max_time = Rcpp::as<double>(opt["max_time"]);
+  return ctl;
+}
+
+fgseq::Moments moments_from(const Rcpp::List& m) {
+  fgseq::Moments out;
+  out.n = static_cast<Eigen::Index>(Rcpp::as<double>(m["n"]));
+  out.weight_sum = Rcpp::as<double>(m["weight_sum"]);
+  out.mean = Rcpp::as<Eigen::VectorXd>(m["mean"]);
+  out.y_mean = Rcpp::as<Eigen::VectorXd>(m["y_mean"]);
+  out.xx = Rcpp::as<Eigen::MatrixXd>(m["xx"]);
+  out.xy = Rcpp::as<Eigen::MatrixXd>(m["xy"]);
+  out.yy = Rcpp::as<Eigen::VectorXd>(m["yy"]);
+  return out;
+}
+
+Rcpp::List moments_list(const fgseq::Moments& m) {
+  return Rcpp::List::create(Rcpp::Named("n") = static_cast<double>(m.n), Rcpp::Named("weight_sum") = m.weight_sum,
+                            Rcpp::Named("mean") = m.mean, Rcpp::Named("y_mean") = m.y_mean,
+                            Rcpp::Named("xx") = m.xx, Rcpp::Named("xy") = m.xy, Rcpp::Named("yy") = m.yy);
+}
+
+}  // namespace
+
+// Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
+// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; control: the named
+// list of options (its `order`: 0-based groups of a given sequence, or empty to select greedily;
+// `gram`: "blas" forms the cross-product with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
+// progress: NULL or an R function(done, total) called after each step.
+// [[Rcpp::export(.fit_path)]]
+Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                        const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
+                        const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                        const std::string& family, const Rcpp::List& control,
+                        Rcpp::Nullable<Rcpp::Function> progress) {
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  return result_list(fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost, family_from(family),
+                                     control_from(control), svc));
+}
+
+// Centred moments of x (n x p) and y (n x P) with optional weights: the statistics of one chunk of rows.
+// [[Rcpp::export(.moments)]]
+Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                       const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram) {
+  const fgseq::Services svc = services(gram, R_NilValue);
+  return moments_list(fgseq::centred_moments(x, y, weights, svc.check_interrupt, svc.rank_update));
+}
+
+// The moments of the union of two chunks of rows.
+// [[Rcpp::export(.merge_moments)]]
+Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b) {
+  return moments_list(fgseq::merge_moments(moments_from(a), moments_from(b)));
+}
+
+// The Gaussian fit from moments (see .fit_path for the other arguments).
+// [[Rcpp::export(.fit_moments)]]
+Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
+                           const std::vector<double>& cost, const Rcpp::List& control,
+                           Rcpp::Nullable<Rcpp::Function> progress) {
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  return result_list(fgseq::fit_moments(moments_from(moments), group_of, n_groups, cost, control_from(control), svc));
 }
 
 // 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.

@@ -22,50 +22,80 @@ struct FitResult {
   bool converged = true;        // every Newton solve converged (GLM families)
 };
 
+// Services a fit may use: R's interrupt check, a BLAS rank update, a progress bar.
+struct Services {
+  InterruptCheck check_interrupt;
+  RankUpdate rank_update;
+  ProgressCallback progress;
+};
+
+namespace detail {
+using Clock = std::chrono::steady_clock;
+
+// max_time counts from the start of the fit: the selection gets what the statistics pass left
+inline Control selection_control(const Control& ctl, Clock::time_point started) {
+  Control c = ctl;
+  const std::chrono::duration<double> spent = Clock::now() - started;
+  c.max_time = ctl.max_time - spent.count();
+  return c;
+}
+
+// The linear engine on standardized statistics (gaussian and mgaussian).
+inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const std::vector<double>& cost,
+                          const Control& ctl, Clock::time_point started, const Services& svc) {
+  FitResult out;
+  const Whitened wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
+  GramModel model(wh, st, lay, ctl);
+  out.null_risk = 0.5 * st.yy_total();
+  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  original_scale(out.path, wh, st, lay, out.beta, out.a0);
+  out.constant = st.constant;
+  out.rank = wh.rank;
+  return out;
+}
+}  // namespace detail
+
 // x: n x p; y: n x P (Gaussian, multi-response Gaussian: the responses; binomial: one 0/1 column;
 // Poisson: one column of counts; multinomial: one indicator column per class); weights: n (or empty);
 // offset: n x P (or empty).
 inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const std::vector<double>& cost, Family family, const Control& ctl,
-                          const InterruptCheck& check_interrupt = InterruptCheck(),
-                          const RankUpdate& rank_update = RankUpdate(),
-                          const ProgressCallback& progress = ProgressCallback()) {
+                          const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = detail::Clock::now();
   const Index n = x.rows(), P = y.cols();
   const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
-  FitResult out;
-  GramStats st;
-  Whitened wh;
-  // max_time counts from the start of the fit: the selection gets what the statistics left
-  auto selection_control = [&] {
-    Control c = ctl;
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
-    c.max_time = ctl.max_time - spent.count();
-    return c;
-  };
   if (family == Family::Gaussian || family == Family::MGaussian) {
-    st = gram_stats(x, y - off, weights, check_interrupt, rank_update);
-    wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
-    GramModel model(wh, st, lay, ctl);
-    out.null_risk = 0.5 * st.yy_total();
-    out.path = greedy_path(model, cost, selection_control(), check_interrupt, progress);
-  } else {
-    const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-    st = gram_stats(x, MatrixXd(n, 0), w, check_interrupt, rank_update);
-    wh = whiten_groups(st, lay, ctl.rank_tol);
-    GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
-    out.path = greedy_path(model, cost, selection_control(), check_interrupt, progress);
-    out.converged = model.converged();
-    out.null_risk = model.null_risk();
+    const GramStats st = gram_stats(x, y - off, weights, svc.check_interrupt, svc.rank_update);
+    return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
+  FitResult out;
+  const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
+  const GramStats st = gram_stats(x, MatrixXd(n, 0), w, svc.check_interrupt, svc.rank_update);
+  const Whitened wh = whiten_groups(st, lay, ctl.rank_tol);
+  GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
+  out.path = greedy_path(model, cost, detail::selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  out.converged = model.converged();
+  out.null_risk = model.null_risk();
   original_scale(out.path, wh, st, lay, out.beta, out.a0);
   out.constant = st.constant;
   out.rank = wh.rank;
   return out;
+}
+
+// The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path
+// as fit_path() on the rows themselves, without them.
+inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of, int n_groups,
+                             const std::vector<double>& cost, const Control& ctl,
+                             const Services& svc = Services()) {
+  if (static_cast<Index>(group_of.size()) != m.mean.size())
+    throw std::invalid_argument("fit_moments: one group per column is needed");
+  const auto started = detail::Clock::now();
+  const GroupLayout lay = make_layout(group_of, n_groups);
+  return detail::fit_gram(standardize(m), lay, cost, ctl, started, svc);
 }
 
 }  // namespace fgseq

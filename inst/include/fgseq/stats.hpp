@@ -59,33 +59,44 @@ inline Index chunk_rows(Index n, Index p) {
   return std::min(rows, n);
 }
 
+// Centred moments of one data set (or of several, merged): everything the Gaussian engine needs, in a
+// form that adds across chunks of rows (Chan, Golub & LeVeque's pairwise update).
+struct Moments {
+  Index n = 0;               // rows
+  double weight_sum = 0.0;   // W
+  VectorXd mean;             // weighted column means of x (p)
+  VectorXd y_mean;           // weighted means of y (P)
+  MatrixXd xx;               // sum_i w_i (x_i - mean)(x_i - mean)', p x p
+  MatrixXd xy;               // sum_i w_i (x_i - mean)(y_i - y_mean)', p x P
+  VectorXd yy;               // sum_i w_i (y_i - y_mean)^2 (P)
+};
+
 // x: n x p; y: n x P responses (P may be 0 when only the statistics of x are needed);
 // weights: n non-negative observation weights, or empty for all 1.
-inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
-                            const Eigen::Ref<const VectorXd>& weights,
-                            const InterruptCheck& check_interrupt = InterruptCheck(),
-                            const RankUpdate& rank_update = RankUpdate()) {
+inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                               const Eigen::Ref<const VectorXd>& weights,
+                               const InterruptCheck& check_interrupt = InterruptCheck(),
+                               const RankUpdate& rank_update = RankUpdate()) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
-  if (y.rows() != n) throw std::invalid_argument("gram_stats: y must have one row per row of x");
-  if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
+  if (y.rows() != n) throw std::invalid_argument("centred_moments: y must have one row per row of x");
+  if (n < 1) throw std::invalid_argument("centred_moments: at least 1 row is needed");
   const bool weighted = weights.size() > 0;
-  if (weighted && weights.size() != n) throw std::invalid_argument("gram_stats: one weight per row is needed");
-  GramStats st;
-  st.n = n;
-  st.weight_sum = weighted ? weights.sum() : static_cast<double>(n);
-  if (!(st.weight_sum > 0)) throw std::invalid_argument("gram_stats: the weights must not all be zero");
-  const double W = st.weight_sum;
+  if (weighted && weights.size() != n) throw std::invalid_argument("centred_moments: one weight per row is needed");
+  Moments m;
+  m.n = n;
+  m.weight_sum = weighted ? weights.sum() : static_cast<double>(n);
+  if (!(m.weight_sum > 0)) throw std::invalid_argument("centred_moments: the weights must not all be zero");
+  const double W = m.weight_sum;
   if (weighted) {
-    st.mean.noalias() = x.transpose() * weights / W;
-    st.y_mean.noalias() = y.transpose() * weights / W;
+    m.mean.noalias() = x.transpose() * weights / W;
+    m.y_mean.noalias() = y.transpose() * weights / W;
   } else {
-    st.mean = x.colwise().sum().transpose() / W;
-    st.y_mean = y.colwise().sum().transpose() / W;
+    m.mean = x.colwise().sum().transpose() / W;
+    m.y_mean = y.colwise().sum().transpose() / W;
   }
-
-  MatrixXd gram = MatrixXd::Zero(p, p);  // lower triangle filled by rankUpdate
-  MatrixXd xy = MatrixXd::Zero(p, P);
-  VectorXd yy = VectorXd::Zero(P);
+  m.xx = MatrixXd::Zero(p, p);  // lower triangle filled by the rank updates
+  m.xy = MatrixXd::Zero(p, P);
+  m.yy = VectorXd::Zero(P);
   const Index step = chunk_rows(n, p);
   MatrixXd buf(step, p), ybuf(step, P);
   for (Index start = 0; start < n; start += step) {
@@ -93,29 +104,60 @@ inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Re
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
     b.noalias() = x.middleRows(start, rows);
-    b.rowwise() -= st.mean.transpose();
+    b.rowwise() -= m.mean.transpose();
     yb.noalias() = y.middleRows(start, rows);
-    yb.rowwise() -= st.y_mean.transpose();
+    yb.rowwise() -= m.y_mean.transpose();
     if (weighted) {
       const VectorXd sw = weights.segment(start, rows).cwiseSqrt();
       b = sw.asDiagonal() * b;
       yb = sw.asDiagonal() * yb;
     }
-    if (rank_update) rank_update(gram, b);
-    else gram.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
+    if (rank_update) rank_update(m.xx, b);
+    else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
     if (P > 0) {
-      xy.noalias() += b.transpose() * yb;
-      yy += yb.colwise().squaredNorm().transpose();
+      m.xy.noalias() += b.transpose() * yb;
+      m.yy += yb.colwise().squaredNorm().transpose();
     }
     if (check_interrupt) check_interrupt();
   }
-  gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();
+  m.xx.triangularView<Eigen::StrictlyUpper>() = m.xx.transpose();
+  return m;
+}
 
-  st.yy = yy / W;
+// The moments of the union of two sets of rows (pairwise update: exact, no cancellation of large means).
+inline Moments merge_moments(const Moments& a, const Moments& b) {
+  if (a.mean.size() != b.mean.size() || a.y_mean.size() != b.y_mean.size())
+    throw std::invalid_argument("merge_moments: the two sets have different columns");
+  Moments m;
+  m.n = a.n + b.n;
+  m.weight_sum = a.weight_sum + b.weight_sum;
+  const double f = a.weight_sum * b.weight_sum / m.weight_sum;
+  const VectorXd d = b.mean - a.mean, dy = b.y_mean - a.y_mean;
+  m.mean = a.mean + d * (b.weight_sum / m.weight_sum);
+  m.y_mean = a.y_mean + dy * (b.weight_sum / m.weight_sum);
+  m.xx = a.xx + b.xx;
+  m.xx.noalias() += f * d * d.transpose();
+  m.xy = a.xy + b.xy;
+  m.xy.noalias() += f * d * dy.transpose();
+  m.yy = a.yy + b.yy + f * dy.cwiseAbs2();
+  return m;
+}
+
+// Standardized statistics from centred moments (consumes them: the p x p matrix is reused in place).
+inline GramStats standardize(Moments m) {
+  const Index p = m.mean.size();
+  if (m.n < 2) throw std::invalid_argument("standardize: at least 2 rows are needed");
+  GramStats st;
+  st.n = m.n;
+  st.weight_sum = m.weight_sum;
+  const double W = m.weight_sum;
+  st.mean = m.mean;
+  st.y_mean = m.y_mean;
+  st.yy = m.yy / W;
   st.scale.resize(p);
   st.constant.assign(static_cast<size_t>(p), false);
   for (Index j = 0; j < p; ++j) {
-    const double sd = std::sqrt(std::max(gram(j, j), 0.0) / W);
+    const double sd = std::sqrt(std::max(m.xx(j, j), 0.0) / W);
     // zero variance, or variance at rounding level of the column's magnitude
     if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
       st.constant[static_cast<size_t>(j)] = true;
@@ -126,10 +168,10 @@ inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Re
   }
   const VectorXd inv = st.scale.cwiseInverse();
   // standardize in place: Sigma = D^-1 (X'X / W) D^-1, no second p x p matrix
-  for (Index j = 0; j < p; ++j) gram.col(j) *= inv(j) / W;
-  gram.array().colwise() *= inv.array();
-  st.sigma = std::move(gram);
-  st.rho = inv.asDiagonal() * xy / W;
+  for (Index j = 0; j < p; ++j) m.xx.col(j) *= inv(j) / W;
+  m.xx.array().colwise() *= inv.array();
+  st.sigma = std::move(m.xx);
+  st.rho = inv.asDiagonal() * m.xy / W;
   for (Index j = 0; j < p; ++j) {
     if (st.constant[static_cast<size_t>(j)]) {
       st.sigma.row(j).setZero();
@@ -138,6 +180,14 @@ inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Re
     }
   }
   return st;
+}
+
+inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                            const Eigen::Ref<const VectorXd>& weights,
+                            const InterruptCheck& check_interrupt = InterruptCheck(),
+                            const RankUpdate& rank_update = RankUpdate()) {
+  if (x.rows() < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
+  return standardize(centred_moments(x, y, weights, check_interrupt, rank_update));
 }
 
 }  // namespace fgseq
