@@ -15,8 +15,8 @@ CRAN_REPO="${CRAN_REPO:-https://cloud.r-project.org}"
 
 # Debian package -> R package it provides ("-" = not an R package)
 DEB_PKGS=(r-cran-rcpp r-cran-rcppeigen r-cran-cli r-cran-testthat r-cran-roxygen2 r-cran-knitr r-cran-rmarkdown
-          r-cran-mlbench r-cran-modeldata pandoc)
-R_PKGS=(Rcpp RcppEigen cli testthat roxygen2 knitr rmarkdown mlbench modeldata -)
+          r-cran-mlbench r-cran-modeldata r-cran-future r-cran-future.apply pandoc)
+R_PKGS=(Rcpp RcppEigen cli testthat roxygen2 knitr rmarkdown mlbench modeldata future future.apply -)
 # R packages with no Debian package: installed from CRAN when missing
 CRAN_ONLY_PKGS=(grpreg)
 

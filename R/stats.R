@@ -1,0 +1,154 @@
+#' Sufficient statistics of a linear problem, chunk by chunk
+#'
+#' For the Gaussian family every linear method of the package needs only the number of rows, the
+#' column means of `x`, the centred cross-products `X'X` and `X'y` and the centred `y'y` (Hu et al.
+#' 2016, section 2). `fgseq_stats()` computes them for one chunk of rows; statistics of chunks add with
+#' `+` (an exact pairwise update of means and centred cross-products, without the cancellation of
+#' `X'X - n m m'`), and [fgseq()] accepts the sum in place of `x` and `y`. Data beyond memory, or
+#' spread over machines, are thus sequenced from their chunks.
+#'
+#' Given a character vector of file names, a list of chunks or a function returning chunk `i`,
+#' `fgseq_stats()` maps over the chunks with [future.apply::future_lapply()] when the future.apply
+#' package is installed (with [lapply()] otherwise), so the same call runs sequentially, on local cores
+#' (`future::plan("multisession")`), or on a cluster or a scheduler through any future backend
+#' (`future::plan("cluster", workers = ...)`, future.batchtools); then it adds the statistics.
+#'
+#' @section A cluster recipe:
+#' Save the chunks where every worker can read them (for example `saveRDS(list(x = x_i, y = y_i),
+#' file_i)` on a shared file system), then
+#' `future::plan("cluster", workers = c("node1", "node2"))` (or `future::plan(future.batchtools::batchtools_slurm)`),
+#' `st <- fgseq_stats(files, group = group)` and `fit <- fgseq(st, cost = cost)`. Only the `p x p`
+#' statistics travel back, never the rows.
+#'
+#' @param x A numeric matrix (`n x p`, one chunk of rows); or a character vector of files, each
+#'   holding one chunk read by `read`; or a list of chunks; or a function of `i` returning chunk `i`,
+#'   `i = 1..n_chunks`. A chunk is a list with elements `x` (numeric matrix, the same columns in the
+#'   same order in every chunk), `y` (numeric vector) and optionally `weights`.
+#' @param y Numeric vector of length `n` (matrix method).
+#' @param group Group labels of the columns, as for [fgseq()] (kept with the statistics, so that only
+#'   statistics of the same groups are added).
+#' @param weights `NULL` or `n` non-negative observation weights (matrix method).
+#' @param read Function reading one file into a chunk (character method); default [readRDS()].
+#' @param n_chunks Number of chunks (function method).
+#' @param ... Not used.
+#' @return An object of class `"fgseq_stats"`: a list with `n` (rows), `weight_sum`, `mean` (length
+#'   `p`), `y_mean`, `xx` (`p x p` centred cross-product), `xy` (`p x 1`), `yy` (centred sum of
+#'   squares of `y`), `names` (column names) and `group`. Pass it to [fgseq()].
+#' @section Errors: Stops when a chunk has NA, NaN or Inf, when chunks have different columns or a
+#'   different column order, when statistics of different group definitions are added, and as
+#'   [fgseq()] for `x`, `y`, `group` and `weights` of each chunk.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for computing the sample variance:
+#'   analysis and recommendations. *The American Statistician* 37(3), 242-247.
+#' @examples
+#' x <- model.matrix(diagnosis ~ ., heart)[, -1]
+#' y <- as.numeric(heart$diagnosis)
+#' group <- attr(terms(diagnosis ~ ., data = heart), "term.labels")[attr(x, "assign")]
+#' halves <- split(seq_len(nrow(x)), rep(1:2, length.out = nrow(x)))
+#' st <- fgseq_stats(x[halves[[1]], ], y[halves[[1]]], group = group) +
+#'   fgseq_stats(x[halves[[2]], ], y[halves[[2]]], group = group)
+#' fit <- fgseq(st, cost = heart_cost)
+#' all.equal(fit$beta, fgseq(x, y, group = group, cost = heart_cost)$beta)
+#' @export
+fgseq_stats <- function(x, ...) UseMethod("fgseq_stats")
+
+#' @rdname fgseq_stats
+#' @export
+fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
+  x <- check_x(x)
+  n <- nrow(x)
+  y <- check_y(y, n)
+  group <- check_group(group, x)
+  weights <- check_weights(weights, n)
+  m <- .moments(x, matrix(y), weights, gram_backend())
+  structure(c(m, list(names = x_names(x), group = group)), class = "fgseq_stats")
+}
+
+#' @rdname fgseq_stats
+#' @export
+fgseq_stats.character <- function(x, group = NULL, read = readRDS, ...) {
+  files <- x
+  map_chunks(seq_along(files), function(i) read(files[[i]]), group)
+}
+
+#' @rdname fgseq_stats
+#' @export
+fgseq_stats.list <- function(x, group = NULL, ...) {
+  chunks <- x
+  map_chunks(seq_along(chunks), function(i) chunks[[i]], group)
+}
+
+#' @rdname fgseq_stats
+#' @export
+fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
+  n_chunks <- check_number(n_chunks, "n_chunks", lower = 1)
+  map_chunks(seq_len(n_chunks), x, group)
+}
+
+# Statistics of every chunk (in parallel through the future framework when future.apply is installed),
+# then their sum.
+map_chunks <- function(index, get_chunk, group) {
+  one <- function(i) {
+    chunk <- get_chunk(i)
+    if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
+      abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
+    }
+    tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
+             error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+  }
+  stats <- if (requireNamespace("future.apply", quietly = TRUE)) {
+    future.apply::future_lapply(index, one, future.seed = NULL)
+  } else {
+    lapply(index, one)
+  }
+  Reduce(`+`, stats)
+}
+
+#' @rdname fgseq_stats
+#' @param e1,e2 Two `"fgseq_stats"` objects of chunks with the same columns and groups.
+#' @export
+`+.fgseq_stats` <- function(e1, e2) {
+  if (!inherits(e1, "fgseq_stats") || !inherits(e2, "fgseq_stats")) {
+    abort("only statistics made by fgseq_stats() can be added together.")
+  }
+  if (!identical(e1$names, e2$names)) {
+    abort("the statistics come from chunks with different columns or column order; give every chunk ",
+          "the same columns of `x` in the same order.")
+  }
+  if (!identical(e1$group, e2$group)) {
+    abort("the statistics come from different group definitions; compute every chunk's statistics with ",
+          "the same `group`.")
+  }
+  structure(c(.merge_moments(e1, e2), list(names = e1$names, group = e1$group)), class = "fgseq_stats")
+}
+
+#' @export
+print.fgseq_stats <- function(x, ...) {
+  cat("Sufficient statistics of ", format(x$n), " rows and ", length(x$names), " columns in ",
+      length(unique(x$group)), " groups\n", sep = "")
+  invisible(x)
+}
+
+#' @rdname fgseq
+#' @details The `"fgseq_stats"` method sequences from sufficient statistics (see [fgseq_stats()]), for
+#'   the Gaussian family: the fit equals that of the rows the statistics summarize. Its `x` is the
+#'   statistics; `group` comes with them.
+#' @export
+fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
+                              criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
+                              max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, ...) {
+  call <- match.call()
+  method <- match.arg(method)
+  criterion <- match.arg(criterion)
+  labels <- unique(x$group)
+  cost <- check_cost(cost, labels)
+  control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
+  report <- progress_reporter(progress)
+  raw <- .fit_moments(unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")],
+                      match(x$group, labels) - 1L, length(labels), unname(cost), control, report)
+  finish_fit(raw, names_x = x$names, group = x$group, cost = cost, control = control, method = method,
+             criterion = criterion, family = "gaussian", response = list(classes = NULL, responses = "y"),
+             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
+}

@@ -1,0 +1,80 @@
+# Sufficient statistics of chunks of rows add up to those of all rows, and the fit from them equals the
+# fit from the rows (the data-beyond-memory route).
+
+chunk_data <- function(seed = 8, n = 600) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 9), n, 9, dimnames = list(NULL, paste0("v", 1:9)))
+  x[, 1:3] <- x[, 1:3] + 1e4           # large means: the pairwise merge must not lose digits
+  y <- drop(x %*% rnorm(9)) + rnorm(n)
+  list(x = x, y = y, group = rep(c("a", "b", "c"), each = 3), cost = c(a = 1, b = 2, c = 4),
+       chunks = split(seq_len(n), rep(1:5, length.out = n)))
+}
+
+test_that("statistics of chunks add to those of all rows, and fgseq() on them equals the in-memory fit", {
+  d <- chunk_data()
+  parts <- lapply(d$chunks, function(i) fgseq_stats(d$x[i, ], d$y[i], group = d$group))
+  st <- Reduce(`+`, parts)
+  whole <- fgseq_stats(d$x, d$y, group = d$group)
+  xc <- sweep(d$x, 2, colMeans(d$x))
+  expect_equal(st$mean, unname(colMeans(d$x)), tolerance = 1e-13)
+  expect_equal(st$xx, unname(crossprod(xc)), tolerance = 1e-10)
+  expect_equal(drop(st$xy), unname(drop(crossprod(xc, d$y - mean(d$y)))), tolerance = 1e-10)
+  expect_equal(st$yy, sum((d$y - mean(d$y))^2), tolerance = 1e-12)
+  expect_equal(st$xx, whole$xx, tolerance = 1e-10)
+  for (m in c("omp", "fr", "doubling")) {
+    a <- fgseq(st, cost = d$cost, method = m, lambda = 0.01)
+    b <- fgseq(d$x, d$y, group = d$group, cost = d$cost, method = m, lambda = 0.01)
+    expect_identical(a$sequence, b$sequence)
+    expect_equal(a$beta, b$beta, tolerance = 1e-10)
+    expect_equal(a$a0, b$a0, tolerance = 1e-10)
+    expect_equal(a$path$r2, b$path$r2, tolerance = 1e-10)
+  }
+  # weighted chunks: weights travel with the chunks
+  w <- runif(nrow(d$x))
+  stw <- Reduce(`+`, lapply(d$chunks, function(i) fgseq_stats(d$x[i, ], d$y[i], group = d$group, weights = w[i])))
+  expect_equal(fgseq(stw, cost = d$cost)$beta,
+               fgseq(d$x, d$y, group = d$group, cost = d$cost, weights = w)$beta, tolerance = 1e-10)
+})
+
+test_that("chunk files on disk, mapped on 2 multisession workers, give the in-memory fit", {
+  skip_if_not_installed("future.apply")
+  d <- chunk_data(9)
+  files <- vapply(seq_along(d$chunks), function(k) {
+    f <- tempfile(fileext = ".rds")
+    saveRDS(list(x = d$x[d$chunks[[k]], ], y = d$y[d$chunks[[k]]]), f)
+    f
+  }, character(1))
+  on.exit(unlink(files))
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  st <- fgseq_stats(files, group = d$group)
+  a <- fgseq(st, cost = d$cost, method = "fr")
+  b <- fgseq(d$x, d$y, group = d$group, cost = d$cost, method = "fr")
+  expect_identical(a$sequence, b$sequence)
+  expect_equal(a$beta, b$beta, tolerance = 1e-10)
+  # a list of chunks and a chunk function give the same statistics
+  chunks <- lapply(d$chunks, function(i) list(x = d$x[i, ], y = d$y[i]))
+  expect_equal(fgseq_stats(chunks, group = d$group)$xx, st$xx, tolerance = 1e-12)
+  expect_equal(fgseq_stats(function(i) chunks[[i]], n_chunks = length(chunks), group = d$group)$xy, st$xy,
+               tolerance = 1e-12)
+})
+
+test_that("bad chunks: different columns or order, NA, different groups", {
+  d <- chunk_data(10)
+  i1 <- d$chunks[[1]]
+  i2 <- d$chunks[[2]]
+  a <- fgseq_stats(d$x[i1, ], d$y[i1], group = d$group)
+  expect_error(a + fgseq_stats(d$x[i2, c(2, 1, 3:9)], d$y[i2], group = d$group),
+               "the statistics come from chunks with different columns or column order")
+  expect_error(a + fgseq_stats(d$x[i2, 1:8], d$y[i2], group = d$group[1:8]),
+               "the statistics come from chunks with different columns or column order")
+  expect_error(a + fgseq_stats(d$x[i2, ], d$y[i2], group = rep(c("a", "b", "c"), 3)),
+               "the statistics come from different group definitions")
+  bad <- d$x[i2, ]
+  bad[3, 4] <- NA
+  expect_error(fgseq_stats(list(list(x = d$x[i1, ], y = d$y[i1]), list(x = bad, y = d$y[i2])), group = d$group),
+               "chunk 2: `x` contains NA, NaN or Inf")
+  expect_error(fgseq_stats(list(list(x = d$x[i1, ])), group = d$group),
+               "chunk 1 must be a list with elements `x` \\(a numeric matrix\\) and `y`")
+  expect_error(a + 1, "only statistics made by fgseq_stats\\(\\) can be added together")
+})
