@@ -43,9 +43,10 @@
 #'   Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for computing the sample variance:
 #'   analysis and recommendations. *The American Statistician* 37(3), 242-247.
 #' @examples
-#' x <- model.matrix(diagnosis ~ ., heart)[, -1]
+#' mm <- model.matrix(diagnosis ~ ., heart)
+#' x <- mm[, -1]
 #' y <- as.numeric(heart$diagnosis)
-#' group <- attr(terms(diagnosis ~ ., data = heart), "term.labels")[attr(x, "assign")]
+#' group <- attr(terms(diagnosis ~ ., data = heart), "term.labels")[attr(mm, "assign")[-1]]
 #' halves <- split(seq_len(nrow(x)), rep(1:2, length.out = nrow(x)))
 #' st <- fgseq_stats(x[halves[[1]], ], y[halves[[1]]], group = group) +
 #'   fgseq_stats(x[halves[[2]], ], y[halves[[2]]], group = group)
