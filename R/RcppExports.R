@@ -21,3 +21,11 @@
     .Call(`_fgseq_first_nonfinite_column_cpp`, x)
 }
 
+.miser_fit <- function(x, y, group_of, cost, loss, paid, lambda, n_iter, depth, eta, min_node_size) {
+    .Call(`_fgseq_miser_fit_cpp`, x, y, group_of, cost, loss, paid, lambda, n_iter, depth, eta, min_node_size)
+}
+
+.miser_predict <- function(x, start, feature, threshold, left, right, value, init, eta, steps) {
+    .Call(`_fgseq_miser_predict_cpp`, x, start, feature, threshold, left, right, value, init, eta, steps)
+}
+

@@ -30,8 +30,9 @@
 #'   step-0 model scores 0.5.
 #'
 #' @inheritParams fgseq-arguments
-#' @param object A fitted sequence: an `"fgseq"` object ([fgseq()], [sparse_sequence()]) or an
-#'   `"fgseq_oracle"` ([oracle()]).
+#' @param object An anytime fit (class `"anytime_fit"`): a fitted sequence of class `"fgseq"`
+#'   ([fgseq()], [sparse_sequence()]) or a Greedy Miser fit of class `"miser"` ([miser()], whose steps
+#'   are boosting iterations); or an `"fgseq_oracle"` ([oracle()]).
 #' @param metric One of `"r2"`, `"mse"`, `"accuracy"`, `"ndcg"`, `"logloss"`, `"auc"`. Without test
 #'   data only `"r2"` (the training curve).
 #' @param query For `metric = "ndcg"`: a vector of query ids, one per row of `newx` (every query with at
@@ -79,8 +80,8 @@ anytime_curve <- function(object, ...) UseMethod("anytime_curve")
 
 #' @rdname anytime_curve
 #' @export
-anytime_curve.fgseq <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
-                                newdata = NULL, ...) {
+anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
+                                      newdata = NULL, ...) {
   metric <- check_metric(metric)
   path <- object$path
   if (is.null(newx) && is.null(newdata)) {

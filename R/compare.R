@@ -7,7 +7,9 @@
 #'
 #' @inheritParams anytime_curve
 #' @param fits A list of fitted sequences: objects of class `"fgseq"` ([fgseq()],
-#'   [sparse_sequence()]) or `"fgseq_oracle"` ([oracle()]), all trained on the same data. The first is
+#'   [sparse_sequence()]), `"miser"` ([miser()]: one point per boosting iteration, on the same cost
+#'   axis) or `"fgseq_oracle"` ([oracle()]), all trained on the same data (the same rows and response;
+#'   fits of different families are compared when the response has the same mean). The first is
 #'   the reference for the stopping cost. Names label the methods (unnamed ones are labelled by their
 #'   method, e.g. `"CS-G-OMP"`; repeated labels get a suffix).
 #' @param alpha Number in `(0, 1]`: the fraction of the reference's final training `r2` that defines

@@ -31,15 +31,21 @@ print.fgseq <- function(x, digits = 4, ...) {
       x$nobs, " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
   if (nzchar(family)) cat("r2: fraction of the null deviance explained\n\n")
   if (isTRUE(x$partial)) cat("Partial: `max_time` was spent before the selection ended.\n\n")
-  tab <- x$path[, c("step", "group", "group_cost", "cost", "r2")]
-  tab$group[1] <- "(intercept only)"
+  print_path(x$path, "(intercept only)", digits)
+  left <- setdiff(names(x$cost), x$sequence)
+  if (length(left)) cat("\nNot in the sequence:", paste(left, collapse = ", "), "\n")
+  invisible(x)
+}
+
+# The steps of an anytime path as a table: group added, its cost, cumulative cost, r2.
+print_path <- function(path, first, digits) {
+  tab <- path[, c("step", "group", "group_cost", "cost", "r2")]
+  tab$group[is.na(tab$group)] <- ""
+  tab$group[1L] <- first
   tab$group_cost <- signif(tab$group_cost, digits)
   tab$cost <- signif(tab$cost, digits)
   tab$r2 <- round(tab$r2, digits)
   print(tab, row.names = FALSE, right = FALSE)
-  left <- setdiff(names(x$cost), x$sequence)
-  if (length(left)) cat("\nNot in the sequence:", paste(left, collapse = ", "), "\n")
-  invisible(x)
 }
 
 #' Summarize a fitted sequence
@@ -248,6 +254,8 @@ fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
 #'
 #' @inheritParams fgseq-arguments
 #' @inheritParams anytime_curve
+#' @param x An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
+#'   ([miser()], one point per boosting iteration).
 #' @param add Logical: add the curve to an existing plot (to overlay fits).
 #' @param xlab,ylab Axis labels; `ylab = NULL` names the data and the metric (`"training r2"`,
 #'   `"test accuracy"`, ...).
@@ -269,9 +277,12 @@ fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
 #' plot(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"), add = TRUE, col = 2)
 #' train <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
 #' plot(train, newdata = heart[201:303, ], metric = "accuracy")
+#' @rdname plot.fgseq
+#' @aliases plot.fgseq
 #' @export
-plot.fgseq <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE, xlab = "cumulative cost",
-                       ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
+plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE,
+                             xlab = "cumulative cost", ylab = NULL, type = "s", metric = "r2", query = NULL,
+                             k = 5, ...) {
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, default_main = method_label(x),
              ...)

@@ -8,6 +8,9 @@
 #' The main verb is [fgseq()], which returns an object of class `"fgseq"` with methods
 #' [print()][print.fgseq], [summary()][summary.fgseq], [coef()][coef.fgseq], [predict()][predict.fgseq]
 #' (at any budget) and [plot()][plot.fgseq], and the anytime metrics [timeliness()] and [stop_cost()].
+#' [miser()] fits the Greedy Miser (Xu, Weinberger and Chapelle 2012), gradient-boosted trees that pay
+#' for a feature when they first use it; its fits share those anytime methods (class `"anytime_fit"`)
+#' and compare with sequences on one cost axis ([compare_sequences()], [miser_path()]).
 #'
 #' All linear methods run after one pass over the data: the package forms the cross-product of the
 #' centred columns of `x` once, standardizes and whitens each group inside it, and runs the greedy

@@ -100,7 +100,8 @@
 #'   exact and cheap.
 #' @param ... Not used by the matrix method; the formula method passes them to the matrix method.
 #'
-#' @return An object of class `"fgseq"`, a list with
+#' @return An object of class `c("fgseq", "anytime_fit")` (the class `"anytime_fit"` holds the methods it
+#'   shares with [miser()] fits: [anytime_curve()], [timeliness()], [stop_cost()], [plot()][plot.fgseq]), a list with
 #' * `sequence`: character vector of length `K`, the group labels in selection order;
 #' * `path`: data frame with `K + 1` rows (steps `0..K`) and columns `step`, `group` (NA at step 0),
 #'   `group_cost`, `cost` (cumulative cost, in cost units), `objective` (`F` on the training data),
@@ -322,5 +323,5 @@ new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost
                  classes = response$classes, responses = response$responses, has_offset = has_offset,
                  fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,
                  call = call),
-            class = "fgseq")
+            class = c("fgseq", "anytime_fit"))
 }

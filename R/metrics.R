@@ -14,15 +14,15 @@ metric_label <- function(metric, k = 5) {
 
 is_gaussian <- function(object) is.null(object$family) || identical(object$family, "gaussian")
 
-# Response-scale predictions of every step of `object` on the design matrix `x`: a list of K + 1
-# elements, element k + 1 the prediction of the model after step k.
+# Response-scale predictions of every step of `object` (any anytime fit: one row of its path per step)
+# on the design matrix `x`: a list of K + 1 elements, element k + 1 the prediction of the model after
+# step k. One predict() call for all steps (a boosted fit then adds each tree once).
 step_predictions <- function(object, x, ...) {
-  K <- length(object$sequence)
-  gaussian <- is_gaussian(object)
-  lapply(0:K, function(k) {
-    p <- if (gaussian) predict(object, x, step = k, ...) else
-      predict(object, x, step = k, type = "response", ...)
-    as_step_prediction(p)
+  K <- nrow(object$path) - 1L
+  p <- if (is_gaussian(object)) predict(object, x, step = 0:K, ...) else
+    predict(object, x, step = 0:K, type = "response", ...)
+  lapply(seq_len(K + 1L), function(j) {
+    as_step_prediction(if (length(dim(p)) == 3L) p[, , j, drop = FALSE] else p[, j, drop = FALSE])
   })
 }
 

@@ -5,6 +5,8 @@
 #' uses CS-G-OMP) and pass it to [timeliness()] of every fit.
 #'
 #' @inheritParams fgseq-arguments
+#' @param object An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
+#'   ([miser()]); for an `"fgseq_oracle"` see [oracle()].
 #' @return A single number in cost units: the smallest `C_k` with `r2_k >= alpha * r2_K`.
 #' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
@@ -17,7 +19,7 @@ stop_cost <- function(object, alpha = 0.97, ...) UseMethod("stop_cost")
 
 #' @rdname stop_cost
 #' @export
-stop_cost.fgseq <- function(object, alpha = 0.97, ...) {
+stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
   alpha <- check_alpha(alpha)
   path <- object$path
   final <- path$r2[nrow(path)]
@@ -39,6 +41,8 @@ stop_cost.fgseq <- function(object, alpha = 0.97, ...) {
 #'
 #' @inheritParams fgseq-arguments
 #' @inheritParams anytime_curve
+#' @param object An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
+#'   ([miser()]); for an `"fgseq_oracle"` see [oracle()].
 #' @param stop_cost Positive number (cost units), the stopping cost `B`. `NULL` means the
 #'   alpha-stopping cost of `object` itself, [stop_cost()]`(object, alpha)`. Any positive `B` is
 #'   accepted, also one below the first group's cost (the curve is then integrated over its first
@@ -63,11 +67,11 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 
 #' @rdname timeliness
 #' @export
-timeliness.fgseq <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
-                             newdata = NULL, interpolation = c("linear", "step"), metric = "r2",
-                             query = NULL, k = 5, ...) {
+timeliness.anytime_fit <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
+                                   newdata = NULL, interpolation = c("linear", "step"), metric = "r2",
+                                   query = NULL, k = 5, ...) {
   interpolation <- match.arg(interpolation)
-  if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq(object, alpha)
+  if (is.null(stop_cost)) stop_cost <- stop_cost(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)
 }

@@ -159,8 +159,9 @@ report_constant <- function(constant, group, labels) {
 }
 
 # budget / step selectors of coef() and predict(): returns the step indices (0-based) to use.
+# Steps are the rows of the fit's path (groups of a sequence, boosting iterations of a miser fit).
 resolve_steps <- function(object, budget = NULL, step = NULL) {
-  K <- length(object$sequence)
+  K <- nrow(object$path) - 1L
   if (!is.null(budget) && !is.null(step)) abort("give either `budget` or `step`, not both.")
   if (!is.null(budget)) {
     if (!is.numeric(budget) || anyNA(budget)) abort("`budget` must be numeric, without NA.")
@@ -343,11 +344,12 @@ check_oracle_source <- function(object) {
   object
 }
 
-# fits for compare_sequences(): a non-empty list of "fgseq" or "fgseq_oracle" objects; named by method.
+# fits for compare_sequences(): a non-empty list of anytime fits ("fgseq", "miser") or "fgseq_oracle"
+# objects; named by method.
 check_fits <- function(fits, label) {
-  ok_one <- function(f) inherits(f, "fgseq") || inherits(f, "fgseq_oracle")
+  ok_one <- function(f) inherits(f, "anytime_fit") || inherits(f, "fgseq_oracle")
   if (!is.list(fits) || ok_one(fits) || !length(fits) || !all(vapply(fits, ok_one, logical(1)))) {
-    abort("`fits` must be a non-empty list of fitted sequences (objects of class \"fgseq\" or ",
+    abort("`fits` must be a non-empty list of fitted sequences (objects of class \"fgseq\", \"miser\" or ",
           "\"fgseq_oracle\"), as in list(omp = fit1, fr = fit2).")
   }
   nm <- names(fits)
@@ -358,16 +360,21 @@ check_fits <- function(fits, label) {
 }
 
 # Curves are only comparable on the same data: same number of observations and the same response
-# (fingerprint: nobs, the training mean of y, i.e. the step-0 intercept, and R(empty), its variance / 2).
+# (fingerprint: nobs, the training mean of the response on the response scale, i.e. the step-0
+# prediction, and, between fits of the same family, R(empty): the variance / 2 for Gaussian fits).
 check_same_data <- function(fits) {
   src <- lapply(fits, function(f) if (inherits(f, "fgseq_oracle")) f$fit else f)
-  same <- function(a, b) is.null(a) || is.null(b) || abs(a - b) <= 1e-8 * max(abs(a), abs(b), 1e-300)
+  same <- function(a, b) {
+    is.null(a) || is.null(b) || (length(a) == length(b) && all(abs(a - b) <= 1e-8 * pmax(abs(a), abs(b), 1e-300)))
+  }
+  family <- function(f) if (is.null(f$family)) "gaussian" else f$family
   ref <- src[[1L]]
   for (i in seq_along(src)[-1L]) {
     f <- src[[i]]
     why <- if (!identical(as.numeric(f$nobs), as.numeric(ref$nobs))) {
       paste0("it has ", f$nobs, " observations, the first has ", ref$nobs)
-    } else if (!same(unname(f$a0[1L]), unname(ref$a0[1L])) || !same(f$null_risk, ref$null_risk)) {
+    } else if (!same(response_mean(f), response_mean(ref)) ||
+               (family(f) == family(ref) && !same(f$null_risk, ref$null_risk))) {
       "its response has another mean or variance than the first's"
     }
     if (!is.null(why)) {
@@ -378,9 +385,22 @@ check_same_data <- function(fits) {
   invisible(fits)
 }
 
+# The training mean of the response of a fit, on the response scale (the step-0 prediction; class
+# frequencies for multinomial fits); NULL when an offset makes it unknown.
+response_mean <- function(f) {
+  if (!is.null(f$y_mean)) return(unname(f$y_mean))
+  if (isTRUE(f$has_offset)) return(NULL)
+  a <- if (is.matrix(f$a0)) f$a0[, 1L] else f$a0[1L]
+  as.double(inverse_link(if (is.null(f$family)) "gaussian" else f$family, matrix(unname(a), 1L)))
+}
+
 # A stopping cost below the first group of every sequence leaves only intercept-only models to compare.
+# (The first positive cumulative cost: the first steps of a boosted fit may use no feature.)
 check_stop_cost_reach <- function(stop_cost, fits) {
-  first <- vapply(fits, function(f) if (nrow(f$path) > 1L) f$path$cost[2L] else Inf, numeric(1))
+  first <- vapply(fits, function(f) {
+    paid <- f$path$cost[f$path$cost > 0]
+    if (length(paid)) paid[1L] else Inf
+  }, numeric(1))
   if (stop_cost < min(first) * (1 - 1e-12)) {
     abort("`stop_cost` (", format(stop_cost), ") is below the cost of the first group of every sequence ",
           "(the cheapest first group costs ", format(min(first)), "): no sequence has computed a group by ",
@@ -447,4 +467,81 @@ check_order <- function(order, labels) {
           paste(unique(as.character(order)[is.na(idx) | duplicated(idx)]), collapse = ", "), ".")
   }
   idx
+}
+
+# --- The Greedy Miser ------------------------------------------------------------------------------------
+
+# cost of miser(): required, one positive finite number per group (as check_cost(), but never implied).
+check_miser_cost <- function(cost, labels, missing = FALSE) {
+  if (missing || is.null(cost)) {
+    abort("`cost` is missing: give one positive cost per group (", length(labels), " groups), named by group ",
+          "label or in the order of the groups, in the units budgets will be given in.")
+  }
+  check_cost(cost, labels)
+}
+
+# A single whole number in [lower, upper].
+check_whole <- function(value, name, lower = 1, upper = Inf, what = NULL) {
+  ok <- is.numeric(value) && length(value) == 1L && !is.na(value) && is.finite(value) && value == round(value) &&
+    value >= lower && value <= upper
+  if (!ok) {
+    range <- if (is.finite(upper)) paste0("between ", lower, " and ", upper) else paste0(">= ", lower)
+    abort("`", name, "` must be a single whole number ", range, if (!is.null(what)) paste0(" (", what, ")"), ".")
+  }
+  as.integer(value)
+}
+
+check_eta <- function(eta) {
+  if (!is.numeric(eta) || length(eta) != 1L || is.na(eta) || !(eta > 0 && eta <= 1)) {
+    abort("`eta` must be a single number in (0, 1] (the shrinkage applied to each tree).")
+  }
+  as.double(eta)
+}
+
+# One of `choices`; the whole default vector means its first element.
+check_choice <- function(value, choices, name) {
+  if (identical(value, choices)) return(choices[1L])
+  if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices)) {
+    abort("`", name, "` must be one of ", paste0("\"", choices, "\"", collapse = ", "), ".")
+  }
+  value
+}
+
+# Arguments that reached `...` of a function that takes none of its own.
+check_dots_used <- function(dots, fun) {
+  if (length(dots)) {
+    nm <- names(dots)
+    nm <- if (is.null(nm)) rep("", length(dots)) else nm
+    nm[!nzchar(nm)] <- "(unnamed)"
+    abort(fun, "() does not know the argument(s) ", paste(nm, collapse = ", "), ".")
+  }
+  invisible(NULL)
+}
+
+# A grid of miser trade-off constants: non-negative, finite, distinct.
+check_miser_lambdas <- function(lambda) {
+  if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0) ||
+      anyDuplicated(lambda)) {
+    abort("`lambda` must be a vector of distinct, non-negative, finite cost trade-off constants.")
+  }
+  as.double(lambda)
+}
+
+# Validation data of miser_path(): a numeric matrix with the columns of x (checked again by predict())
+# and one response per row.
+check_validation_x <- function(newx, newy, p) {
+  if (is.null(newx)) {
+    abort("miser_path() needs validation data: give `newx` and `newy` (or `newdata` with a formula), on ",
+          "which the best iteration of each lambda is chosen.")
+  }
+  if (is.data.frame(newx)) newx <- as.matrix(newx)
+  if (!is.matrix(newx) || !(is.numeric(newx) || is.logical(newx)) || ncol(newx) != p) {
+    abort("`newx` must be a numeric matrix with the ", p, " columns of `x`.")
+  }
+  if (!all(is.finite(newx))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
+  if (is.null(newy)) abort("give `newy` with `newx`: one validation response per row of `newx`.")
+  if (NROW(newy) != nrow(newx)) {
+    abort("`newy` must have one value per row of `newx` (", nrow(newx), "); it has ", NROW(newy), ".")
+  }
+  invisible(newx)
 }

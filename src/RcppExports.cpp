@@ -84,6 +84,47 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// miser_fit_cpp
+Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const std::vector<double>& cost, const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth, double eta, int min_node_size);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP costSEXP, SEXP lossSEXP, SEXP paidSEXP, SEXP lambdaSEXP, SEXP n_iterSEXP, SEXP depthSEXP, SEXP etaSEXP, SEXP min_node_sizeSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type loss(lossSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type paid(paidSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type depth(depthSEXP);
+    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< int >::type min_node_size(min_node_sizeSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, cost, loss, paid, lambda, n_iter, depth, eta, min_node_size));
+    return rcpp_result_gen;
+END_RCPP
+}
+// miser_predict_cpp
+Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start, const std::vector<int>& feature, const std::vector<double>& threshold, const std::vector<int>& left, const std::vector<int>& right, const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init, double eta, const std::vector<int>& steps);
+RcppExport SEXP _fgseq_miser_predict_cpp(SEXP xSEXP, SEXP startSEXP, SEXP featureSEXP, SEXP thresholdSEXP, SEXP leftSEXP, SEXP rightSEXP, SEXP valueSEXP, SEXP initSEXP, SEXP etaSEXP, SEXP stepsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type start(startSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type feature(featureSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type threshold(thresholdSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type left(leftSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type right(rightSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type init(initSEXP);
+    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type steps(stepsSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_predict_cpp(x, start, feature, threshold, left, right, value, init, eta, steps));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
@@ -91,6 +132,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
     {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
+    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 11},
+    {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {NULL, NULL, 0}
 };
 

@@ -165,3 +165,54 @@ Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& gr
 int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
   return static_cast<int>(fgseq::first_nonfinite_column(x)) + 1;
 }
+
+// The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); group_of: 0-based group of each
+// column; cost: one cost per group; lambda: the lambda of the paper's equation (5) (already scaled).
+// Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves).
+// [[Rcpp::export(.miser_fit)]]
+Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                         const std::vector<int>& group_of, const std::vector<double>& cost,
+                         const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth,
+                         double eta, int min_node_size) {
+  fgseq::MiserControl ctl;
+  if (loss == "gaussian") ctl.loss = fgseq::MiserLoss::Squared;
+  else if (loss == "binomial") ctl.loss = fgseq::MiserLoss::Logistic;
+  else if (loss == "multinomial") ctl.loss = fgseq::MiserLoss::Multinomial;
+  else Rcpp::stop("unknown family '%s'", loss);
+  if (paid == "after_tree") ctl.paid = fgseq::PaidUpdate::AfterTree;
+  else if (paid == "within_tree") ctl.paid = fgseq::PaidUpdate::WithinTree;
+  else Rcpp::stop("unknown paid rule '%s'", paid);
+  ctl.lambda = lambda;
+  ctl.n_iter = n_iter;
+  ctl.depth = depth;
+  ctl.eta = eta;
+  ctl.min_node_size = min_node_size;
+  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); });
+  const fgseq::Forest& f = fit.forest;
+  std::vector<double> start(f.start.begin(), f.start.end());
+  std::vector<double> paid_by(fit.paid_by.begin(), fit.paid_by.end());
+  return Rcpp::List::create(
+      Rcpp::Named("start") = start, Rcpp::Named("feature") = f.feature, Rcpp::Named("threshold") = f.threshold,
+      Rcpp::Named("left") = f.left, Rcpp::Named("right") = f.right, Rcpp::Named("value") = f.value,
+      Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by);
+}
+
+// The additive predictor (link scale) of a miser fit after each of `steps` iterations: n x (P * m).
+// [[Rcpp::export(.miser_predict)]]
+Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start,
+                                  const std::vector<int>& feature, const std::vector<double>& threshold,
+                                  const std::vector<int>& left, const std::vector<int>& right,
+                                  const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init,
+                                  double eta, const std::vector<int>& steps) {
+  fgseq::Forest f;
+  f.start.assign(start.begin(), start.end());
+  f.feature = feature;
+  f.threshold = threshold;
+  f.left = left;
+  f.right = right;
+  f.value = value;
+  for (int j : feature)
+    if (j >= x.cols()) Rcpp::stop("a tree splits on column %d; newx has %d columns", j + 1, static_cast<int>(x.cols()));
+  const std::vector<Eigen::Index> st(steps.begin(), steps.end());
+  return fgseq::miser_predict(x, f, init, eta, st, [] { Rcpp::checkUserInterrupt(); });
+}

@@ -1,7 +1,8 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
 // Header-only C++17 core on Eigen, free of R. See stats.hpp (one pass over the data),
 // whiten.hpp (group whitening inside the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
-// glm.hpp (binomial, Poisson, multinomial: IRLS refits), fit.hpp (a whole fit from x and y).
+// glm.hpp (binomial, Poisson, multinomial: IRLS refits), fit.hpp (a whole fit from x and y),
+// miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees).
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
@@ -10,5 +11,6 @@
 #include "engine.hpp"
 #include "glm.hpp"
 #include "fit.hpp"
+#include "miser.hpp"
 
 #endif

@@ -1,0 +1,476 @@
+#' The Greedy Miser: cost-aware gradient-boosted trees
+#'
+#' Stage-wise regression (gradient boosting, Friedman 2001) with limited-depth regression trees whose
+#' impurity charges the cost of the features they extract (Xu, Weinberger and Chapelle 2012). Once an
+#' earlier tree has used a feature, it is free. Every number of trees `t = 0..T` is a model, and its
+#' cost is the total cost of the features (groups) used by trees `1..t`: the fit is an anytime
+#' predictor on the same cost axis as [fgseq()], and [predict()][predict.miser], [plot()][plot.fgseq],
+#' [anytime_curve()], [timeliness()], [stop_cost()] and [compare_sequences()] apply to it.
+#'
+#' @section Model (paper, equation 5 and Algorithm 1):
+#' Starting from the best constant `H_0` (the mean of `y`; its log-odds; the centred log class
+#' frequencies), iteration `t` fits a tree `h_t` to the negative gradient `r_i` of the loss at the
+#' current predictor and adds it with shrinkage: `H <- H + eta * h_t`. The tree greedily minimizes the
+#' impurity of the paper's equation (5),
+#' \deqn{g(h_t) = \frac{1}{2}\sum_i (r_i - h_t(x_i))^2 + \lambda' \sum_a \phi_a c_a F_{at},}{g(h_t) = 1/2 sum_i (r_i - h_t(x_i))^2 + lambda' sum_a phi_a c_a F_at,}
+#' where `F_at = 1` when tree `t` splits on feature `a`, `c_a` is its cost (with `group`, the cost of
+#' its group) and `phi_a = 1` while no earlier tree has used feature `a` (with `group`: any feature of
+#' its group), `phi_a = 0` once one has (paper, section 4; the paper's section 5.2 states the reverse
+#' in words, a slip that its equation (15) contradicts). Leaves predict the mean of `r` over their rows.
+#' The losses are the squared error `(y - H)^2 / 2` (`"gaussian"`, the negative gradient `y - H`), the log-loss of a 0/1
+#' response (`"binomial"`, `y - p`, `p = 1 / (1 + exp(-H))`) and the multi-class log-loss
+#' (`"multinomial"`, one tree per class per iteration on `r_k = y_k - p_k`, `p` the softmax of `H` at
+#' the start of the iteration; paper, section 6, Scene-15). Leaf values are gradient means, without a
+#' Newton step, as in the paper. `lambda = 0` is plain stage-wise regression, the paper's baseline.
+#'
+#' @section The scale of lambda:
+#' The constant of equation (5) is \eqn{\lambda' = \lambda s_0 / \bar c}{lambda' = lambda * s0 / mean(cost)},
+#' with `s0 = 1/2 sum_i ||r_i||^2 / P` the squared-error impurity of the first gradient (`P = 1`, or the
+#' number of classes) and `mean(cost)` the average group cost. So `lambda` is free of the units of `y`
+#' and of `cost` (multiplying either by a constant gives the same trees): a split on a feature of
+#' average cost must reduce the tree's squared error by `lambda` times the initial impurity `s0`; a
+#' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `lambda_scaled`.
+#' The paper tunes `lambda` on validation data ([miser_path()] does this over a grid); the default
+#' `0.01` charges a feature of average cost 1% of the initial impurity.
+#'
+#' @section Trees and when a feature becomes free:
+#' Trees grow level by level and, within a level, node by node from left to right, to at most `depth`
+#' splits from the root. A node of at least `2 * min_node_size` rows is split on the feature and
+#' threshold of largest penalized gain `1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda' * phi_a c_a`
+#' (`S` the sums of `r` over a side), if that gain is positive. Thresholds are exact: every column is
+#' sorted once, every midpoint between consecutive distinct values of a node is a candidate (`x <=`
+#' threshold goes left) and both sides keep at least `min_node_size` rows. Ties: within a column,
+#' scanned by increasing threshold, a threshold replaces the best so far only when its gain is larger by
+#' more than a relative `1e-10` (the smallest of tied thresholds wins); across columns, penalized gains
+#' within a relative `1e-10` of the best are tied and the first column wins. Gains up to `1e-14` times
+#' `1/2 sum_i r_i^2` count as 0.
+#'
+#' `paid = "after_tree"` is the paper's order (Algorithm 1): `phi` is updated after each tree, so a
+#' feature used by tree `t` is free from tree `t + 1` on, and within tree `t` every split on a feature
+#' not yet paid is charged. `paid = "within_tree"` frees a feature (group) for the rest of the same tree
+#' as soon as one split uses it, so a tree pays once per feature (equation 5 with `F_at` read as
+#' "used anywhere in the tree"). For multinomial fits `phi` is updated after each class's tree. Either
+#' way the reported `cost` counts every group once, when it is first used.
+#'
+#' @section Missing values:
+#' `x` must not hold NA, NaN or Inf (`miser()` stops; impute first). Columns that are constant are
+#' never split on.
+#'
+#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), without NA, NaN or Inf; or,
+#'   for the formula method, a model formula such as `diagnosis ~ .` (one group per term).
+#' @param y Response, one value per row of `x`: numeric (`"gaussian"`, logical read as 0/1), 0/1, logical
+#'   or a two-level factor (`"binomial"`, the second level is class 1), a factor or class labels
+#'   (`"multinomial"`).
+#' @param cost Required: one positive, finite cost per group (per column when `group` is `NULL`), in any
+#'   unit (the unit of budgets and of the `cost` column of the path), named by group label or unnamed in
+#'   the order of `unique(group)`. For the formula method, named by term label (for example
+#'   `heart_cost`).
+#' @param group `NULL` (each column its own group, labelled by its column name) or a vector of length
+#'   `p` (integer, character or factor): the group of each column. A group is paid once, when a tree
+#'   first splits on any of its columns; afterwards all its columns are free.
+#' @param lambda Single non-negative number, the cost trade-off (see the section on its scale); `0` is
+#'   stage-wise regression.
+#' @param n_trees Whole number `>= 1`: the boosting iterations `T` (for multinomial fits, each adds one
+#'   tree per class).
+#' @param depth Whole number between 1 and 30: the most splits from the root to a leaf (1: stumps).
+#' @param eta Number in `(0, 1]`: the shrinkage (step size) of each tree.
+#' @param family `"gaussian"` (squared loss), `"binomial"` (log-loss) or `"multinomial"` (multi-class
+#'   log-loss).
+#' @param paid `"after_tree"` (the paper's order) or `"within_tree"`; see the section on trees.
+#' @param min_node_size Whole number `>= 1`: the fewest training rows in a leaf.
+#' @param ... For the default method: nothing (an unknown argument is an error). The formula method
+#'   passes them to the default method.
+#'
+#' @return An object of class `c("miser", "anytime_fit")`, a list with
+#' * `path`: data frame with `T + 1` rows (steps `t = 0..T`, boosting iterations) and columns `step`,
+#'   `trees` (trees in the model: `t`, or `t` times the number of classes), `group` (the groups first
+#'   used by the trees of step `t`, comma-separated in the order they were first split on; NA when
+#'   none), `group_cost` (their total cost, 0 when none), `cost` (cumulative cost: the total cost of the
+#'   distinct groups used by the trees of steps `1..t`, in cost units), `loss` (mean training loss),
+#'   `objective` (`loss_0 - loss_t`) and `r2` (`1 - loss_t / loss_0`: `1 - SSE_t / SSE_0` for
+#'   `"gaussian"`, the fraction of the null deviance explained for the log-losses);
+#' * `sequence`: character, the groups in the order they were first used;
+#' * `trees`: data frame, one row per node of every tree, with columns `tree` (1, 2, ...), `step`
+#'   (the iteration that added it), `class` (the class of a multinomial tree; NA otherwise), `node`
+#'   (1 is the root), `feature` (column name split on; NA at a leaf), `column` (its index in `x`),
+#'   `threshold` (rows with `x <= threshold` go left), `left` and `right` (node numbers of the
+#'   children in the same tree; NA at a leaf) and `value` (the mean negative gradient of the node's
+#'   training rows, the tree's output at a leaf before shrinkage by `eta`);
+#' * `init`: the starting constants `H_0` (length 1, or one per class);
+#' * `group`: character vector of length `p` (named by column), the group of each column; `cost`: named
+#'   numeric, one cost per group in `unique(group)` order;
+#' * `lambda`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees`, `depth`, `eta`, `paid`,
+#'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
+#'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
+#'   frequencies for multinomial fits), `label` (used by [print()] and [compare_sequences()]), `call`;
+#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
+#'
+#' @section Errors:
+#' `miser()` stops, naming the argument, when `cost` is missing, not numeric, of the wrong length,
+#' named for unknown groups, negative, zero or not finite; when `x` is not a numeric matrix or holds
+#' NA, NaN or Inf; when `y` has the wrong length, holds NA or does not suit `family` (a factor for
+#' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
+#' class of fewer than two rows); when `group` has the wrong length or NA; when `lambda < 0`, `n_trees`
+#' is not a whole number `>= 1`, `depth` not a whole number in `1..30`, `eta` outside `(0, 1]`,
+#' `min_node_size` not a whole number `>= 1`, `family` or `paid` unknown, or an unknown argument is
+#' given.
+#'
+#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
+#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*,
+#'   1175-1182. \url{https://arxiv.org/abs/1206.6451}
+#'
+#'   Friedman, J. H. (2001). Greedy function approximation: a gradient boosting machine. *Annals of
+#'   Statistics* 29(5), 1189-1232. \doi{10.1214/aos/1013203451}
+#' @seealso [predict.miser()], [miser_path()] (a grid of `lambda` and its cost/accuracy frontier),
+#'   [compare_sequences()].
+#' @examples
+#' train <- heart[1:200, ]
+#' test <- heart[201:303, ]
+#' fit <- miser(diagnosis ~ ., data = train, cost = heart_cost, family = "binomial", n_trees = 50)
+#' fit
+#' predict(fit, newdata = test[1:3, ], budget = c(10, 100, 1000), type = "response")
+#' anytime_curve(fit, newdata = test, metric = "accuracy")
+#'
+#' # on one cost axis with a linear sequence
+#' omp <- fgseq(diagnosis ~ ., data = train, cost = heart_cost)
+#' compare_sequences(list(omp, fit), newdata = test, metric = "auc")
+#'
+#' # matrix interface, each column its own group
+#' x <- as.matrix(mtcars[, -1])
+#' m <- miser(x, mtcars$mpg, cost = seq_len(ncol(x)), lambda = 0.05, n_trees = 30, depth = 2)
+#' m$path[m$path$group_cost > 0, c("step", "group", "cost", "r2")]
+#' @export
+miser <- function(x, ...) UseMethod("miser")
+
+#' @rdname miser
+#' @export
+miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
+                          family = c("gaussian", "binomial", "multinomial"),
+                          paid = c("after_tree", "within_tree"), min_node_size = 5, ...) {
+  check_dots_used(list(...), "miser")
+  call <- match.call()
+  x <- check_x(x)
+  n <- nrow(x)
+  family <- check_choice(family, c("gaussian", "binomial", "multinomial"), "family")
+  paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
+  response <- check_response(y, family, n)
+  group <- check_group(group, x)
+  labels <- unique(group)
+  cost <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost))
+  lambda <- check_number(lambda, "lambda", lower = 0)
+  n_trees <- check_whole(n_trees, "n_trees", 1, what = "boosting iterations")
+  depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
+  eta <- check_eta(eta)
+  min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
+
+  Y <- response$y
+  y_mean <- colMeans(Y)
+  s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
+  lambda_scaled <- lambda * s0 / mean(cost)
+  raw <- .miser_fit(x, Y, match(group, labels) - 1L, unname(cost), family, paid, lambda_scaled, n_trees, depth,
+                    eta, min_node_size)
+  new_miser(raw, x_names = x_names(x), group = group, cost = cost, response = response, family = family,
+            lambda = lambda, lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta,
+            paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
+}
+
+#' @rdname miser
+#' @param data Data frame holding the variables of the formula (formula method). The design is built as
+#'   for [fgseq()]: one group per model term, all factor levels kept as dummy columns.
+#' @export
+miser.formula <- function(x, data, cost, ...) {
+  call <- match.call()
+  d <- formula_design(x, data)
+  if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
+  fit <- miser.default(d$x, d$y, cost = cost, group = d$group, ...)
+  with_formula(fit, d, call)
+}
+
+# Assemble the "miser" object from the core's result.
+new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambda_scaled, n_trees, depth, eta,
+                      paid, min_node_size, y_mean, nobs, call) {
+  labels <- names(cost)
+  P <- length(raw$init)
+  n_total <- length(raw$start) - 1L
+  sizes <- diff(raw$start)
+  tree <- rep(seq_len(n_total), sizes)
+  node <- sequence(sizes)
+  split <- raw$feature >= 0L
+  column <- ifelse(split, raw$feature + 1L, NA_integer_)
+  trees <- data.frame(tree = tree, step = (tree - 1L) %/% P + 1L,
+                      class = if (family == "multinomial") response$classes[(tree - 1L) %% P + 1L] else NA_character_,
+                      node = node, feature = x_names[column], column = column,
+                      threshold = ifelse(split, raw$threshold, NA_real_),
+                      left = ifelse(split, raw$left + 1L, NA_integer_), right = ifelse(split, raw$right + 1L, NA_integer_),
+                      value = raw$value, stringsAsFactors = FALSE)
+
+  # the groups in the order they were first split on: by tree, then by node (level order)
+  group_of_node <- match(group[column], labels)
+  first <- !is.na(group_of_node) & !duplicated(group_of_node)
+  paid_order <- labels[group_of_node[first]]
+  paid_step <- trees$step[first]
+  paid_tree <- raw$paid_by[match(paid_order, labels)] + 1
+  if (!isTRUE(all.equal(paid_tree, trees$tree[first]))) {
+    stop("internal error: the core's paid groups differ from its trees", call. = FALSE)
+  }
+  steps <- 0:n_trees
+  new_groups <- lapply(steps, function(t) paid_order[paid_step == t])
+  group_cost <- vapply(new_groups, function(g) sum(cost[g]), numeric(1))
+  loss <- raw$loss
+  path <- data.frame(step = steps, trees = steps * P,
+                     group = vapply(new_groups, function(g) if (length(g)) paste(g, collapse = ", ") else NA_character_,
+                                    character(1)),
+                     group_cost = group_cost, cost = cumsum(group_cost), loss = loss,
+                     objective = loss[1L] - loss, r2 = if (loss[1L] > 0) 1 - loss / loss[1L] else 0 * loss,
+                     stringsAsFactors = FALSE)
+  init <- stats::setNames(raw$init, response$responses)
+  label <- if (lambda == 0) "Stage-wise regression" else paste0("Greedy Miser (lambda = ", format(lambda), ")")
+  structure(list(path = path, sequence = paid_order, trees = trees, init = init,
+                 group = stats::setNames(group, x_names), cost = cost, lambda = lambda,
+                 lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta, paid = paid,
+                 min_node_size = min_node_size, family = family, classes = response$classes,
+                 responses = response$responses, nobs = nobs, null_risk = loss[1L],
+                 y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call),
+            class = c("miser", "anytime_fit"))
+}
+
+#' Predict with a Greedy Miser fit at budgets or numbers of trees
+#'
+#' Anytime prediction with the first `t` boosting iterations of a [miser()] fit: at budget `B`, the
+#' largest `t` whose cumulative feature cost (the `cost` column of its `path`) is at most `B`, so that
+#' only features already paid for are computed (Xu et al. 2012, equation 4 with the tree-evaluation
+#' budget given by `t`).
+#'
+#' @param object A `"miser"` fit from [miser()].
+#' @param newx Numeric matrix of new observations, `m x p`, with the columns of the training `x`
+#'   (matched by name when both have column names), without NA, NaN or Inf.
+#' @param budget Numeric vector of non-negative budgets, in the cost units of the fit. A budget below
+#'   the cost of the first tree's features gives the starting constant `H_0`.
+#' @param step Whole numbers between 0 (`H_0` only) and `T`, the boosting iterations to use. Give
+#'   `budget` or `step`, not both; with neither, every step `0..T` is returned.
+#' @param type `"link"` (the additive predictor `H`), `"response"` (the same for `"gaussian"`; the
+#'   probability of class 1 for `"binomial"`; class probabilities, the softmax of `H`, for
+#'   `"multinomial"`) or `"class"` (binomial and multinomial: the label of the most probable class; for
+#'   binomial, class 1 when its probability is above 0.5).
+#' @param newdata For fits made with the formula interface: a data frame with the model's variables,
+#'   used instead of `newx`.
+#' @param ... Not used.
+#' @return For gaussian and binomial fits a numeric matrix with one row per new observation and one
+#'   column per requested budget or step (named `"budget=B"` or `"step<t>"`); with `type = "class"` a
+#'   character matrix of that shape. For multinomial fits an array `m x L x steps` (`L` classes) for
+#'   `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`.
+#' @section Errors: Stops when `newx` has the wrong number of columns, column names that do not match the
+#'   training `x`, or NA, NaN or Inf; when `newdata` lacks a model variable or holds NA; when both
+#'   `budget` and `step` are given, a budget is negative or NA, or a step is not a whole number in
+#'   `0..T`; when `type = "class"` is asked of a gaussian fit.
+#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
+#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
+#'   \url{https://arxiv.org/abs/1206.6451}
+#' @examples
+#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 30)
+#' predict(fit, newdata = heart[1:4, ], budget = c(0, 10, 200), type = "response")
+#' predict(fit, newdata = heart[1:4, ], step = c(10, 30), type = "class")
+#' @export
+predict.miser <- function(object, newx, budget = NULL, step = NULL, type = c("link", "response", "class"),
+                          newdata = NULL, ...) {
+  type <- check_choice(type, c("link", "response", "class"), "type")
+  if (type == "class" && is.null(object$classes)) {
+    abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", object$family, ".")
+  }
+  x <- new_design(object, if (missing(newx)) NULL else newx, newdata)
+  steps <- resolve_steps(object, budget, step)
+  tr <- object$trees
+  start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
+  H <- .miser_predict(x, start, ifelse(is.na(tr$column), -1L, tr$column - 1L),
+                      ifelse(is.na(tr$threshold), NaN, tr$threshold), ifelse(is.na(tr$left), -1L, tr$left - 1L),
+                      ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
+                      as.integer(steps))
+  m <- length(steps)
+  P <- length(object$init)
+  if (P == 1L) {
+    eta <- matrix(H, nrow(x), m, dimnames = list(rownames(x), names(steps)))
+    if (type == "link") return(eta)
+    mu <- inverse_link(object$family, eta)
+    if (type == "response") return(mu)
+    return(matrix(object$classes[(mu > 0.5) + 1L], nrow(x), dimnames = dimnames(mu)))
+  }
+  eta <- array(H, c(nrow(x), P, m), dimnames = list(rownames(x), object$responses, names(steps)))
+  if (type == "link") return(eta)
+  mu <- eta
+  for (k in seq_len(m)) mu[, , k] <- inverse_link(object$family, matrix(eta[, , k], nrow(x)))
+  if (type == "response") return(mu)
+  cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
+  matrix(cls, nrow(x), dimnames = list(rownames(x), names(steps)))
+}
+
+#' Print a Greedy Miser fit
+#'
+#' Shows the steps at which trees first used a group (its cost, the cumulative cost and the training
+#' `r2`), and the last step.
+#'
+#' @param x A `"miser"` fit from [miser()].
+#' @param digits Number of significant digits.
+#' @param ... Not used.
+#' @return `x`, invisibly.
+#' @section Errors: None beyond those of [print()].
+#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
+#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
+#'   \url{https://arxiv.org/abs/1206.6451}
+#' @examples
+#' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 20))
+#' @export
+print.miser <- function(x, digits = 4, ...) {
+  per <- if (x$family == "multinomial") paste0(" (", length(x$classes), " trees per step, one per class)") else ""
+  cat(x$label, ", ", x$family, ": ", x$n_trees, " steps", per, " of depth-", x$depth, " trees, eta = ",
+      format(x$eta), ", ", x$nobs, " observations\n", sep = "")
+  cat("Groups paid ", if (x$paid == "after_tree") "after each tree" else "within each tree", "; ",
+      length(x$sequence), " of ", length(x$cost), " groups used, total cost ",
+      format(x$path$cost[nrow(x$path)], digits = digits), "\n", sep = "")
+  if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
+  cat("\n")
+  p <- x$path
+  keep <- unique(c(1L, which(p$group_cost > 0), nrow(p)))
+  print_path(p[keep, ], "(constant only)", digits)
+  left <- setdiff(names(x$cost), x$sequence)
+  if (length(left)) cat("\nNever used:", paste(left, collapse = ", "), "\n")
+  invisible(x)
+}
+
+#' The Greedy Miser over a grid of lambda: cost/accuracy frontier
+#'
+#' Fits [miser()] for every `lambda` of a grid and traces each fit's validation metric against the
+#' cumulative feature cost as trees are added (the dashed traces of Xu et al. 2012, Figure 1). For each
+#' `lambda` the best iteration on the validation data gives one point (its cost, its metric): these
+#' points are the cost/accuracy trade-off curve of the paper's Figures 1 and 3.
+#'
+#' The best iteration maximizes the metric (minimizes it for the losses `"mse"` and `"logloss"`); ties
+#' go to the earliest iteration, which is also the cheapest. A point is `efficient` when no other point
+#' of the grid costs at most as much and scores at least as well, one of the two strictly.
+#'
+#' @inheritParams miser
+#' @inheritParams anytime_curve
+#' @param lambda Numeric vector of distinct non-negative trade-off constants (see [miser()] for their
+#'   scale). `NULL` means `c(0, 10^seq(-3, 0, by = 0.5))`.
+#' @param ... Further arguments to [miser()] (`n_trees`, `depth`, `eta`, `family`, `group`, `paid`,
+#'   `min_node_size`), the same for every `lambda`.
+#' @param newx,newy Validation data (required for the matrix method): a numeric matrix with the columns
+#'   of `x`, and its response (as `newy` of [anytime_curve()] for `metric`).
+#' @param newdata For the formula method: a data frame of validation rows, with the response.
+#' @param metric A metric of [anytime_curve()]; `NULL` means `"r2"` for gaussian fits and `"accuracy"`
+#'   for classification.
+#' @return An object of class `"miser_path"`, a list with
+#' * `frontier`: data frame, one row per `lambda` (in the order given), with columns `lambda`, `step`
+#'   (the best iteration on the validation data), `cost` (its cumulative feature cost, cost units),
+#'   `value` (its validation metric), `final_cost` (the cost after all `n_trees` iterations) and
+#'   `efficient` (logical, see above);
+#' * `traces`: list of the validation curves of [anytime_curve()], one per `lambda` (columns `step`,
+#'   `group`, `cost`, `value`);
+#' * `fits`: list of the [miser()] fits, one per `lambda`;
+#' * `metric`, `k`, `lambda`.
+#'
+#' `print()` shows the frontier; `plot()` draws the frontier points joined by cost (solid) and,
+#' with `traces = TRUE`, each `lambda`'s trace (dashed step curves).
+#' @section Errors: Stops when `lambda` is not a vector of distinct non-negative finite numbers; when no
+#'   validation data are given, `newx` does not have the columns of `x` or holds NA, NaN or Inf, or
+#'   `newy` has the wrong length; as [anytime_curve()] for `metric`, `newy`, `query` and `k`; and as
+#'   [miser()] for the other arguments.
+#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
+#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
+#'   \url{https://arxiv.org/abs/1206.6451}
+#' @seealso [miser()], [compare_sequences()].
+#' @examples
+#' set.seed(1)
+#' idx <- sample(nrow(heart), 200)
+#' mp <- miser_path(diagnosis ~ ., data = heart[idx, ], cost = heart_cost,
+#'                  lambda = c(0, 0.01, 0.1), newdata = heart[-idx, ], family = "binomial",
+#'                  n_trees = 40, depth = 2)
+#' mp
+#' plot(mp)
+#' @export
+miser_path <- function(x, ...) UseMethod("miser_path")
+
+#' @rdname miser_path
+#' @export
+miser_path.default <- function(x, y, cost, lambda = NULL, ..., newx = NULL, newy = NULL, metric = NULL,
+                               query = NULL, k = 5) {
+  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
+  x <- check_x(x)
+  check_validation_x(newx, newy, ncol(x))
+  if (!is.null(metric)) metric <- check_metric(metric)
+  if (missing(cost)) check_miser_cost(NULL, unique(check_group(list(...)[["group"]], x)), missing = TRUE)
+  fits <- lapply(lambda, function(l) miser.default(x, y, cost = cost, lambda = l, ...))
+  miser_frontier(fits, lambda, metric, function(f, metric) {
+    anytime_curve(f, newx, newy, metric = metric, query = query, k = k)
+  })
+}
+
+#' @rdname miser_path
+#' @export
+miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
+                               k = 5) {
+  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
+  if (is.null(newdata) || !is.data.frame(newdata)) {
+    abort("miser_path() needs validation data: give `newdata`, a data frame of validation rows with the ",
+          "response, on which the best iteration of each lambda is chosen.")
+  }
+  if (!is.null(metric)) metric <- check_metric(metric)
+  if (missing(cost)) cost <- NULL
+  fits <- lapply(lambda, function(l) {
+    if (is.null(cost)) miser.formula(x, data, lambda = l, ...) else miser.formula(x, data, cost = cost, lambda = l, ...)
+  })
+  miser_frontier(fits, lambda, metric, function(f, metric) {
+    anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)
+  })
+}
+
+# The frontier of a list of fits: the best validation iteration of each.
+miser_frontier <- function(fits, lambda, metric, curve_of) {
+  if (is.null(metric)) metric <- if (fits[[1L]]$family == "gaussian") "r2" else "accuracy"
+  traces <- lapply(fits, curve_of, metric = metric)
+  higher <- metric_higher_better(metric)
+  best <- vapply(traces, function(cv) if (higher) which.max(cv$value) else which.min(cv$value), integer(1))
+  cost <- vapply(seq_along(traces), function(i) traces[[i]]$cost[best[i]], numeric(1))
+  value <- vapply(seq_along(traces), function(i) traces[[i]]$value[best[i]], numeric(1))
+  sign <- if (higher) 1 else -1
+  efficient <- vapply(seq_along(cost), function(i) {
+    !any(cost <= cost[i] & sign * value >= sign * value[i] & (cost < cost[i] | sign * value > sign * value[i]))
+  }, logical(1))
+  frontier <- data.frame(lambda = lambda, step = best - 1L, cost = cost, value = value,
+                         final_cost = vapply(traces, function(cv) cv$cost[nrow(cv)], numeric(1)),
+                         efficient = efficient)
+  names(traces) <- paste0("lambda=", format(lambda, trim = TRUE))
+  structure(list(frontier = frontier, traces = traces, fits = fits, metric = metric,
+                 k = attr(traces[[1L]], "k"), lambda = lambda),
+            class = "miser_path")
+}
+
+#' @rdname miser_path
+#' @param digits Number of significant digits.
+#' @export
+print.miser_path <- function(x, digits = 4, ...) {
+  cat("Greedy Miser over ", length(x$lambda), " values of lambda: best iteration on the validation ",
+      metric_label(x$metric, x$k), if (metric_higher_better(x$metric)) "" else " (a loss: smaller is better)",
+      "\n\n", sep = "")
+  print(format(x$frontier, digits = digits), row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname miser_path
+#' @param traces Logical: draw each `lambda`'s validation trace (dashed) behind the frontier.
+#' @param col Colour of the frontier; the traces are grey.
+#' @param xlab,ylab,main Axis labels and title (`ylab = NULL` names the metric).
+#' @export
+plot.miser_path <- function(x, traces = TRUE, col = 2, xlab = "cumulative cost", ylab = NULL,
+                            main = "Greedy Miser: cost/accuracy trade-off", ...) {
+  fr <- x$frontier
+  curves <- if (traces) x$traces else list()
+  if (is.null(ylab)) ylab <- paste("validation", metric_label(x$metric, x$k))
+  xs <- c(fr$cost, unlist(lapply(curves, `[[`, "cost")))
+  ys <- c(fr$value, unlist(lapply(curves, `[[`, "value")))
+  graphics::plot(NA, xlim = range(0, xs), ylim = range(ys), xlab = xlab, ylab = ylab, main = main, ...)
+  for (cv in curves) graphics::lines(cv$cost, cv$value, type = "s", lty = 2, col = "grey60")
+  o <- order(fr$cost, -fr$value)
+  graphics::lines(fr$cost[o], fr$value[o], col = col)
+  graphics::points(fr$cost, fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
+  invisible(x)
+}

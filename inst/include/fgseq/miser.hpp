@@ -1,0 +1,501 @@
+// The Greedy Miser (Xu, Weinberger & Chapelle 2012, ICML): stage-wise regression (Friedman 2001) with
+// limited-depth regression trees grown on the negative gradient of the loss under the impurity of the
+// paper's equation (5),
+//
+//   g(h_t) = 1/2 sum_i (r_i - h_t(x_i))^2 + lambda sum_a phi_a c_a F_at,
+//
+// r_i the negative gradient of the loss at the current predictor, F_at = 1 when tree t splits on
+// feature a, c_a the feature's cost and phi_a = 1 while feature a has not been extracted by an earlier
+// tree, 0 once it has (paper, section 4; the definition in section 5.2 states the reverse, a slip that
+// its equation (15) contradicts). With groups, a feature costs the price of its group and every
+// feature of a group is free once one of them has been used. Algorithm 1: H <- H + eta h_t, then
+// phi_a <- 0 for every feature used by h_t, so a feature used by tree t is free from tree t + 1 on.
+//
+// Trees are grown greedily (CART), level by level and, within a level, node by node from left to
+// right. A node is split on the feature and threshold of largest penalized gain
+//   1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda * charge(a),
+// S the sums of r over the rows of a side, when that gain is positive. charge(a) = c_a phi_a with phi
+// as at the start of the tree (PaidUpdate::AfterTree, the paper's order: every split of tree t on a
+// feature not yet paid is charged), or 0 as soon as an earlier split of the same tree has used the
+// feature's group (PaidUpdate::WithinTree: the tree pays once per feature, F_at read as binary).
+// lambda = 0 is plain stage-wise regression.
+//
+// Splits are exact: every column is sorted once (stable, ties by row), and each level scans every
+// column in that order, so the split candidates are all midpoints between consecutive distinct values
+// within a node (go left when x <= threshold). Ties: within a column, scanned by increasing threshold,
+// a threshold replaces the best so far only when its gain is larger by more than a relative tie_tol
+// (the smallest of tied thresholds wins); across columns every penalized gain within a relative
+// tie_tol of the best ties and the first column wins. Gains at most zero_tol * 1/2 sum_i r_i^2 count as 0 (no split).
+//
+// Losses: squared (r = y - H, leaf value = mean r), logistic (y in {0, 1}, r = y - p, p = 1/(1+e^-H)),
+// multinomial (one tree per class per iteration on r_k = y_k - p_k, the class probabilities p being
+// the softmax of H at the start of the iteration); leaf values are means of r, Newton-free, as in the
+// paper (squared-loss trees on the negative gradient). Each loss starts from its best constant
+// (Friedman 2001): the mean of y, the log-odds of its mean, the centred log class frequencies.
+#ifndef FGSEQ_MISER_HPP
+#define FGSEQ_MISER_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace fgseq {
+
+enum class MiserLoss { Squared, Logistic, Multinomial };
+enum class PaidUpdate { AfterTree, WithinTree };
+
+struct MiserControl {
+  MiserLoss loss = MiserLoss::Squared;
+  PaidUpdate paid = PaidUpdate::AfterTree;
+  double lambda = 0.0;      // lambda of equation (5): half squared error of the gradient fit per cost unit
+  Index n_iter = 100;       // boosting iterations (one tree each; one tree per class for multinomial)
+  int depth = 4;            // most splits from the root to a leaf
+  double eta = 0.1;         // shrinkage (step size) of each tree
+  Index min_node_size = 1;  // fewest training rows in a leaf
+  double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
+  double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
+};
+
+// Trees as flat arrays. Tree t owns nodes [start[t], start[t + 1]); node 0 of a tree is its root and
+// left/right are node numbers local to the tree. At a leaf feature = -1 and left = right = -1.
+struct Forest {
+  std::vector<Index> start{0};
+  std::vector<int> feature;
+  std::vector<double> threshold;   // go left when x <= threshold
+  std::vector<int> left, right;
+  std::vector<double> value;       // mean negative gradient of the node's rows (output before eta)
+  Index n_trees() const { return static_cast<Index>(start.size()) - 1; }
+
+  // Output of tree t for row i of x.
+  double predict(Index t, const Eigen::Ref<const MatrixXd>& x, Index i) const {
+    const Index base = start[static_cast<size_t>(t)];
+    Index node = base;
+    while (feature[static_cast<size_t>(node)] >= 0) {
+      const size_t k = static_cast<size_t>(node);
+      node = base + (x(i, feature[k]) <= threshold[k] ? left[k] : right[k]);
+    }
+    return value[static_cast<size_t>(node)];
+  }
+};
+
+// The row order of every column, sorted once (stable: ties keep the row order), with the rank of each
+// entry's distinct value, so that a scan tells a new value by an integer compare on sequential memory.
+class SortedColumns {
+ public:
+  SortedColumns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& check_interrupt = InterruptCheck())
+      : n_(x.rows()), idx_(static_cast<size_t>(x.rows() * x.cols())), rank_(idx_.size()) {
+    if (x.rows() >= std::numeric_limits<int>::max())
+      throw std::invalid_argument("miser: too many rows for 32-bit row indices");
+    for (Index j = 0; j < x.cols(); ++j) {
+      if (check_interrupt) check_interrupt();
+      int* o = idx_.data() + j * n_;
+      int* rk = rank_.data() + j * n_;
+      std::iota(o, o + n_, 0);
+      const double* v = x.col(j).data();
+      std::stable_sort(o, o + n_, [v](int a, int b) { return v[a] < v[b]; });
+      int r = 0;
+      for (Index k = 0; k < n_; ++k) {
+        if (k > 0 && v[o[k]] > v[o[k - 1]]) ++r;
+        rk[k] = r;
+      }
+    }
+  }
+  const int* col(Index j) const { return idx_.data() + j * n_; }
+  const int* rank(Index j) const { return rank_.data() + j * n_; }
+
+ private:
+  Index n_;
+  std::vector<int> idx_, rank_;
+};
+
+// Grows one tree of the miser on a negative gradient.
+class MiserTreeLearner {
+ public:
+  // group_of: 0-based group of each column; cost: one cost per group.
+  MiserTreeLearner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted, const std::vector<int>& group_of,
+                   const std::vector<double>& cost, const MiserControl& ctl)
+      : x_(x), sorted_(sorted), group_of_(group_of), cost_(cost), ctl_(ctl),
+        row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {
+    if (static_cast<Index>(group_of_.size()) != x_.cols())
+      throw std::invalid_argument("miser: one group per column of x is needed");
+    for (int g : group_of_)
+      if (g < 0 || g >= static_cast<int>(cost_.size())) throw std::invalid_argument("miser: group index out of range");
+    if (ctl_.depth < 1 || ctl_.min_node_size < 1) throw std::invalid_argument("miser: depth and min_node_size must be >= 1");
+  }
+
+  // Grows the tree on r with unpaid[g] = phi_g, appends it to `forest` and writes its output (leaf
+  // value, before eta) for every training row to `fitted`.
+  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest, VectorXd& fitted) {
+    const Index n = x_.rows(), p = x_.cols();
+    const Index m = ctl_.min_node_size;
+    nodes_.clear();
+    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum()});
+    std::fill(row_node_.begin(), row_node_.end(), 0);
+    used_.assign(cost_.size(), false);
+    const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
+    rsorted_.resize(static_cast<size_t>(n * p));
+    for (Index j = 0; j < p; ++j) {  // r in the sorted order of every column: the scans read it in sequence
+      const int* order = sorted_.col(j);
+      double* rs = rsorted_.data() + j * n;
+      for (Index k = 0; k < n; ++k) rs[k] = r(order[k]);
+    }
+
+    std::vector<Index> level{0};  // nodes of the current level, left to right
+    for (int d = 0; d < ctl_.depth && !level.empty(); ++d) {
+      // the nodes of this level that may split, numbered 0..A-1 in order
+      std::vector<Index> active;
+      std::vector<int> slot_of(nodes_.size(), -1);
+      for (Index v : level)
+        if (nodes_[static_cast<size_t>(v)].n >= 2 * m) {
+          slot_of[static_cast<size_t>(v)] = static_cast<int>(active.size());
+          active.push_back(v);
+        }
+      if (active.empty()) break;
+      const Index A = static_cast<Index>(active.size());
+      for (Index i = 0; i < n; ++i) row_slot_[static_cast<size_t>(i)] = slot_of[static_cast<size_t>(row_node_[static_cast<size_t>(i)])];
+
+      // best gain and threshold of every (node, column), by one scan of each sorted column
+      gain_.assign(static_cast<size_t>(A * p), -std::numeric_limits<double>::infinity());
+      thr_.assign(static_cast<size_t>(A * p), 0.0);
+      cnt_.resize(static_cast<size_t>(A));
+      sum_.resize(static_cast<size_t>(A));
+      base_.resize(static_cast<size_t>(A));
+      for (Index s = 0; s < A; ++s) {
+        const Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
+        cnt_[s] = nd.n;
+        sum_[s] = nd.sum;
+        base_[s] = nd.sum * nd.sum / static_cast<double>(nd.n);
+      }
+      if (A <= std::numeric_limits<signed char>::max()) scan_level<signed char>(A, slot8_);
+      else if (A <= std::numeric_limits<short>::max()) scan_level<short>(A, slot16_);
+      else scan_level<int>(A, row_slot_);
+
+      // choose the split of each node, left to right (the within-tree variant frees a group as soon as
+      // a split uses it)
+      std::vector<int> split_col(static_cast<size_t>(A), -1);
+      for (Index s = 0; s < A; ++s) {
+        const double* gs = gain_.data() + s * p;
+        double best = -std::numeric_limits<double>::infinity();
+        for (Index j = 0; j < p; ++j)
+          if (gs[j] > zero) best = std::max(best, gs[j] - ctl_.lambda * charge(j, unpaid));
+        if (!(best > 0.0)) continue;
+        const double tie = best - ctl_.tie_tol * std::abs(best);
+        Index chosen = -1;
+        for (Index j = 0; j < p && chosen < 0; ++j)
+          if (gs[j] > zero && gs[j] - ctl_.lambda * charge(j, unpaid) >= tie) chosen = j;
+        split_col[static_cast<size_t>(s)] = static_cast<int>(chosen);
+        used_[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])] = true;
+      }
+
+      // make the children and move the rows
+      std::vector<Index> next;
+      std::vector<Index> child(static_cast<size_t>(2 * A), -1);
+      for (Index s = 0; s < A; ++s) {
+        const int j = split_col[static_cast<size_t>(s)];
+        if (j < 0) continue;
+        Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
+        nd.feature = j;
+        nd.threshold = thr_[static_cast<size_t>(s * p + j)];
+        const Index l = static_cast<Index>(nodes_.size());
+        nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0});
+        nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0});
+        Node& parent = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
+        parent.left = l;
+        parent.right = l + 1;
+        child[static_cast<size_t>(2 * s)] = l;
+        child[static_cast<size_t>(2 * s + 1)] = l + 1;
+        next.push_back(l);
+        next.push_back(l + 1);
+      }
+      if (next.empty()) break;
+      for (Index i = 0; i < n; ++i) {
+        const int s = row_slot_[static_cast<size_t>(i)];
+        if (s < 0) continue;
+        const int j = split_col[static_cast<size_t>(s)];
+        if (j < 0) continue;
+        const Node& parent = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
+        const Index c = x_(i, j) <= parent.threshold ? child[static_cast<size_t>(2 * s)] : child[static_cast<size_t>(2 * s + 1)];
+        row_node_[static_cast<size_t>(i)] = c;
+        Node& ch = nodes_[static_cast<size_t>(c)];
+        ++ch.n;
+        ch.sum += r(i);
+      }
+      level.swap(next);
+    }
+
+    // append to the forest; leaf outputs for the training rows
+    for (const Node& nd : nodes_) {
+      forest.feature.push_back(nd.feature);
+      forest.threshold.push_back(nd.feature >= 0 ? nd.threshold : std::numeric_limits<double>::quiet_NaN());
+      forest.left.push_back(static_cast<int>(nd.left));
+      forest.right.push_back(static_cast<int>(nd.right));
+      forest.value.push_back(nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0);
+    }
+    forest.start.push_back(forest.start.back() + static_cast<Index>(nodes_.size()));
+    fitted.resize(n);
+    for (Index i = 0; i < n; ++i) {
+      const Node& leaf = nodes_[static_cast<size_t>(row_node_[static_cast<size_t>(i)])];
+      fitted(i) = leaf.sum / static_cast<double>(leaf.n);
+    }
+  }
+
+  // Groups split on by the last grown tree.
+  std::vector<int> groups_used() const {
+    std::vector<int> out;
+    for (const Node& nd : nodes_)
+      if (nd.feature >= 0) out.push_back(group_of_[static_cast<size_t>(nd.feature)]);
+    return out;
+  }
+
+ private:
+  struct Node {
+    int feature;
+    double threshold;
+    Index left, right;
+    Index n;     // training rows in the node
+    double sum;  // sum of r over them
+  };
+
+  Eigen::Ref<const MatrixXd> x_;
+  const SortedColumns& sorted_;
+  const std::vector<int>& group_of_;
+  const std::vector<double>& cost_;
+  MiserControl ctl_;
+  std::vector<Node> nodes_;
+  std::vector<Index> row_node_;
+  std::vector<int> row_slot_;                    // active node (0..A-1) of each row, -1 when not splitting
+  std::vector<bool> used_;  // groups split on so far in this tree
+  std::vector<double> gain_, thr_;
+  std::vector<double> rsorted_;                  // r in the sorted order of each column (n x p)
+  std::vector<signed char> slot8_;               // row_slot_ in a smaller type, for the scans
+  std::vector<short> slot16_;
+  std::vector<Index> cnt_, nl_;                  // per active node: rows, rows scanned so far
+  std::vector<double> sum_, base_, sl_, bg_;     // sum of r, sum^2 / n, scanned sum, best gain
+  std::vector<int> last_, lastrow_;              // per node: rank and row of the last value scanned
+  std::vector<std::pair<int, int>> brow_;        // per node: rows on each side of the best boundary
+
+  // Fills gain_ and thr_ for the A active nodes of a level: for every column, one pass over its sorted
+  // rows keeps, per node, the rows seen so far (count, gradient sum) and scores the boundary before each
+  // new distinct value. The node of each row is read from a slot array of the smallest integer type
+  // that holds A (the one random access of the pass: a small array stays in cache).
+  template <typename Slot>
+  void scan_level(Index A, std::vector<Slot>& slot) {
+    const Index n = x_.rows(), p = x_.cols(), m = ctl_.min_node_size;
+    slot.resize(static_cast<size_t>(n));
+    for (Index i = 0; i < n; ++i) slot[static_cast<size_t>(i)] = static_cast<Slot>(row_slot_[static_cast<size_t>(i)]);
+    nl_.resize(static_cast<size_t>(A));
+    sl_.resize(static_cast<size_t>(A));
+    last_.resize(static_cast<size_t>(A));
+    lastrow_.resize(static_cast<size_t>(A));
+    bg_.resize(static_cast<size_t>(A));
+    brow_.resize(static_cast<size_t>(A));
+    const double none = std::numeric_limits<double>::lowest();  // finite, so the tie test stays defined
+    const Slot* sl_of = slot.data();
+    for (Index j = 0; j < p; ++j) {
+      std::fill(nl_.begin(), nl_.end(), 0);
+      std::fill(sl_.begin(), sl_.end(), 0.0);
+      std::fill(bg_.begin(), bg_.end(), none);
+      const int* order = sorted_.col(j);
+      const int* rank = sorted_.rank(j);
+      const double* rs = rsorted_.data() + j * n;
+      for (Index k = 0; k < n; ++k) {
+        const int i = order[k];
+        const int s = sl_of[i];
+        if (s < 0) continue;
+        const int v = rank[k];
+        const Index nl = nl_[s];
+        if (nl >= m && v > last_[s]) {  // a boundary between two distinct values of the node
+          const Index nr = cnt_[s] - nl;
+          if (nr >= m) {
+            const double sl = sl_[s], sr = sum_[s] - sl;
+            const double g = 0.5 * (sl * sl / static_cast<double>(nl) + sr * sr / static_cast<double>(nr) - base_[s]);
+            if (g > bg_[s] + ctl_.tie_tol * std::abs(bg_[s])) {  // a later threshold must beat the best clearly
+              bg_[s] = g;
+              brow_[s] = std::make_pair(lastrow_[s], i);
+            }
+          }
+        }
+        nl_[s] = nl + 1;
+        sl_[s] += rs[k];
+        last_[s] = v;
+        lastrow_[s] = i;
+      }
+      for (Index s = 0; s < A; ++s) {
+        if (bg_[s] == none) continue;  // no candidate: the gain stays -inf
+        gain_[static_cast<size_t>(s * p + j)] = bg_[s];
+        thr_[static_cast<size_t>(s * p + j)] = midpoint(x_(brow_[s].first, j), x_(brow_[s].second, j));
+      }
+    }
+  }
+
+  // phi_a c_a of column j, as the update rule has it at this point of the tree
+  double charge(Index j, const std::vector<bool>& unpaid) const {
+    const size_t g = static_cast<size_t>(group_of_[static_cast<size_t>(j)]);
+    if (!unpaid[g]) return 0.0;
+    if (ctl_.paid == PaidUpdate::WithinTree && used_[g]) return 0.0;
+    return cost_[g];
+  }
+
+  static double midpoint(double a, double b) {
+    const double m = a + 0.5 * (b - a);
+    return m < b ? m : a;
+  }
+};
+
+struct MiserFit {
+  Forest forest;               // n_iter * P trees; tree t * P + c is class c's tree of iteration t
+  VectorXd init;               // P starting constants
+  std::vector<double> loss;    // mean training loss after iterations 0..n_iter
+  std::vector<Index> paid_by;  // per group: the tree that first used it (-1: never used)
+};
+
+namespace detail {
+
+// Mean loss of the predictor H (n x P) on the targets Y (n x P).
+inline double miser_loss(MiserLoss loss, const MatrixXd& Y, const MatrixXd& H) {
+  const double n = static_cast<double>(Y.rows());
+  switch (loss) {
+    case MiserLoss::Squared:
+      return 0.5 * (Y - H).squaredNorm() / n;
+    case MiserLoss::Logistic: {
+      double s = 0.0;
+      for (Index i = 0; i < Y.rows(); ++i) {
+        const double h = H(i, 0);  // log(1 + e^h) - y h, computed stably
+        s += std::max(h, 0.0) + std::log1p(std::exp(-std::abs(h))) - Y(i, 0) * h;
+      }
+      return s / n;
+    }
+    case MiserLoss::Multinomial: {
+      double s = 0.0;
+      for (Index i = 0; i < Y.rows(); ++i) {
+        const double mx = H.row(i).maxCoeff();
+        const double lse = mx + std::log((H.row(i).array() - mx).exp().sum());
+        s += lse - Y.row(i).dot(H.row(i));
+      }
+      return s / n;
+    }
+  }
+  return 0.0;
+}
+
+// Negative gradient of the per-row loss with respect to H.
+inline void miser_gradient(MiserLoss loss, const MatrixXd& Y, const MatrixXd& H, MatrixXd& R) {
+  switch (loss) {
+    case MiserLoss::Squared:
+      R = Y - H;
+      return;
+    case MiserLoss::Logistic:
+      R.resize(Y.rows(), 1);
+      for (Index i = 0; i < Y.rows(); ++i) R(i, 0) = Y(i, 0) - 1.0 / (1.0 + std::exp(-H(i, 0)));
+      return;
+    case MiserLoss::Multinomial:
+      R.resize(Y.rows(), Y.cols());
+      for (Index i = 0; i < Y.rows(); ++i) {
+        const double mx = H.row(i).maxCoeff();
+        const Eigen::RowVectorXd e = (H.row(i).array() - mx).exp().matrix();
+        R.row(i) = Y.row(i) - e / e.sum();
+      }
+      return;
+  }
+}
+
+inline VectorXd miser_init(MiserLoss loss, const MatrixXd& Y) {
+  const VectorXd mean = Y.colwise().mean().transpose();
+  switch (loss) {
+    case MiserLoss::Squared:
+      return mean;
+    case MiserLoss::Logistic: {
+      VectorXd out(1);
+      out(0) = std::log(mean(0) / (1.0 - mean(0)));
+      return out;
+    }
+    case MiserLoss::Multinomial: {
+      VectorXd out = mean.array().log().matrix();
+      return (out.array() - out.mean()).matrix();
+    }
+  }
+  return mean;
+}
+
+}  // namespace detail
+
+// Fits the miser. x: n x p; Y: n x P targets (squared: the response; logistic: a 0/1 column;
+// multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: one
+// positive cost per group.
+inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const std::vector<int>& group_of,
+                          const std::vector<double>& cost, const MiserControl& ctl,
+                          const InterruptCheck& check_interrupt = InterruptCheck()) {
+  const Index n = x.rows(), P = Y.cols();
+  if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
+  if (ctl.loss == MiserLoss::Multinomial ? P < 2 : P != 1)
+    throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
+  if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.n_iter < 0)
+    throw std::invalid_argument("miser_fit: eta must be positive, lambda and n_iter non-negative");
+  const SortedColumns sorted(x, check_interrupt);
+  MiserTreeLearner learner(x, sorted, group_of, cost, ctl);
+
+  MiserFit out;
+  out.init = detail::miser_init(ctl.loss, Y);
+  MatrixXd H = out.init.transpose().replicate(n, 1);
+  out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));
+  std::vector<bool> unpaid(cost.size(), true);
+  out.paid_by.assign(cost.size(), -1);
+  MatrixXd R;
+  VectorXd fitted;
+  for (Index t = 0; t < ctl.n_iter; ++t) {
+    if (check_interrupt) check_interrupt();
+    detail::miser_gradient(ctl.loss, Y, H, R);
+    for (Index c = 0; c < P; ++c) {
+      learner.grow(R.col(c), unpaid, out.forest, fitted);
+      H.col(c).noalias() += ctl.eta * fitted;
+      const Index tree = out.forest.n_trees() - 1;
+      for (int g : learner.groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
+        if (unpaid[static_cast<size_t>(g)]) {
+          unpaid[static_cast<size_t>(g)] = false;
+          out.paid_by[static_cast<size_t>(g)] = tree;
+        }
+      }
+    }
+    out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));
+  }
+  return out;
+}
+
+// The additive predictor H after each requested number of iterations: an n x (P * m) matrix, the
+// P columns of steps[k] in columns k * P .. k * P + P - 1 (link scale: no inverse link applied).
+inline MatrixXd miser_predict(const Eigen::Ref<const MatrixXd>& x, const Forest& forest, const VectorXd& init,
+                              double eta, const std::vector<Index>& steps,
+                              const InterruptCheck& check_interrupt = InterruptCheck()) {
+  const Index n = x.rows(), P = init.size(), m = static_cast<Index>(steps.size());
+  std::vector<Index> order(static_cast<size_t>(m));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return steps[a] < steps[b]; });
+  for (Index s : steps)
+    if (s < 0 || s * P > forest.n_trees()) throw std::invalid_argument("miser_predict: step out of range");
+  MatrixXd H = init.transpose().replicate(n, 1);
+  MatrixXd out(n, P * m);
+  Index done = 0;  // iterations added to H so far
+  for (Index k : order) {
+    const Index target = steps[static_cast<size_t>(k)];
+    for (; done < target; ++done) {
+      if (check_interrupt) check_interrupt();
+      for (Index c = 0; c < P; ++c) {
+        const Index t = done * P + c;
+        for (Index i = 0; i < n; ++i) H(i, c) += eta * forest.predict(t, x, i);
+      }
+    }
+    out.middleCols(k * P, P) = H;
+  }
+  return out;
+}
+
+}  // namespace fgseq
+
+#endif

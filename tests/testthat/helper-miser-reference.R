@@ -1,0 +1,156 @@
+# Plain-R reference of the Greedy Miser (Xu, Weinberger & Chapelle 2012, equation 5, Algorithm 1),
+# written from the paper and the documented rules, by brute force: every split's gain is the decrease
+# of the half squared error of the gradient computed from the two sides' means (not from running sums).
+
+# Candidate thresholds of a column within a node: midpoints between consecutive distinct values.
+ref_midpoints <- function(v) {
+  u <- sort(unique(v))
+  if (length(u) < 2L) return(numeric(0))
+  a <- u[-length(u)]
+  b <- u[-1L]
+  m <- a + 0.5 * (b - a)
+  ifelse(m < b, m, a)
+}
+
+half_sse <- function(r) 0.5 * sum((r - mean(r))^2)
+
+# The best split of one column by brute force: list(gain, threshold).
+ref_column_split <- function(v, r, min_node) {
+  thr <- ref_midpoints(v)
+  if (!length(thr)) return(list(gain = -Inf, threshold = NA_real_))
+  total <- half_sse(r)
+  gains <- vapply(thr, function(t) {
+    left <- v <= t
+    if (sum(left) < min_node || sum(!left) < min_node) return(-Inf)
+    total - half_sse(r[left]) - half_sse(r[!left])
+  }, numeric(1))
+  # by increasing threshold, a later one replaces the best only when its gain is larger by more than a
+  # relative 1e-10 (the smallest of tied thresholds wins)
+  k <- NA_integer_
+  for (i in seq_along(gains)) {
+    if (gains[i] > -Inf && (is.na(k) || gains[i] > gains[k] + 1e-10 * abs(gains[k]))) k <- i
+  }
+  if (is.na(k)) return(list(gain = -Inf, threshold = NA_real_))
+  list(gain = gains[k], threshold = thr[k])
+}
+
+# One tree grown level by level, nodes left to right. charge(j, used) is the cost term of column j
+# given the groups used so far in this tree; zero: gains at most this count as 0.
+# Returns a data frame of nodes numbered in creation order (feature 0 at a leaf, left/right 0).
+ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero) {
+  nodes <- list(list(rows = seq_along(r), feature = 0L, threshold = NA_real_, left = 0L, right = 0L))
+  used <- integer(0)
+  level <- 1L
+  for (d in seq_len(depth)) {
+    nxt <- integer(0)
+    for (v in level) {
+      rows <- nodes[[v]]$rows
+      if (length(rows) < 2L * min_node) next
+      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node))
+      gain <- vapply(splits, `[[`, numeric(1), "gain")
+      pen <- gain - lambda * vapply(seq_len(ncol(x)), charge, numeric(1), used = used)
+      ok <- gain > zero
+      if (!any(ok)) next
+      best <- max(pen[ok])
+      if (!(best > 0)) next
+      j <- which(ok & pen >= best - 1e-10 * abs(best))[1L]
+      thr <- splits[[j]]$threshold
+      left <- rows[x[rows, j] <= thr]
+      right <- rows[x[rows, j] > thr]
+      k <- length(nodes)
+      nodes[[v]]$feature <- j
+      nodes[[v]]$threshold <- thr
+      nodes[[v]]$left <- k + 1L
+      nodes[[v]]$right <- k + 2L
+      nodes[[k + 1L]] <- list(rows = left, feature = 0L, threshold = NA_real_, left = 0L, right = 0L)
+      nodes[[k + 2L]] <- list(rows = right, feature = 0L, threshold = NA_real_, left = 0L, right = 0L)
+      used <- union(used, group_index[j])
+      nxt <- c(nxt, k + 1L, k + 2L)
+    }
+    level <- nxt
+    if (!length(level)) break
+  }
+  data.frame(feature = vapply(nodes, `[[`, integer(1), "feature"),
+             threshold = vapply(nodes, `[[`, numeric(1), "threshold"),
+             left = vapply(nodes, `[[`, integer(1), "left"),
+             right = vapply(nodes, `[[`, integer(1), "right"),
+             value = vapply(nodes, function(nd) mean(r[nd$rows]), numeric(1)))
+}
+
+# Output of a reference tree for every row of x.
+ref_tree_predict <- function(tree, x) {
+  vapply(seq_len(nrow(x)), function(i) {
+    v <- 1L
+    while (tree$feature[v] > 0L) v <- if (x[i, tree$feature[v]] <= tree$threshold[v]) tree$left[v] else tree$right[v]
+    tree$value[v]
+  }, numeric(1))
+}
+
+# Stage-wise regression with the miser impurity. family: "gaussian" (y numeric), "binomial" (y 0/1),
+# "multinomial" (y a factor). lambda_scaled is the lambda' of equation (5); cost one per group; group one
+# label per column. Returns the trees (in order; class by class within an iteration), the predictor H
+# (n x P) after every iteration on x and on newx, the mean loss, and the groups paid by each tree.
+ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0.1, min_node = 1,
+                      lambda_scaled = 0, cost = rep(1, ncol(x)), group = seq_len(ncol(x)),
+                      paid = "after_tree", newx = x) {
+  labels <- unique(group)
+  gi <- match(group, labels)
+  Y <- switch(family, gaussian = matrix(y), binomial = matrix(as.numeric(y)),
+              multinomial = outer(as.integer(y), seq_len(nlevels(y)), "==") + 0)
+  P <- ncol(Y)
+  ybar <- colMeans(Y)
+  init <- switch(family, gaussian = ybar, binomial = log(ybar / (1 - ybar)),
+                 multinomial = log(ybar) - mean(log(ybar)))
+  H <- matrix(init, nrow(x), P, byrow = TRUE)
+  Hnew <- matrix(init, nrow(newx), P, byrow = TRUE)
+  softmax <- function(H) exp(H - apply(H, 1, max)) / rowSums(exp(H - apply(H, 1, max)))
+  loss <- function(H) switch(family,
+    gaussian = 0.5 * mean((Y - H)^2),
+    binomial = mean(log1p(exp(H)) - Y * H),
+    multinomial = mean(log(rowSums(exp(H))) - rowSums(Y * H)))
+  unpaid <- rep(TRUE, length(labels))
+  trees <- list()
+  paid_by <- list()
+  steps <- list(H)
+  steps_new <- list(Hnew)
+  losses <- loss(H)
+  for (t in seq_len(n_trees)) {
+    R <- switch(family, gaussian = Y - H, binomial = Y - plogis(H), multinomial = Y - softmax(H))
+    for (c in seq_len(P)) {
+      r <- R[, c]
+      charge <- function(j, used) {
+        g <- gi[j]
+        if (!unpaid[g] || (paid == "within_tree" && g %in% used)) 0 else cost[g]
+      }
+      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(r^2))
+      H[, c] <- H[, c] + eta * ref_tree_predict(tree, x)
+      Hnew[, c] <- Hnew[, c] + eta * ref_tree_predict(tree, newx)
+      g_used <- unique(gi[tree$feature[tree$feature > 0L]])
+      paid_by[[length(paid_by) + 1L]] <- labels[g_used[unpaid[g_used]]]
+      unpaid[g_used] <- FALSE
+      trees[[length(trees) + 1L]] <- tree
+    }
+    steps[[t + 1L]] <- H
+    steps_new[[t + 1L]] <- Hnew
+    losses <- c(losses, loss(H))
+  }
+  list(trees = trees, H = steps, Hnew = steps_new, loss = losses, paid_by = paid_by, init = init)
+}
+
+# The trees of a package fit in the reference's layout (one data frame per tree).
+fit_trees <- function(fit) {
+  lapply(split(fit$trees, fit$trees$tree), function(tr) {
+    data.frame(feature = ifelse(is.na(tr$column), 0L, tr$column), threshold = tr$threshold,
+               left = ifelse(is.na(tr$left), 0L, tr$left), right = ifelse(is.na(tr$right), 0L, tr$right),
+               value = tr$value)
+  })
+}
+
+# A small regression problem with groups of columns and costs.
+sim_miser <- function(n = 80, p = 6, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
+  y <- x[, 1] + 0.8 * sin(2 * x[, 2]) + 0.6 * x[, 3] * x[, 4] + 0.3 * x[, 5] + rnorm(n, sd = 0.5)
+  list(x = x, y = y, y01 = as.numeric(y > median(y)),
+       yk = cut(y, quantile(y, c(0, 1 / 3, 2 / 3, 1)), include.lowest = TRUE, labels = c("lo", "mid", "hi")))
+}

@@ -1,0 +1,83 @@
+# Bad input to miser(), predict.miser() and miser_path(): one test each, matching the messages.
+
+vd <- sim_miser(40, 5)
+vd$x <- vd$x[, 1:3]
+vcost <- c(1, 2, 3)
+
+test_that("cost missing", {
+  expect_error(miser(vd$x, vd$y), "`cost` is missing: give one positive cost per group \\(3 groups\\)")
+  expect_error(miser(diagnosis ~ ., data = heart), "`cost` is missing: give one positive cost per group \\(13 groups\\)")
+  expect_error(miser(vd$x, vd$y, cost = NULL), "`cost` is missing")
+})
+
+test_that("cost negative", {
+  expect_error(miser(vd$x, vd$y, cost = c(1, -2, 3)), "`cost` must be positive; group\\(s\\) x2 have cost <= 0")
+})
+
+test_that("cost of the wrong length", {
+  expect_error(miser(vd$x, vd$y, cost = c(1, 2)), "`cost` must have one value per group \\(3 groups\\)")
+  expect_error(miser(vd$x, vd$y, cost = c(1, 2), group = c("a", "b", "b")), NA)
+})
+
+test_that("depth < 1", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, depth = 0),
+               "`depth` must be a single whole number between 1 and 30 \\(splits from the root to a leaf\\)")
+  expect_error(miser(vd$x, vd$y, cost = vcost, depth = 2.5), "`depth` must be a single whole number")
+})
+
+test_that("eta outside (0, 1]", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 0), "`eta` must be a single number in \\(0, 1\\]")
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1.5), "`eta` must be a single number in \\(0, 1\\]")
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1, n_trees = 1), NA)
+})
+
+test_that("n_trees < 1", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 0),
+               "`n_trees` must be a single whole number >= 1 \\(boosting iterations\\)")
+})
+
+test_that("lambda < 0", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, lambda = -0.1), "`lambda` must be a single finite number >= 0")
+})
+
+test_that("y type not matching family", {
+  expect_error(miser(vd$x, vd$yk, cost = vcost), "`y` must be a numeric vector \\(or logical, read as 0/1\\) for the Gaussian")
+  expect_error(miser(vd$x, vd$y, cost = vcost, family = "binomial"),
+               "`y` must be 0/1, logical or a two-level factor for family = \"binomial\"")
+  expect_error(miser(vd$x, vd$yk, cost = vcost, family = "binomial"),
+               "`y` must have exactly two classes for family = \"binomial\"; it has 3")
+  expect_error(miser(vd$x, factor(rep("a", 40)), cost = vcost, family = "multinomial"), "`y` has a single class")
+})
+
+test_that("NA in x is an error", {
+  x <- vd$x
+  x[5, 2] <- NA
+  expect_error(miser(x, vd$y, cost = vcost), "`x` contains NA, NaN or Inf \\(first in column 'x2'\\)")
+})
+
+test_that("unknown family, paid rule or argument", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, family = "poisson"),
+               "`family` must be one of \"gaussian\", \"binomial\", \"multinomial\"")
+  expect_error(miser(vd$x, vd$y, cost = vcost, paid = "never"), "`paid` must be one of \"after_tree\", \"within_tree\"")
+  expect_error(miser(vd$x, vd$y, cost = vcost, ntrees = 5), "miser\\(\\) does not know the argument\\(s\\) ntrees")
+})
+
+test_that("predict: class of a gaussian fit, budget with step, a bad newx", {
+  fit <- miser(vd$x, vd$y, cost = vcost, n_trees = 3)
+  expect_error(predict(fit, vd$x, type = "class"), "`type = \"class\"` needs a binomial or multinomial fit")
+  expect_error(predict(fit, vd$x, budget = 1, step = 1), "give either `budget` or `step`, not both")
+  expect_error(predict(fit, vd$x, step = 4), "`step` must be whole numbers between 0 and 3")
+  expect_error(predict(fit, vd$x[, 1:2]), "`newx` must have 3 columns")
+  x <- vd$x
+  x[1, 1] <- NaN
+  expect_error(predict(fit, x), "`newx` contains NA, NaN or Inf")
+})
+
+test_that("miser_path: no validation data, bad lambda grid", {
+  expect_error(miser_path(vd$x, vd$y, cost = vcost), "miser_path\\(\\) needs validation data: give `newx` and `newy`")
+  expect_error(miser_path(vd$x, vd$y, cost = vcost, newx = vd$x), "give `newy` with `newx`")
+  expect_error(miser_path(vd$x, vd$y, cost = vcost, lambda = c(0, -1), newx = vd$x, newy = vd$y),
+               "`lambda` must be a vector of distinct, non-negative, finite cost trade-off constants")
+  expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing")
+  expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`")
+})
