@@ -219,33 +219,6 @@ new_design <- function(object, newx = NULL, newdata = NULL) {
   newx
 }
 
-# The response for a test curve: from newy, or from newdata for formula fits.
-new_response <- function(object, newy = NULL, newdata = NULL, n) {
-  if (!is.null(newdata)) {
-    if (is.null(object$terms)) abort("`newdata` works with fits made by the formula interface.")
-    resp <- all.vars(object$terms)[attr(object$terms, "response")]
-    y <- eval(attr(object$terms, "variables")[[attr(object$terms, "response") + 1L]], newdata,
-              environment(object$terms))
-    if (is.null(y)) abort("`newdata` lacks the response ", resp, ".")
-    if (is.factor(y)) y <- as.numeric(y == levels(y)[2L])
-    newy <- y
-  }
-  if (is.null(newy)) abort("give `newy` with `newx` (or `newdata` holding the response).")
-  if (is.logical(newy)) newy <- as.numeric(newy)
-  if (!is.numeric(newy) || length(newy) != n) {
-    abort("`newy` must be a numeric vector with one value per row of `newx` (", n, ").")
-  }
-  if (!all(is.finite(newy))) abort("`newy` contains NA, NaN or Inf.")
-  as.double(newy)
-}
-
-# The anytime curve (cumulative cost, r2) of a fit: on the training data, or on test data where
-# r2_k = 1 - SSE_k / SSE_0, SSE_0 the squared error of the step-0 (intercept-only) model.
-fgseq_curve <- function(object, newx = NULL, newy = NULL, newdata = NULL) {
-  curve <- anytime_curve(object, newx, newy, metric = "r2", newdata = newdata)
-  data.frame(cost = curve$cost, r2 = curve$value)
-}
-
 #' Plot the anytime curve of a fitted sequence
 #'
 #' Draws a metric against cumulative cost as a step curve: the training `r2` (fraction of explained

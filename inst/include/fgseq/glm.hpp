@@ -140,6 +140,7 @@ class GlmModel : public SelectionModel {
       else if (family == Family::Multinomial) theta0(0, c) = std::log(m);
     }
     fit_ = newton(Z_, theta0);
+    resid_ = w_.asDiagonal() * (y_ - fit_.mu);
     null_risk_ = fit_.risk;
     null_deviance_ = fam_.deviance(fit_.mu, y_, w_);
     converged_ = fit_.converged;
@@ -197,6 +198,7 @@ class GlmModel : public SelectionModel {
     MatrixXd theta(fit_.theta.rows() + Zg.cols(), y_.cols());
     theta << fit_.theta, MatrixXd::Zero(Zg.cols(), y_.cols());
     fit_ = newton(Z_, theta);
+    resid_ = w_.asDiagonal() * (y_ - fit_.mu);
     converged_ = converged_ && fit_.converged;
     hessian_ready_ = false;
     selected_[g] = true;
@@ -218,6 +220,7 @@ class GlmModel : public SelectionModel {
   std::vector<Index> order_;
   std::vector<bool> selected_;
   NewtonFit fit_;
+  MatrixXd resid_;                    // w * (y - mu) at the current fit, shared by every candidate's score
   bool converged_ = true;
   bool hessian_ready_ = false;        // H_ldlt_ is the Hessian at the current fit
   Eigen::LDLT<MatrixXd> H_ldlt_;      // factorized Hessian at the current fit (quadratic FR gains)
@@ -238,7 +241,7 @@ class GlmModel : public SelectionModel {
 
   // Gradient of the log-likelihood part with respect to the standardized columns of h: Xs_h' r / W
   MatrixXd standardized_gradient(Index h) const {
-    const MatrixXd r = w_.asDiagonal() * (y_ - fit_.mu);
+    const MatrixXd& r = resid_;
     const VectorXd rsum = r.colwise().sum().transpose();
     const auto& cols = lay_.cols[static_cast<size_t>(h)];
     MatrixXd g(static_cast<Index>(cols.size()), y_.cols());
@@ -374,7 +377,7 @@ class GlmModel : public SelectionModel {
       H_ldlt_.compute(H);
       hessian_ready_ = true;
     }
-    const MatrixXd Gh = Zh.transpose() * (w_.asDiagonal() * (fit_.mu - y_)) / W_;
+    const MatrixXd Gh = -(Zh.transpose() * resid_) / W_;
     const MatrixXd Hac = weighted_cross(Zh, Z_, fit_.mu);
     MatrixXd Mhh = weighted_cross(Zh, Zh, fit_.mu);
     Mhh.diagonal().array() += ctl_.lambda;
