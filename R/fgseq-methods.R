@@ -169,7 +169,7 @@ predict.fgseq <- function(object, newx, budget = NULL, step = NULL, type = c("li
   }
   link_of <- function(c) {
     b <- if (multi) cf[[c]] else cf
-    eta <- x %*% b[-1L, , drop = FALSE]
+    eta <- as.matrix(x %*% b[-1L, , drop = FALSE])  # a sparse x gives a Matrix object
     eta <- sweep(eta, 2L, b[1L, ], "+")
     if (!is.null(offset)) eta <- eta + offset[, c]
     dimnames(eta) <- list(rownames(x), colnames(b))
@@ -215,7 +215,7 @@ new_design <- function(object, newx = NULL, newdata = NULL) {
   }
   if (is.null(newx)) abort("give `newx` (a numeric matrix) or, for formula fits, `newdata`.")
   newx <- check_newx(newx, object)
-  if (!all(is.finite(newx))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
+  if (is.matrix(newx) && !all(is.finite(newx))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
   newx
 }
 

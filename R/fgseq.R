@@ -43,6 +43,26 @@
 #' the gradients and the Schur complements that give every FR gain exactly, so CS-G-FR and Doubling
 #' cost about what CS-G-OMP costs.
 #'
+#' For wide data the sample-space engine (`engine = "sample"`) never forms a `p x p` matrix: it
+#' whitens each group from its own `d_g x d_g` block, keeps the selected directions as `n`-vectors
+#' (orthonormal in the ridge metric) and the residual; CS-G-OMP makes one pass `x'r` per step for the
+#' gradients of all groups, CS-G-FR and Doubling one pass `x'U` over the `r_g` new directions of the
+#' selected group, which update every candidate's Schur complement (incremental orthogonalization).
+#' Memory is `O(n q_S)` for the `q_S` selected directions. Both engines give the same sequence and path
+#' (up to rounding). `engine = "auto"` (the default) takes the sample-space engine for the Gaussian
+#' families when `p > 2000` and either `p > n`, `p > 10000` (a Gram matrix above 800 MB) or `x` is
+#' sparse; the Gram engine otherwise. The GLM families never form the `p x p` matrix (only each group's
+#' block), so `engine` does not apply to them.
+#'
+#' `x` may be a sparse matrix of the Matrix package (a `dgCMatrix`, or anything that coerces to one):
+#' it is read in place, never densified; centring is implicit (`x'v - m (1'v)`). In the sample-space
+#' engine a dense `x` is centred implicitly too, so for columns whose mean exceeds their standard
+#' deviation by a factor of `1e6` or more the Gram engine (which centres in chunks) is more accurate.
+#'
+#' The passes over `x` run on `getOption("fgseq.threads", 2)` OpenMP threads (the Gram engine's
+#' cross-product splits the rows, with an exact merge of the parts; the sample-space engine splits the
+#' columns); with an optimized BLAS the cross-product uses the BLAS's own threads instead.
+#'
 #' @section Families:
 #' `family = "gaussian"` (numeric `y`) and `"mgaussian"` (numeric matrix `y`, one column per response;
 #' scores and objective summed over the columns) use the linear engine above. `"binomial"` (`y` 0/1,
@@ -65,8 +85,9 @@
 #' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
 #' constant is left out of the sequence, with a warning. When every group is constant, `fgseq()` stops.
 #'
-#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), without NA, NaN or Inf;
-#'   or, for the formula method, a model formula such as `diagnosis ~ .`.
+#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), or a sparse matrix of the
+#'   Matrix package (`dgCMatrix`), without NA, NaN or Inf; or, for the formula method, a model formula
+#'   such as `diagnosis ~ .`.
 #' @param y Numeric vector of length `n` (logical is read as 0/1, a linear probability model).
 #' @param group Vector of length `p` (integer, character or factor): the group label of each column.
 #'   `NULL` puts each column in its own group, labelled by the column names.
@@ -88,6 +109,9 @@
 #'   has passed since it started (the statistics pass included) and returns the sequence learned so far,
 #'   marked `partial = TRUE`: training is anytime too. Checked between steps.
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
+#' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
+#'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,
+#'   no `p x p` matrix, for wide data). The fit records it as `engine`.
 #' @param family One of `"gaussian"`, `"binomial"`, `"multinomial"`, `"poisson"`, `"mgaussian"`; see
 #'   the section Families.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights (as in [stats::glm()]:
@@ -115,6 +139,7 @@
 #' * for multinomial and mgaussian fits, `beta` is a list of such matrices, one per class or response
 #'   column, and `a0` a `P x (K + 1)` matrix;
 #' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family`, `fr_gain`, `nobs`, `call`;
+#' * `engine`: `"gram"` or `"sample"`, the linear engine used (`"gram"` for the GLM families);
 #' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
 #'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
@@ -122,7 +147,7 @@
 #'
 #' @section Errors:
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
-#' or Inf; when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
+#' or Inf (for a sparse `x`: stores one); when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
 #' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
 #' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
 #' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
@@ -159,12 +184,12 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
-                          ...) {
+                          engine = c("auto", "gram", "sample"), ...) {
   fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
                criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = match.arg(family),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
-               call = match.call())
+               engine = match.arg(engine), call = match.call())
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
@@ -173,8 +198,8 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda = 1e-6, criterion = "whitened",
                          cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
-                         progress = FALSE, order = NULL, label = NULL, call = NULL) {
-  x <- check_x(x)
+                         progress = FALSE, order = NULL, label = NULL, engine = "auto", call = NULL) {
+  x <- check_x(x, sparse = TRUE)
   n <- nrow(x)
   response <- check_response(y, family, n)
   weights <- check_weights(weights, n)
@@ -183,15 +208,37 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
   labels <- unique(group)
   cost <- check_cost(cost, labels)
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
-                         max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L)
+                         max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L,
+                         engine = choose_engine(engine, x, family))
   report <- progress_reporter(progress)
 
   group_index <- match(group, labels) - 1L
   raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
                    length(labels), unname(cost), family, control, report)
-  finish_fit(raw, names_x = x_names(x), group = group, cost = cost, control = control, method = method,
-             criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
-             fr_gain = fr_gain, nobs = n, call = call, label = label)
+  fit <- finish_fit(raw, names_x = x_names(x), group = group, cost = cost, control = control, method = method,
+                    criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
+                    fr_gain = fr_gain, nobs = n, call = call, label = label)
+  fit$engine <- control$engine
+  fit
+}
+
+# The linear engine of a Gaussian fit (see the section Computation of ?fgseq): the sample-space engine
+# for wide data, where a p x p matrix would cost more than the passes over x it saves, or would not fit.
+choose_engine <- function(engine, x, family) {
+  if (!family %in% c("gaussian", "mgaussian")) return("gram")  # GLMs never form the p x p matrix
+  if (engine != "auto") return(engine)
+  p <- ncol(x)
+  wide <- p > 2000L && (p > nrow(x) || p > 10000L || methods::is(x, "sparseMatrix"))
+  if (wide) "sample" else "gram"
+}
+
+# OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
+fit_threads <- function() {
+  threads <- getOption("fgseq.threads", min(2L, parallel::detectCores(), na.rm = TRUE))
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1) {
+    abort("option `fgseq.threads` must be a whole number >= 1.")
+  }
+  as.integer(threads)
 }
 
 # Warnings about the core's result, then the "fgseq" object.
@@ -251,14 +298,14 @@ formula_design <- function(formula, data) {
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
-                        order = integer(0)) {
+                        order = integer(0), engine = "gram") {
   list(method = method, criterion = criterion, fr_gain = fr_gain,
        cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_lambda(lambda),
        max_steps = check_max_steps(max_steps),
        max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
        max_time = check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE),
-       order = as.integer(order), gram = gram_backend())
+       order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads())
 }
 
 # NULL, or a function(done, total) that moves a cli progress bar (closed when the caller returns).

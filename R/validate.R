@@ -4,8 +4,16 @@
 
 abort <- function(...) stop(paste0(...), call. = FALSE)
 
-# x: a numeric matrix (or an all-numeric data frame), stored as double.
-check_x <- function(x) {
+# x: a numeric matrix (or an all-numeric data frame), stored as double; with `sparse = TRUE` also a
+# sparse matrix of the Matrix package, returned as a dgCMatrix (never densified).
+check_x <- function(x, sparse = FALSE) {
+  if (methods::is(x, "sparseMatrix")) {
+    if (!sparse) {
+      abort("`x` is a sparse matrix; this function needs a dense numeric matrix: use as.matrix(x), ",
+            "or fgseq(), which takes sparse matrices.")
+    }
+    return(check_sparse_x(x))
+  }
   if (is.data.frame(x)) {
     if (!all(vapply(x, function(v) is.numeric(v) || is.logical(v), logical(1)))) {
       abort("`x` must be a numeric matrix; it is a data frame with non-numeric columns. ",
@@ -27,6 +35,23 @@ check_x <- function(x) {
   if (bad > 0L) {
     nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
     abort("`x` contains NA, NaN or Inf (first in ", nm, "); remove or impute those values first.")
+  }
+  x
+}
+
+# A sparse x as the core reads it: a dgCMatrix (compressed columns of doubles), all stored values finite.
+check_sparse_x <- function(x) {
+  if (!methods::is(x, "dgCMatrix")) {
+    x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+  }
+  if (nrow(x) < 2L) abort("`x` must have at least 2 rows; it has ", nrow(x), ".")
+  if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
+  bad <- which(!is.finite(x@x))
+  if (length(bad)) {
+    j <- findInterval(bad[1L] - 1L, x@p)
+    nm <- if (is.null(colnames(x))) paste0("column ", j) else paste0("column '", colnames(x)[j], "'")
+    abort("`x` (a sparse matrix) stores NA, NaN or Inf (first in ", nm,
+          "); remove or impute those values first.")
   }
   x
 }
@@ -182,6 +207,7 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
 
 # newx for predict(): a numeric matrix with the training columns (matched by name when named).
 check_newx <- function(newx, object) {
+  if (methods::is(newx, "sparseMatrix")) return(check_sparse_newx(newx, object))
   if (is.data.frame(newx)) newx <- as.matrix(newx)
   if (is.null(dim(newx)) && is.numeric(newx) && length(newx) == length(object$group)) {
     newx <- matrix(newx, nrow = 1L, dimnames = list(NULL, names(object$group)))
@@ -203,6 +229,26 @@ check_newx <- function(newx, object) {
     newx <- newx[, train, drop = FALSE]
   }
   if (storage.mode(newx) != "double") storage.mode(newx) <- "double"
+  newx
+}
+
+# A sparse newx: a dgCMatrix with the training columns (reordered by name when named), values finite.
+check_sparse_newx <- function(newx, object) {
+  if (!methods::is(newx, "dgCMatrix")) {
+    newx <- methods::as(methods::as(methods::as(newx, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+  }
+  p <- length(object$group)
+  if (ncol(newx) != p) abort("`newx` must have ", p, " columns, as the training x; it has ", ncol(newx), ".")
+  train <- names(object$group)
+  if (!is.null(colnames(newx)) && !identical(colnames(newx), train)) {
+    if (!setequal(colnames(newx), train) || anyDuplicated(colnames(newx))) {
+      abort("`newx` column names do not match the training x: unknown ",
+            paste(setdiff(colnames(newx), train), collapse = ", "), "; missing ",
+            paste(setdiff(train, colnames(newx)), collapse = ", "), ".")
+    }
+    newx <- newx[, train, drop = FALSE]
+  }
+  if (!all(is.finite(newx@x))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
   newx
 }
 

@@ -98,6 +98,9 @@ fgseq::Control control_from(const Rcpp::List& opt) {
   ctl.c_min = Rcpp::as<double>(opt["c_min"]);  // NA_real_ is a NaN: the default rule
   for (int g : Rcpp::as<std::vector<int>>(opt["order"])) ctl.order.push_back(g);  // 0-based; empty: greedy
   ctl.max_time = Rcpp::as<double>(opt["max_time"]);
+  if (opt.containsElementNamed("engine"))
+    ctl.engine = Rcpp::as<std::string>(opt["engine"]) == "sample" ? fgseq::Engine::Sample : fgseq::Engine::Gram;
+  if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
   return ctl;
 }
 
@@ -121,20 +124,28 @@ Rcpp::List moments_list(const fgseq::Moments& m) {
 
 }  // namespace
 
-// Fit a sequence. y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
+// Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
 // or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; control: the named
 // list of options (its `order`: 0-based groups of a given sequence, or empty to select greedily;
 // `gram`: "blas" forms the cross-product with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
 // progress: NULL or an R function(done, total) called after each step.
 // [[Rcpp::export(.fit_path)]]
-Rcpp::List fit_path_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                         const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
                         const std::string& family, const Rcpp::List& control,
                         Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
-  return result_list(fgseq::fit_path(x, y, weights, offset, group_of, n_groups, cost, family_from(family),
-                                     control_from(control), svc));
+  const fgseq::Control ctl = control_from(control);
+  if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
+    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
+    return result_list(fgseq::fit_path(fgseq::SparseDesign(xs), y, weights, offset, group_of, n_groups, cost,
+                                       family_from(family), ctl, svc));
+  }
+  const Eigen::Map<Eigen::MatrixXd> xd = Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x);
+  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, cost,
+                                     family_from(family), ctl, svc));
 }
 
 // Centred moments of x (n x p) and y (n x P) with optional weights: the statistics of one chunk of rows.

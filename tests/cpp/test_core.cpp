@@ -4,7 +4,9 @@
 //   1. group whitening: every diagonal block of the whitened Gram matrix is the identity (+ lambda);
 //   2. the objective after the last step equals rho~' C^-1 rho~ / 2 computed by a direct solve;
 //   3. every FR gain recorded on the path equals the increase of that direct objective;
-//   4. the coefficients mapped to the original scale reproduce the fitted values of the direct solve.
+//   4. the coefficients mapped to the original scale reproduce the fitted values of the direct solve;
+//   5. the sample-space engine, on the dense x and on the same x stored sparse, gives the Gram engine's
+//      sequence and objectives for every method (and with two OpenMP threads when compiled with them).
 #include <fgseq/fgseq.hpp>
 
 #include <cmath>
@@ -91,6 +93,28 @@ int main() {
     const double R = resid.squaredNorm() / (2.0 * n) + 0.5 * lambda * path.w[K].squaredNorm();
     const double want_R = 0.5 * st.yy_total() - path.objective.back();
     check(std::abs(R - want_R) < 1e-9 * (1 + want_R), "risk of the original-scale model", R, want_R);
+  }
+  // 5. engines and storage agree
+  Eigen::SparseMatrix<double> xs = x.sparseView();
+  const SparseMap xmap(xs.rows(), xs.cols(), xs.nonZeros(), xs.outerIndexPtr(), xs.innerIndexPtr(), xs.valuePtr());
+  const MatrixXd Y = y;
+  for (Method m : {Method::OMP, Method::FR, Method::Doubling}) {
+    Control gram;
+    gram.method = m;
+    gram.lambda = 0.01;
+    Control sample = gram;
+    sample.engine = Engine::Sample;
+    sample.threads = 2;
+    const FitResult a = fit_path(DenseDesign(x), Y, VectorXd(), MatrixXd(), group_of, 5, cost, Family::Gaussian, gram);
+    for (int storage = 0; storage < 2; ++storage) {
+      const FitResult b = storage == 0
+          ? fit_path(DenseDesign(x), Y, VectorXd(), MatrixXd(), group_of, 5, cost, Family::Gaussian, sample)
+          : fit_path(SparseDesign(xmap), Y, VectorXd(), MatrixXd(), group_of, 5, cost, Family::Gaussian, sample);
+      check(a.path.sequence == b.path.sequence, "sample-space engine: same sequence", 0, 0);
+      for (size_t k = 0; k < a.path.objective.size() && k < b.path.objective.size(); ++k)
+        check(std::abs(a.path.objective[k] - b.path.objective[k]) < 1e-9 * (1 + a.path.objective[k]),
+              "sample-space engine: same objective", b.path.objective[k], a.path.objective[k]);
+    }
   }
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;

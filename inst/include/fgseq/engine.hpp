@@ -21,6 +21,7 @@ namespace fgseq {
 enum class Method { OMP, FR, Doubling };
 enum class Criterion { Whitened, L2, Linf };
 enum class FrGain { Exact, Quadratic };  // GLM forward-regression gains: refit, or one Newton step
+enum class Engine { Gram, Sample };      // linear families: p x p Gram matrix, or sample space (wide data)
 
 struct Control {
   Method method = Method::OMP;
@@ -40,6 +41,8 @@ struct Control {
   int newton_max_iter = 100;
   std::vector<Index> order;   // when not empty: evaluate this sequence of groups instead of selecting
   double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
+  Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
+  int threads = 1;               // OpenMP threads for the passes over x
 };
 
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.

@@ -1,6 +1,7 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
 // Header-only C++17 core on Eigen, free of R. See stats.hpp (one pass over the data),
 // whiten.hpp (group whitening inside the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
+// design.hpp (dense or sparse x), sample.hpp (the sample-space engine for wide data),
 // glm.hpp (binomial, Poisson, multinomial: IRLS refits), fit.hpp (a whole fit from x and y),
 // miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees).
 #ifndef FGSEQ_FGSEQ_HPP
@@ -8,7 +9,9 @@
 
 #include "stats.hpp"
 #include "whiten.hpp"
+#include "design.hpp"
 #include "engine.hpp"
+#include "sample.hpp"
 #include "glm.hpp"
 #include "fit.hpp"
 #include "miser.hpp"

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <vector>
 
+#include "design.hpp"
 #include "engine.hpp"
 #include "glm.hpp"
+#include "sample.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
@@ -53,15 +55,31 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const std
   out.rank = wh.rank;
   return out;
 }
+
+// The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix.
+inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
+                            const std::vector<double>& cost, const Control& ctl, Clock::time_point started,
+                            const Services& svc) {
+  FitResult out;
+  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
+  const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
+  out.null_risk = 0.5 * bs.st.yy_total();
+  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  original_scale(out.path, wh, bs.st, lay, out.beta, out.a0);
+  out.constant = bs.st.constant;
+  out.rank = wh.rank;
+  return out;
+}
 }  // namespace detail
 
-// x: n x p; y: n x P (Gaussian, multi-response Gaussian: the responses; binomial: one 0/1 column;
-// Poisson: one column of counts; multinomial: one indicator column per class); weights: n (or empty);
-// offset: n x P (or empty).
-inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
-                          const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
-                          const std::vector<double>& cost, Family family, const Control& ctl,
-                          const Services& svc = Services()) {
+// x: n x p, dense or sparse (see design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
+// responses; binomial: one 0/1 column; Poisson: one column of counts; multinomial: one indicator
+// column per class); weights: n (or empty); offset: n x P (or empty). ctl.engine picks the linear
+// engine (Gram or sample space); the GLM families need only the diagonal blocks of the Gram matrix.
+inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& weights, const MatrixXd& offset,
+                          const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                          Family family, const Control& ctl, const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
   const auto started = detail::Clock::now();
@@ -69,13 +87,24 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
   const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
   if (family == Family::Gaussian || family == Family::MGaussian) {
-    const GramStats st = gram_stats(x, y - off, weights, svc.check_interrupt, svc.rank_update);
+    const MatrixXd yc = y - off;
+    if (ctl.engine == Engine::Sample) return detail::fit_sample(x, yc, weights, lay, cost, ctl, started, svc);
+    GramStats st;
+    if (x.is_sparse()) {
+      st = sparse_gram_stats(static_cast<const SparseDesign&>(x).matrix(), yc, weights);
+    } else {
+      // with an injected BLAS rank update the BLAS brings its own threads
+      const int threads = svc.rank_update ? 1 : ctl.threads;
+      st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights, svc.check_interrupt,
+                      svc.rank_update, threads);
+    }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
   FitResult out;
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  const GramStats st = gram_stats(x, MatrixXd(n, 0), w, svc.check_interrupt, svc.rank_update);
-  const Whitened wh = whiten_groups(st, lay, ctl.rank_tol);
+  const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
+  const GramStats& st = bs.st;
+  const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
   out.path = greedy_path(model, cost, detail::selection_control(ctl, started), svc.check_interrupt, svc.progress);
   out.converged = model.converged();
@@ -84,6 +113,14 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
   out.constant = st.constant;
   out.rank = wh.rank;
   return out;
+}
+
+// Dense x read in place.
+inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
+                          const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
+                          const std::vector<double>& cost, Family family, const Control& ctl,
+                          const Services& svc = Services()) {
+  return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <vector>
 
+#include "design.hpp"
 #include "engine.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
@@ -124,7 +125,7 @@ struct NewtonFit {
 
 class GlmModel : public SelectionModel {
  public:
-  GlmModel(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+  GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
            Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
       : x_(x), y_(y), w_(w), offset_(offset), fam_{family}, wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
     W_ = w_.sum();
@@ -206,7 +207,7 @@ class GlmModel : public SelectionModel {
   }
 
  private:
-  Eigen::Ref<const MatrixXd> x_;
+  const Design& x_;
   const MatrixXd& y_;
   const VectorXd& w_;
   const MatrixXd& offset_;
@@ -231,10 +232,12 @@ class GlmModel : public SelectionModel {
   // z_h = (x_h - mean) / sd * T_h, n x r_h
   MatrixXd whitened_columns(Index h) const {
     const auto& cols = lay_.cols[static_cast<size_t>(h)];
-    MatrixXd xs(x_.rows(), static_cast<Index>(cols.size()));
+    MatrixXd xs;
+    x_.gather(cols, xs);
     for (size_t a = 0; a < cols.size(); ++a) {
       const Index j = cols[a];
-      xs.col(static_cast<Index>(a)) = (x_.col(j).array() - st_.mean(j)) / st_.scale(j);
+      if (st_.constant[static_cast<size_t>(j)]) xs.col(static_cast<Index>(a)).setZero();
+      else xs.col(static_cast<Index>(a)) = (xs.col(static_cast<Index>(a)).array() - st_.mean(j)) / st_.scale(j);
     }
     return xs * wh_.T[static_cast<size_t>(h)];
   }
@@ -251,7 +254,7 @@ class GlmModel : public SelectionModel {
         g.row(static_cast<Index>(a)).setZero();
         continue;
       }
-      g.row(static_cast<Index>(a)) = ((x_.col(j).transpose() * r) - st_.mean(j) * rsum.transpose()) / (st_.scale(j) * W_);
+      g.row(static_cast<Index>(a)) = (x_.col_tmul(j, r) - st_.mean(j) * rsum.transpose()) / (st_.scale(j) * W_);
     }
     return g;
   }

@@ -12,11 +12,17 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace fgseq {
 
@@ -43,6 +49,45 @@ struct GramStats {
   MatrixXd rho;             // Xs' D yc / W, p x P
   double yy_total() const { return yy.sum(); }
 };
+
+// Runs body(begin, end) over [0, n) split into `threads` contiguous ranges (OpenMP when available).
+// An exception in any range (an interrupt, say) is rethrown after every thread has finished, never
+// across the parallel region; the other ranges stop at their next check of `failed`.
+template <class Body>
+void parallel_ranges(Index n, int threads, const Body& body) {
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<Index>(n, 1))));
+  if (threads == 1) {
+    body(Index(0), n);
+    return;
+  }
+  std::exception_ptr error = nullptr;
+  std::atomic<bool> failed(false);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#endif
+  for (int t = 0; t < threads; ++t) {
+    const Index begin = n * t / threads, end = n * (t + 1) / threads;
+    try {
+      if (!failed.load()) body(begin, end);
+    } catch (...) {
+#ifdef _OPENMP
+#pragma omp critical(fgseq_error)
+#endif
+      if (!error) error = std::current_exception();
+      failed.store(true);
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+// True on the thread that called into the core (the only one allowed to poll R's interrupt check).
+inline bool calling_thread() {
+#ifdef _OPENMP
+  return omp_get_thread_num() == 0;
+#else
+  return true;
+#endif
+}
 
 // Index (0-based) of the first column of x holding NA, NaN or Inf, or -1 when all are finite.
 // Reads x in place: no n x p logical matrix is allocated.
@@ -73,11 +118,37 @@ struct Moments {
 
 // x: n x p; y: n x P responses (P may be 0 when only the statistics of x are needed);
 // weights: n non-negative observation weights, or empty for all 1.
+inline Moments merge_moments(const Moments& a, const Moments& b);
+
+// threads > 1: the rows are split into one contiguous range per thread, the moments of each range are
+// formed separately and merged exactly (merge_moments); only the calling thread polls the interrupt check.
 inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
                                const Eigen::Ref<const VectorXd>& weights,
                                const InterruptCheck& check_interrupt = InterruptCheck(),
-                               const RankUpdate& rank_update = RankUpdate()) {
+                               const RankUpdate& rank_update = RankUpdate(), int threads = 1) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
+  threads = static_cast<int>(std::min<Index>(std::max(threads, 1), n / std::max<Index>(2 * chunk_rows(n, p), 1)));
+  for (int t = 0; t < threads && weights.size() == n; ++t)  // every range needs a positive weight
+    if (!(weights.segment(n * t / threads, n * (t + 1) / threads - n * t / threads).sum() > 0)) threads = 1;
+  if (threads > 1) {
+    if (y.rows() != n) throw std::invalid_argument("centred_moments: y must have one row per row of x");
+    if (weights.size() > 0 && weights.size() != n)
+      throw std::invalid_argument("centred_moments: one weight per row is needed");
+    std::vector<Moments> part(static_cast<size_t>(threads));
+    parallel_ranges(threads, threads, [&](Index t0, Index t1) {
+      for (Index t = t0; t < t1; ++t) {
+        const Index b = n * t / threads, e = n * (t + 1) / threads;
+        const InterruptCheck none;
+        part[static_cast<size_t>(t)] = centred_moments(
+            x.middleRows(b, e - b), y.middleRows(b, e - b),
+            weights.size() ? Eigen::Ref<const VectorXd>(weights.segment(b, e - b)) : weights,
+            calling_thread() ? check_interrupt : none, rank_update, 1);
+      }
+    });
+    Moments m = std::move(part[0]);
+    for (int t = 1; t < threads; ++t) m = merge_moments(m, part[static_cast<size_t>(t)]);
+    return m;
+  }
   if (y.rows() != n) throw std::invalid_argument("centred_moments: y must have one row per row of x");
   if (n < 1) throw std::invalid_argument("centred_moments: at least 1 row is needed");
   const bool weighted = weights.size() > 0;
@@ -185,9 +256,9 @@ inline GramStats standardize(Moments m) {
 inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
                             const Eigen::Ref<const VectorXd>& weights,
                             const InterruptCheck& check_interrupt = InterruptCheck(),
-                            const RankUpdate& rank_update = RankUpdate()) {
+                            const RankUpdate& rank_update = RankUpdate(), int threads = 1) {
   if (x.rows() < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
-  return standardize(centred_moments(x, y, weights, check_interrupt, rank_update));
+  return standardize(centred_moments(x, y, weights, check_interrupt, rank_update, threads));
 }
 
 }  // namespace fgseq

@@ -46,9 +46,9 @@ struct Whitened {
   MatrixXd rho;                 // q x P (filled by whitened_gram)
 };
 
-// The whitening maps T_g and S_g of every group, from the diagonal blocks of Sigma only.
-inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol) {
-  const Index G = lay.size();
+// The whitening maps T_g and S_g of every group from its standardized diagonal block Sigma_gg.
+inline Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_tol) {
+  const Index G = static_cast<Index>(blocks.size());
   Whitened w;
   w.T.resize(static_cast<size_t>(G));
   w.S.resize(static_cast<size_t>(G));
@@ -56,11 +56,8 @@ inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, doubl
   w.rank.assign(static_cast<size_t>(G), 0);
   Index q = 0;
   for (Index g = 0; g < G; ++g) {
-    const auto& cols = lay.cols[static_cast<size_t>(g)];
-    const Index d = static_cast<Index>(cols.size());
-    MatrixXd block(d, d);
-    for (Index a = 0; a < d; ++a)
-      for (Index b = 0; b < d; ++b) block(a, b) = st.sigma(cols[a], cols[b]);
+    const MatrixXd& block = blocks[static_cast<size_t>(g)];
+    const Index d = block.rows();
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(block);
     const VectorXd& ev = es.eigenvalues();  // ascending
     const double top = d > 0 ? ev(d - 1) : 0.0;
@@ -80,6 +77,20 @@ inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, doubl
   }
   w.q = q;
   return w;
+}
+
+// The whitening maps of every group, from the diagonal blocks of the p x p Sigma.
+inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol) {
+  std::vector<MatrixXd> blocks(static_cast<size_t>(lay.size()));
+  for (Index g = 0; g < lay.size(); ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    const Index d = static_cast<Index>(cols.size());
+    MatrixXd& block = blocks[static_cast<size_t>(g)];
+    block.resize(d, d);
+    for (Index a = 0; a < d; ++a)
+      for (Index b = 0; b < d; ++b) block(a, b) = st.sigma(cols[a], cols[b]);
+  }
+  return whiten_blocks(blocks, rank_tol);
 }
 
 // C = T' Sigma T + lambda I and rho~ = T' rho, block by block (the linear engine's inputs).

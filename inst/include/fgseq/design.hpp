@@ -1,0 +1,231 @@
+// x as the engines read it: a dense column-major matrix or a sparse compressed-column matrix, both
+// read in place. Only three operations are needed: gather some columns (densified), x' M for a dense
+// M (the sample-space engine's one pass per step), and the column statistics with the standardized
+// diagonal blocks of every group (for whitening without a p x p matrix). Centring is implicit for
+// sparse x: x'M - mean (1'M), so no n x p centred copy is ever formed.
+#ifndef FGSEQ_DESIGN_HPP
+#define FGSEQ_DESIGN_HPP
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "stats.hpp"
+#include "whiten.hpp"
+
+namespace fgseq {
+
+using SparseMap = Eigen::Map<const Eigen::SparseMatrix<double>>;
+
+class Design {
+ public:
+  virtual ~Design() = default;
+  virtual Index rows() const = 0;
+  virtual Index cols() const = 0;
+  virtual bool is_sparse() const = 0;
+  // out (n x |cols|) = x[, cols]
+  virtual void gather(const std::vector<Index>& cols, MatrixXd& out) const = 0;
+  // out.row(j) = x[, j]' M for j in [begin, end)
+  virtual void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const = 0;
+  // sum_i w_i x_ij x_ik over rows (the uncentred weighted cross-product of two columns)
+  virtual double cross(Index j, Index k, const VectorXd& w) const = 0;
+  // the weighted column sums x' w
+  virtual VectorXd weighted_sums(const VectorXd& w) const = 0;
+  // x[, j]' M, 1 x k
+  virtual Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const = 0;
+
+  // x' M, p x k, column ranges spread over `threads` threads
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
+    MatrixXd out(cols(), M.cols());
+    parallel_ranges(cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
+    return out;
+  }
+};
+
+class DenseDesign : public Design {
+ public:
+  explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x) : x_(x) {}
+  Index rows() const override { return x_.rows(); }
+  Index cols() const override { return x_.cols(); }
+  bool is_sparse() const override { return false; }
+  const Eigen::Ref<const MatrixXd>& matrix() const { return x_; }
+  void gather(const std::vector<Index>& cols, MatrixXd& out) const override {
+    out.resize(x_.rows(), static_cast<Index>(cols.size()));
+    for (size_t a = 0; a < cols.size(); ++a) out.col(static_cast<Index>(a)) = x_.col(cols[a]);
+  }
+  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const override {
+    // blocks of columns keep the product cache-friendly and let a thread stop early on an error
+    const Index step = 256;
+    for (Index j = begin; j < end; j += step) {
+      const Index len = std::min(step, end - j);
+      out.middleRows(j, len).noalias() = x_.middleCols(j, len).transpose() * M;
+    }
+  }
+  double cross(Index j, Index k, const VectorXd& w) const override {
+    return (x_.col(j).array() * x_.col(k).array() * w.array()).sum();
+  }
+  VectorXd weighted_sums(const VectorXd& w) const override { return x_.transpose() * w; }
+  Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const override {
+    return x_.col(j).transpose() * M;
+  }
+
+ private:
+  Eigen::Ref<const MatrixXd> x_;
+};
+
+class SparseDesign : public Design {
+ public:
+  explicit SparseDesign(const SparseMap& x) : x_(x) {}
+  Index rows() const override { return x_.rows(); }
+  Index cols() const override { return x_.cols(); }
+  bool is_sparse() const override { return true; }
+  const SparseMap& matrix() const { return x_; }
+  void gather(const std::vector<Index>& cols, MatrixXd& out) const override {
+    out = MatrixXd::Zero(x_.rows(), static_cast<Index>(cols.size()));
+    for (size_t a = 0; a < cols.size(); ++a)
+      for (SparseMap::InnerIterator it(x_, cols[a]); it; ++it) out(it.row(), static_cast<Index>(a)) = it.value();
+  }
+  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const override {
+    const Index k = M.cols();
+    for (Index j = begin; j < end; ++j) {
+      for (Index c = 0; c < k; ++c) {
+        double s = 0.0;
+        for (SparseMap::InnerIterator it(x_, j); it; ++it) s += it.value() * M(it.row(), c);
+        out(j, c) = s;
+      }
+    }
+  }
+  double cross(Index j, Index k, const VectorXd& w) const override {
+    SparseMap::InnerIterator a(x_, j), b(x_, k);
+    double s = 0.0;
+    while (a && b) {  // row indices are sorted within a column
+      if (a.row() < b.row()) ++a;
+      else if (b.row() < a.row()) ++b;
+      else {
+        s += a.value() * b.value() * w(a.row());
+        ++a;
+        ++b;
+      }
+    }
+    return s;
+  }
+  VectorXd weighted_sums(const VectorXd& w) const override { return x_.transpose() * w; }
+  Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const override {
+    Eigen::RowVectorXd out = Eigen::RowVectorXd::Zero(M.cols());
+    for (SparseMap::InnerIterator it(x_, j); it; ++it) out += it.value() * M.row(it.row());
+    return out;
+  }
+
+ private:
+  SparseMap x_;
+};
+
+// First column (0-based) of a sparse x with a stored NA, NaN or Inf, or -1.
+inline Index first_nonfinite_column(const SparseMap& x) {
+  for (Index j = 0; j < x.cols(); ++j)
+    for (SparseMap::InnerIterator it(x, j); it; ++it)
+      if (!std::isfinite(it.value())) return j;
+  return -1;
+}
+
+// Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p
+// matrix: what whitening needs (the GLM families and the sample-space engine). Dense groups are
+// centred explicitly (accurate for any column means); sparse groups implicitly,
+// sum w x_j x_k - W m_j m_k. The constant-column rule is standardize()'s.
+struct BlockStats {
+  GramStats st;                   // mean, scale, constant, n, weight_sum, y_mean, yy (sigma, rho empty)
+  std::vector<MatrixXd> blocks;   // standardized Sigma_gg, d_g x d_g
+};
+
+inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
+                              const GroupLayout& lay, int threads = 1,
+                              const InterruptCheck& check_interrupt = InterruptCheck()) {
+  const Index n = x.rows(), p = x.cols(), P = y.cols();
+  if (n < 2) throw std::invalid_argument("block_stats: at least 2 rows are needed");
+  const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
+  BlockStats out;
+  GramStats& st = out.st;
+  st.n = n;
+  st.weight_sum = w.sum();
+  const double W = st.weight_sum;
+  if (!(W > 0)) throw std::invalid_argument("block_stats: the weights must not all be zero");
+  st.mean = x.weighted_sums(w) / W;
+  st.y_mean = y.transpose() * w / W;
+  st.yy.resize(P);
+  for (Index c = 0; c < P; ++c) st.yy(c) = (w.array() * (y.col(c).array() - st.y_mean(c)).square()).sum() / W;
+  st.scale = VectorXd::Ones(p);
+  st.constant.assign(static_cast<size_t>(p), false);
+  const Index G = lay.size();
+  out.blocks.assign(static_cast<size_t>(G), MatrixXd());
+  const VectorXd sw = w.cwiseSqrt();
+  parallel_ranges(G, threads, [&](Index g0, Index g1) {
+    MatrixXd xg;
+    for (Index g = g0; g < g1; ++g) {
+      const auto& cols = lay.cols[static_cast<size_t>(g)];
+      const Index d = static_cast<Index>(cols.size());
+      MatrixXd B(d, d);
+      if (x.is_sparse()) {
+        for (Index a = 0; a < d; ++a)
+          for (Index b = 0; b <= a; ++b)
+            B(a, b) = B(b, a) = x.cross(cols[a], cols[b], w) - W * st.mean(cols[a]) * st.mean(cols[b]);
+      } else {
+        x.gather(cols, xg);
+        for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
+        xg = sw.asDiagonal() * xg;
+        B.setZero();
+        B.selfadjointView<Eigen::Lower>().rankUpdate(xg.transpose());
+        B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+      }
+      B /= W;
+      // standardize with the column scales; the same rule for constant columns as standardize()
+      VectorXd inv(d);
+      for (Index a = 0; a < d; ++a) {
+        const Index j = cols[a];
+        const double sd = std::sqrt(std::max(B(a, a), 0.0));
+        if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
+          st.constant[static_cast<size_t>(j)] = true;  // distinct j per thread: no race
+          st.scale(j) = 1.0;
+          inv(a) = 0.0;
+        } else {
+          st.scale(j) = sd;
+          inv(a) = 1.0 / sd;
+        }
+      }
+      out.blocks[static_cast<size_t>(g)] = inv.asDiagonal() * B * inv.asDiagonal();
+    }
+  });
+  if (check_interrupt) check_interrupt();
+  return out;
+}
+
+// Standardized statistics of a sparse x for the Gram engine: x' D x formed sparsely, centred
+// implicitly (x'Dx - W m m'), densified once (p x p).
+inline GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights) {
+  const Index n = x.rows(), p = x.cols(), P = y.cols();
+  if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
+  const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
+  Moments m;
+  m.n = n;
+  m.weight_sum = w.sum();
+  const double W = m.weight_sum;
+  if (!(W > 0)) throw std::invalid_argument("gram_stats: the weights must not all be zero");
+  m.mean = x.transpose() * w / W;
+  m.y_mean = y.transpose() * w / W;
+  const Eigen::SparseMatrix<double> xw = w.asDiagonal() * x;
+  const Eigen::SparseMatrix<double> xtx = Eigen::SparseMatrix<double>(x.transpose()) * xw;
+  m.xx = MatrixXd(xtx);
+  m.xx.noalias() -= W * m.mean * m.mean.transpose();
+  MatrixXd yc = y;
+  yc.rowwise() -= m.y_mean.transpose();
+  m.xy = xw.transpose() * yc;  // x' D yc: the column means drop out since 1' D yc = 0
+  m.yy.resize(P);
+  for (Index c = 0; c < P; ++c) m.yy(c) = (w.array() * yc.col(c).array().square()).sum();
+  return standardize(std::move(m));
+}
+
+}  // namespace fgseq
+
+#endif

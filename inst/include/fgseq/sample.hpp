@@ -1,0 +1,218 @@
+// The linear model in sample space, for wide data (p large, possibly larger than n): the same
+// selection, refits and path as GramModel (engine.hpp) without any p x p matrix.
+//
+// Notation as in GramModel. With sw = sqrt(w / W), the whitened columns are
+//   A_g = diag(sw) (X_g - 1 m_g') D_g^-1 T_g    (n x r_g; A'A = T' Sigma T, C = A'A + lambda I),
+// and the centred response is y~ = diag(sw)(y - 1 ybar') (n x P), so rho~ = A'y~. A C-orthonormal basis
+// Q of the selected coordinates is kept together with U = A Q (n x m): the ridge rows of the augmented
+// least-squares problem [A; sqrt(lambda) I] w ~ [y~; 0] are carried by Q itself. Then
+//   z = U'y~,  F(S) = ||z||^2 / 2,  residual R = y~ - U z,
+//   gradient of an unselected group h: b_h = A_h' R           (CS-G-OMP: one pass x'R per step),
+//   Schur complement M_hh = (1 + lambda) I - P_h P_h', P_h = A_h' U   (CS-G-FR, Doubling: updated by
+//   the new directions, A_h' U_new, one pass x'U_new per step),
+// and a new group g is orthogonalized as in GramModel (two passes of block Gram-Schmidt in the C inner
+// product, eigenvalues of V'CV above the pivot tolerance kept), with C V = A'(A V) + lambda V formed
+// from the n x r_g block A V. Memory: U (n x m), Q (q_S x m), and the small per-group blocks.
+#ifndef FGSEQ_SAMPLE_HPP
+#define FGSEQ_SAMPLE_HPP
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "design.hpp"
+#include "engine.hpp"
+#include "whiten.hpp"
+
+namespace fgseq {
+
+class SampleModel : public SelectionModel {
+ public:
+  // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
+  // and whiten_blocks() on the same x, weights and layout.
+  SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
+              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
+      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads) {
+    const Index n = x_.rows(), P = y.cols();
+    const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
+    sw_ = (w / st_.weight_sum).cwiseSqrt();
+    yt_ = y;
+    yt_.rowwise() -= st_.y_mean.transpose();
+    yt_ = sw_.asDiagonal() * yt_;
+    R_ = yt_;
+    yy_total_ = yt_.squaredNorm();
+    z_.resize(0, P);
+    selected_.assign(static_cast<size_t>(lay_.size()), false);
+    if (ctl_.method != Method::OMP) {
+      b_ = whitened_tmul(yt_);
+      M_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
+      for (Index h = 0; h < lay_.size(); ++h)
+        M_[h] = (1.0 + ctl_.lambda) * MatrixXd::Identity(rank(h), rank(h));
+    }
+  }
+
+  Index n_groups() const override { return lay_.size(); }
+  bool selectable(Index h) const override { return rank(h) > 0; }
+  double objective() const override { return 0.5 * z_.squaredNorm(); }
+  double score_scale() const override { return yy_total_; }
+  double r2() const override { return yy_total_ > 0 ? 2.0 * objective() / yy_total_ : 0.0; }
+  VectorXd intercept() const override { return st_.y_mean; }
+  MatrixXd coef() const override {
+    MatrixXd w = MatrixXd::Zero(wh_.q, z_.cols());
+    if (m_ == 0) return w;
+    const MatrixXd ws = Q_ * z_;  // selected coordinates, in selection order
+    Index row = 0;
+    for (Index g : order_) {
+      w.middleRows(offset(g), rank(g)) = ws.middleRows(row, rank(g));
+      row += rank(g);
+    }
+    return w;
+  }
+
+  double raw_score(Index h) override {
+    if (ctl_.method == Method::OMP) {
+      if (stale_) {  // one pass over x per step: the gradients of every group at once
+        b_ = whitened_tmul(R_);
+        stale_ = false;
+      }
+      const auto bh = b_.middleRows(offset(h), rank(h));
+      switch (ctl_.criterion) {
+        case Criterion::Whitened:
+          return bh.squaredNorm();
+        case Criterion::L2:
+          return (wh_.S[static_cast<size_t>(h)] * bh).squaredNorm();
+        case Criterion::Linf:
+          return (wh_.S[static_cast<size_t>(h)] * bh).rowwise().squaredNorm().maxCoeff();
+      }
+    }
+    const auto bh = b_.middleRows(offset(h), rank(h));
+    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh);
+  }
+
+  void add_group(Index g) override {
+    const Index r = rank(g), qs = Q_.rows();
+    const MatrixXd Ag = whitened_columns(g);
+    MatrixXd VS(qs, r);  // rows of V on the selected coordinates; its rows on g are the identity
+    MatrixXd AV = Ag;
+    if (m_ > 0) {
+      const MatrixXd Pg = Ag.transpose() * U_;  // r x m: rows g of C Q
+      VS.noalias() = -Q_ * Pg.transpose();
+      AV.noalias() -= U_ * Pg.transpose();
+      // second pass keeps Q C-orthonormal: Q'CV = U'(AV) + lambda Q'V
+      MatrixXd PtV = U_.transpose() * AV;
+      PtV.noalias() += ctl_.lambda * (Q_.transpose() * VS);
+      VS.noalias() -= Q_ * PtV;
+      AV.noalias() -= U_ * PtV;
+    } else {
+      VS.setZero();
+    }
+    MatrixXd Mgg = AV.transpose() * AV;
+    Mgg.noalias() += ctl_.lambda * (VS.transpose() * VS);
+    Mgg.diagonal().array() += ctl_.lambda;
+    Mgg = 0.5 * (Mgg + Mgg.transpose()).eval();
+    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
+    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
+    Index k = 0;
+    for (Index i = 0; i < r; ++i)
+      if (es.eigenvalues()(i) > tol) ++k;
+    const MatrixXd Ud = es.eigenvectors().rightCols(k) * es.eigenvalues().tail(k).cwiseSqrt().cwiseInverse().asDiagonal();
+    const MatrixXd Un = AV * Ud;
+    const MatrixXd zn = Un.transpose() * yt_;
+
+    // append: Q gains the r coordinates of g (zero in the old columns) and k new columns
+    Q_.conservativeResize(qs + r, m_ + k);
+    Q_.bottomLeftCorner(r, m_).setZero();
+    Q_.topRightCorner(qs, k).noalias() = VS * Ud;
+    Q_.bottomRightCorner(r, k) = Ud;
+    U_.conservativeResize(x_.rows(), m_ + k);
+    U_.rightCols(k) = Un;
+    z_.conservativeResize(m_ + k, Eigen::NoChange);
+    z_.bottomRows(k) = zn;
+    m_ += k;
+    R_.noalias() -= Un * zn;
+    stale_ = true;
+    selected_[g] = true;
+    order_.push_back(g);
+    if (!M_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
+      const MatrixXd Pn = whitened_tmul(Un);
+      b_.noalias() -= Pn * zn;
+      for (Index h = 0; h < lay_.size(); ++h) {
+        if (selected_[h] || rank(h) == 0) continue;
+        const auto Ph = Pn.middleRows(offset(h), rank(h));
+        M_[h].noalias() -= Ph * Ph.transpose();
+      }
+      M_[g].resize(0, 0);
+    }
+  }
+
+ private:
+  const Design& x_;
+  const GramStats& st_;
+  const Whitened& wh_;
+  const GroupLayout& lay_;
+  Control ctl_;
+  int threads_ = 1;
+  VectorXd sw_;          // sqrt(w / W)
+  MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
+  double yy_total_ = 0.0;
+  MatrixXd U_;           // n x m: A Q
+  MatrixXd Q_;           // q_S x m: the basis on the selected coordinates (selection order)
+  MatrixXd z_;           // m x P
+  Index m_ = 0;
+  MatrixXd b_;           // q x P gradients (rows of unselected groups are the ones used)
+  bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
+  std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
+  std::vector<bool> selected_;
+  std::vector<Index> order_;
+
+  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
+  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+
+  // A_g, n x r_g
+  MatrixXd whitened_columns(Index g) const {
+    const auto& cols = lay_.cols[static_cast<size_t>(g)];
+    MatrixXd xg;
+    x_.gather(cols, xg);
+    for (Index a = 0; a < xg.cols(); ++a) {
+      const Index j = cols[a];
+      if (st_.constant[static_cast<size_t>(j)]) xg.col(a).setZero();
+      else xg.col(a) = (xg.col(a).array() - st_.mean(j)) / st_.scale(j);
+    }
+    return sw_.asDiagonal() * (xg * wh_.T[static_cast<size_t>(g)]);
+  }
+
+  // A' M (q x k) for an n x k matrix M: x'(sw M) in one threaded pass, centred and scaled column by
+  // column, then whitened group by group
+  MatrixXd whitened_tmul(const MatrixXd& M) const {
+    const MatrixXd SM = sw_.asDiagonal() * M;
+    MatrixXd xt = x_.tmul(SM, threads_);
+    const Eigen::RowVectorXd s = sw_.transpose() * SM;
+    for (Index j = 0; j < xt.rows(); ++j) {
+      if (st_.constant[static_cast<size_t>(j)]) xt.row(j).setZero();
+      else xt.row(j) = (xt.row(j) - st_.mean(j) * s) / st_.scale(j);
+    }
+    MatrixXd out(wh_.q, M.cols());
+    for (Index g = 0; g < lay_.size(); ++g) {
+      const Index r = rank(g);
+      if (r == 0) continue;
+      const auto& cols = lay_.cols[static_cast<size_t>(g)];
+      MatrixXd rows(static_cast<Index>(cols.size()), M.cols());
+      for (size_t a = 0; a < cols.size(); ++a) rows.row(static_cast<Index>(a)) = xt.row(cols[a]);
+      out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
+    }
+    return out;
+  }
+
+  double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh) const {
+    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
+    Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
+    const MatrixXd u = es.eigenvectors().transpose() * bh;
+    double s = 0.0;
+    for (Index i = 0; i < u.rows(); ++i)
+      if (es.eigenvalues()(i) > tol) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
+    return s;
+  }
+};
+
+}  // namespace fgseq
+
+#endif
