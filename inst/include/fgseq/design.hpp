@@ -61,7 +61,10 @@ class DenseDesign : public Design {
     const Index step = 256;
     for (Index j = begin; j < end; j += step) {
       const Index len = std::min(step, end - j);
-      out.middleRows(j, len).noalias() = x_.middleCols(j, len).transpose() * M;
+      if (M.cols() == 1)  // a matrix-vector product: x is streamed once, not packed
+        out.col(0).segment(j, len).noalias() = x_.middleCols(j, len).transpose() * M.col(0);
+      else
+        out.middleRows(j, len).noalias() = x_.middleCols(j, len).transpose() * M;
     }
   }
   double cross(Index j, Index k, const VectorXd& w) const override {

@@ -41,6 +41,7 @@ class SampleModel : public SelectionModel {
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
     z_.resize(0, P);
+    reserve(0, 0);
     selected_.assign(static_cast<size_t>(lay_.size()), false);
     if (ctl_.method != Method::OMP) {
       b_ = whitened_tmul(yt_);
@@ -52,14 +53,14 @@ class SampleModel : public SelectionModel {
 
   Index n_groups() const override { return lay_.size(); }
   bool selectable(Index h) const override { return rank(h) > 0; }
-  double objective() const override { return 0.5 * z_.squaredNorm(); }
+  double objective() const override { return 0.5 * z_.topRows(m_).squaredNorm(); }
   double score_scale() const override { return yy_total_; }
   double r2() const override { return yy_total_ > 0 ? 2.0 * objective() / yy_total_ : 0.0; }
   VectorXd intercept() const override { return st_.y_mean; }
   MatrixXd coef() const override {
     MatrixXd w = MatrixXd::Zero(wh_.q, z_.cols());
     if (m_ == 0) return w;
-    const MatrixXd ws = Q_ * z_;  // selected coordinates, in selection order
+    const auto ws = wsel_.topRows(qs_);  // selected coordinates, selection order
     Index row = 0;
     for (Index g : order_) {
       w.middleRows(offset(g), rank(g)) = ws.middleRows(row, rank(g));
@@ -89,27 +90,35 @@ class SampleModel : public SelectionModel {
   }
 
   void add_group(Index g) override {
-    const Index r = rank(g), qs = Q_.rows();
+    const Index r = rank(g), qs = qs_;
     const MatrixXd Ag = whitened_columns(g);
-    MatrixXd VS(qs, r);  // rows of V on the selected coordinates; its rows on g are the identity
+    MatrixXd VS = MatrixXd::Zero(qs, r);  // rows of V on the selected coordinates; its rows on g are I
     MatrixXd AV = Ag;
+    auto U = U_.leftCols(m_);
+    auto Q = Q_.topLeftCorner(qs, m_);
+    auto c_gram = [&]() {  // V'CV = (AV)'(AV) + lambda V'V
+      MatrixXd M = AV.transpose() * AV;
+      M.noalias() += ctl_.lambda * (VS.transpose() * VS);
+      M.diagonal().array() += ctl_.lambda;
+      return MatrixXd(0.5 * (M + M.transpose()));
+    };
     if (m_ > 0) {
-      const MatrixXd Pg = Ag.transpose() * U_;  // r x m: rows g of C Q
-      VS.noalias() = -Q_ * Pg.transpose();
-      AV.noalias() -= U_ * Pg.transpose();
-      // second pass keeps Q C-orthonormal: Q'CV = U'(AV) + lambda Q'V
-      MatrixXd PtV = U_.transpose() * AV;
-      PtV.noalias() += ctl_.lambda * (Q_.transpose() * VS);
-      VS.noalias() -= Q_ * PtV;
-      AV.noalias() -= U_ * PtV;
-    } else {
-      VS.setZero();
+      const MatrixXd Pg = Ag.transpose() * U;  // r x m: rows g of C Q
+      VS.noalias() -= Q * Pg.transpose();
+      AV.noalias() -= U * Pg.transpose();
     }
-    MatrixXd Mgg = AV.transpose() * AV;
-    Mgg.noalias() += ctl_.lambda * (VS.transpose() * VS);
-    Mgg.diagonal().array() += ctl_.lambda;
-    Mgg = 0.5 * (Mgg + Mgg.transpose()).eval();
+    MatrixXd Mgg = c_gram();
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
+    // a second pass keeps Q C-orthonormal when the first lost more than half of some direction's length
+    // (Daniel, Gragg, Kaufman and Stewart's criterion, per block: V_0'CV_0 = (1 + lambda) I)
+    if (m_ > 0 && es.eigenvalues()(0) < 0.5 * (1.0 + ctl_.lambda)) {
+      MatrixXd PtV = U.transpose() * AV;  // Q'CV = U'(AV) + lambda Q'V
+      PtV.noalias() += ctl_.lambda * (Q.transpose() * VS);
+      VS.noalias() -= Q * PtV;
+      AV.noalias() -= U * PtV;
+      Mgg = c_gram();
+      es.compute(Mgg);
+    }
     const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
     Index k = 0;
     for (Index i = 0; i < r; ++i)
@@ -119,15 +128,17 @@ class SampleModel : public SelectionModel {
     const MatrixXd zn = Un.transpose() * yt_;
 
     // append: Q gains the r coordinates of g (zero in the old columns) and k new columns
-    Q_.conservativeResize(qs + r, m_ + k);
-    Q_.bottomLeftCorner(r, m_).setZero();
-    Q_.topRightCorner(qs, k).noalias() = VS * Ud;
-    Q_.bottomRightCorner(r, k) = Ud;
-    U_.conservativeResize(x_.rows(), m_ + k);
-    U_.rightCols(k) = Un;
-    z_.conservativeResize(m_ + k, Eigen::NoChange);
-    z_.bottomRows(k) = zn;
+    reserve(qs + r, m_ + k);
+    Q_.block(qs, 0, r, m_).setZero();
+    Q_.block(0, m_, qs, k).noalias() = VS * Ud;
+    Q_.block(qs, m_, r, k) = Ud;
+    U_.middleCols(m_, k) = Un;
+    z_.middleRows(m_, k) = zn;
+    // coefficients: the old columns of Q and their z do not change, so w grows by Q_new z_new
+    wsel_.middleRows(qs, r).setZero();
+    wsel_.topRows(qs + r).noalias() += Q_.block(0, m_, qs + r, k) * zn;
     m_ += k;
+    qs_ += r;
     R_.noalias() -= Un * zn;
     stale_ = true;
     selected_[g] = true;
@@ -154,10 +165,11 @@ class SampleModel : public SelectionModel {
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
   double yy_total_ = 0.0;
-  MatrixXd U_;           // n x m: A Q
-  MatrixXd Q_;           // q_S x m: the basis on the selected coordinates (selection order)
-  MatrixXd z_;           // m x P
-  Index m_ = 0;
+  MatrixXd U_;           // n x capacity, first m_ columns in use: A Q
+  MatrixXd Q_;           // first q_S rows, m_ columns in use: the basis on the selected coordinates
+  MatrixXd z_;           // first m_ rows in use, x P
+  MatrixXd wsel_;        // first q_S rows in use, x P: the coefficients Q z on the selected coordinates
+  Index m_ = 0, qs_ = 0;
   MatrixXd b_;           // q x P gradients (rows of unselected groups are the ones used)
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
@@ -166,6 +178,19 @@ class SampleModel : public SelectionModel {
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
   Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+
+  // room for rows x cols of Q (and cols of U and rows of z), grown geometrically: no copy per step
+  void reserve(Index rows, Index cols) {
+    const Index n = x_.rows(), P = yt_.cols();
+    auto grow = [](Index have, Index need) { return need <= have ? have : std::max(need, 2 * have + 16); };
+    const Index qc = grow(Q_.rows(), rows), mc = grow(Q_.cols(), cols);
+    if (qc != Q_.rows() || mc != Q_.cols()) Q_.conservativeResize(qc, mc);
+    if (qc != wsel_.rows()) wsel_.conservativeResize(qc, P);
+    if (mc != U_.cols()) {
+      U_.conservativeResize(n, mc);
+      z_.conservativeResize(mc, P);
+    }
+  }
 
   // A_g, n x r_g
   MatrixXd whitened_columns(Index g) const {
