@@ -12,7 +12,8 @@
 //   the new directions, A_h' U_new, one pass x'U_new per step),
 // and a new group g is orthogonalized as in GramModel (two passes of block Gram-Schmidt in the C inner
 // product, eigenvalues of V'CV above the pivot tolerance kept), with C V = A'(A V) + lambda V formed
-// from the n x r_g block A V. Memory: U (n x m), Q (q_S x m), and the small per-group blocks.
+// from the n x r_g block A V. Memory: U (n x m) and Q (at most q_S x m), kept in one block per step,
+// and the small per-group blocks.
 #ifndef FGSEQ_SAMPLE_HPP
 #define FGSEQ_SAMPLE_HPP
 
@@ -40,8 +41,7 @@ class SampleModel : public SelectionModel {
     yt_ = sw_.asDiagonal() * yt_;
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
-    z_.resize(0, P);
-    reserve(0, 0);
+    wsel_.resize(0, P);
     selected_.assign(static_cast<size_t>(lay_.size()), false);
     if (ctl_.method != Method::OMP) {
       b_ = whitened_tmul(yt_);
@@ -53,14 +53,13 @@ class SampleModel : public SelectionModel {
 
   Index n_groups() const override { return lay_.size(); }
   bool selectable(Index h) const override { return rank(h) > 0; }
-  double objective() const override { return 0.5 * z_.topRows(m_).squaredNorm(); }
+  double objective() const override { return 0.5 * zz_; }
   double score_scale() const override { return yy_total_; }
   double r2() const override { return yy_total_ > 0 ? 2.0 * objective() / yy_total_ : 0.0; }
   VectorXd intercept() const override { return st_.y_mean; }
   MatrixXd coef() const override {
-    MatrixXd w = MatrixXd::Zero(wh_.q, z_.cols());
-    if (m_ == 0) return w;
-    const auto ws = wsel_.topRows(qs_);  // selected coordinates, selection order
+    MatrixXd w = MatrixXd::Zero(wh_.q, yt_.cols());
+    const MatrixXd& ws = wsel_;  // selected coordinates, selection order
     Index row = 0;
     for (Index g : order_) {
       w.middleRows(offset(g), rank(g)) = ws.middleRows(row, rank(g));
@@ -90,32 +89,36 @@ class SampleModel : public SelectionModel {
   }
 
   void add_group(Index g) override {
-    const Index r = rank(g), qs = qs_;
+    const Index r = rank(g), qs = qs_, nb = static_cast<Index>(U_.size());
     const MatrixXd Ag = whitened_columns(g);
     MatrixXd VS = MatrixXd::Zero(qs, r);  // rows of V on the selected coordinates; its rows on g are I
     MatrixXd AV = Ag;
-    auto U = U_.leftCols(m_);
-    auto Q = Q_.topLeftCorner(qs, m_);
     auto c_gram = [&]() {  // V'CV = (AV)'(AV) + lambda V'V
       MatrixXd M = AV.transpose() * AV;
       M.noalias() += ctl_.lambda * (VS.transpose() * VS);
       M.diagonal().array() += ctl_.lambda;
       return MatrixXd(0.5 * (M + M.transpose()));
     };
-    if (m_ > 0) {
-      const MatrixXd Pg = Ag.transpose() * U;  // r x m: rows g of C Q
-      VS.noalias() -= Q * Pg.transpose();
-      AV.noalias() -= U * Pg.transpose();
-    }
+    // one block Gram-Schmidt pass in the C inner product against the earlier blocks (U_t, Q_t):
+    // the coefficient of V on block t is Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
+    // coordinates selected up to step t)
+    auto project_out = [&]() {
+      for (Index t = 0; t < nb; ++t) {
+        const MatrixXd& Ut = U_[t];
+        const MatrixXd& Qt = Q_[t];
+        MatrixXd Ct = Ut.transpose() * AV;
+        Ct.noalias() += ctl_.lambda * (Qt.transpose() * VS.topRows(Qt.rows()));
+        VS.topRows(Qt.rows()).noalias() -= Qt * Ct;
+        AV.noalias() -= Ut * Ct;
+      }
+    };
+    project_out();
     MatrixXd Mgg = c_gram();
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
     // a second pass keeps Q C-orthonormal when the first lost more than half of some direction's length
     // (Daniel, Gragg, Kaufman and Stewart's criterion, per block: V_0'CV_0 = (1 + lambda) I)
-    if (m_ > 0 && es.eigenvalues()(0) < 0.5 * (1.0 + ctl_.lambda)) {
-      MatrixXd PtV = U.transpose() * AV;  // Q'CV = U'(AV) + lambda Q'V
-      PtV.noalias() += ctl_.lambda * (Q.transpose() * VS);
-      VS.noalias() -= Q * PtV;
-      AV.noalias() -= U * PtV;
+    if (nb > 0 && es.eigenvalues()(0) < 0.5 * (1.0 + ctl_.lambda)) {
+      project_out();
       Mgg = c_gram();
       es.compute(Mgg);
     }
@@ -124,22 +127,19 @@ class SampleModel : public SelectionModel {
     for (Index i = 0; i < r; ++i)
       if (es.eigenvalues()(i) > tol) ++k;
     const MatrixXd Ud = es.eigenvectors().rightCols(k) * es.eigenvalues().tail(k).cwiseSqrt().cwiseInverse().asDiagonal();
-    const MatrixXd Un = AV * Ud;
+    MatrixXd Un = AV * Ud;
     const MatrixXd zn = Un.transpose() * yt_;
+    MatrixXd Qn(qs + r, k);  // the new basis columns on the coordinates selected so far and on g
+    Qn.topRows(qs).noalias() = VS * Ud;
+    Qn.bottomRows(r) = Ud;
 
-    // append: Q gains the r coordinates of g (zero in the old columns) and k new columns
-    reserve(qs + r, m_ + k);
-    Q_.block(qs, 0, r, m_).setZero();
-    Q_.block(0, m_, qs, k).noalias() = VS * Ud;
-    Q_.block(qs, m_, r, k) = Ud;
-    U_.middleCols(m_, k) = Un;
-    z_.middleRows(m_, k) = zn;
-    // coefficients: the old columns of Q and their z do not change, so w grows by Q_new z_new
-    wsel_.middleRows(qs, r).setZero();
-    wsel_.topRows(qs + r).noalias() += Q_.block(0, m_, qs + r, k) * zn;
-    m_ += k;
-    qs_ += r;
+    // coefficients: the old basis columns and their z do not change, so w grows by Q_new z_new
+    wsel_.conservativeResize(qs + r, Eigen::NoChange);
+    wsel_.bottomRows(r).setZero();
+    wsel_.noalias() += Qn * zn;
+    zz_ += zn.squaredNorm();
     R_.noalias() -= Un * zn;
+    qs_ += r;
     stale_ = true;
     selected_[g] = true;
     order_.push_back(g);
@@ -153,6 +153,10 @@ class SampleModel : public SelectionModel {
       }
       M_[g].resize(0, 0);
     }
+    if (k > 0) {
+      U_.push_back(std::move(Un));
+      Q_.push_back(std::move(Qn));
+    }
   }
 
  private:
@@ -165,11 +169,12 @@ class SampleModel : public SelectionModel {
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
   double yy_total_ = 0.0;
-  MatrixXd U_;           // n x capacity, first m_ columns in use: A Q
-  MatrixXd Q_;           // first q_S rows, m_ columns in use: the basis on the selected coordinates
-  MatrixXd z_;           // first m_ rows in use, x P
-  MatrixXd wsel_;        // first q_S rows in use, x P: the coefficients Q z on the selected coordinates
-  Index m_ = 0, qs_ = 0;
+  // the basis in blocks, one per step that added directions (no reallocation as it grows):
+  std::vector<MatrixXd> U_;  // n x k_t: A Q_t
+  std::vector<MatrixXd> Q_;  // q_t x k_t: the block on the coordinates selected up to step t
+  MatrixXd wsel_;        // q_S x P: the coefficients Q z on the selected coordinates (selection order)
+  double zz_ = 0.0;      // ||z||^2 = 2 F(S)
+  Index qs_ = 0;
   MatrixXd b_;           // q x P gradients (rows of unselected groups are the ones used)
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
@@ -178,19 +183,6 @@ class SampleModel : public SelectionModel {
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
   Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
-
-  // room for rows x cols of Q (and cols of U and rows of z), grown geometrically: no copy per step
-  void reserve(Index rows, Index cols) {
-    const Index n = x_.rows(), P = yt_.cols();
-    auto grow = [](Index have, Index need) { return need <= have ? have : std::max(need, 2 * have + 16); };
-    const Index qc = grow(Q_.rows(), rows), mc = grow(Q_.cols(), cols);
-    if (qc != Q_.rows() || mc != Q_.cols()) Q_.conservativeResize(qc, mc);
-    if (qc != wsel_.rows()) wsel_.conservativeResize(qc, P);
-    if (mc != U_.cols()) {
-      U_.conservativeResize(n, mc);
-      z_.conservativeResize(mc, P);
-    }
-  }
 
   // A_g, n x r_g
   MatrixXd whitened_columns(Index g) const {

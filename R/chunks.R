@@ -1,0 +1,340 @@
+#' Data in chunks of rows, for fits beyond memory or beyond one machine
+#'
+#' Describes where the chunks of a data set are (files, a list, or a function that yields them) without
+#' reading them. [fgseq()] on the result runs the whole fit as map-reduce passes over the chunks through
+#' the future framework: the Gaussian family from the summed sufficient statistics ([fgseq_stats()]),
+#' the binomial and Poisson families (appendix B of Hu et al. 2014) by one pass per Newton step, in
+#' which every chunk adds its part of the risk, of the gradient and Hessian in the selected whitened
+#' columns (`Z'W(y - mu)`, `Z'WZ`) and of the gradients of every group (`X'W(y - mu)`).
+#'
+#' Each chunk is a list with `x` (numeric matrix, the same columns in the same order in every chunk),
+#' `y` (numeric vector) and optionally `weights` and `offset` (numeric vectors). Chunks are read again
+#' at every pass, in parallel when a future plan is set (for example
+#' `future::plan(future::multisession, workers = 2)`, or a cluster backend as in the recipe of
+#' [fgseq_stats()]); the results are the in-memory fit's up to the Newton tolerance.
+#'
+#' @param source A character vector of files (each read by `read` into one chunk), a list of chunks, or
+#'   a function of one argument `i` (1-based whole number) returning chunk `i`.
+#' @param n_chunks Whole number >= 1: the number of chunks, for a function `source` only.
+#' @param read Function reading one file into a chunk (default [readRDS()]), for files only.
+#' @return An object of class `"fgseq_chunks"`: a list with `get` (function of `i` returning chunk `i`)
+#'   and `n` (number of chunks). Nothing is read until a fit.
+#' @section Errors: Stops when `source` is none of the three kinds, when `n_chunks` is missing or not a
+#'   whole number >= 1 for a function, or is given for files or a list. A fit stops, naming the chunk,
+#'   when a chunk is not a list with `x` and `y`, has NA, NaN or Inf, or its columns differ from the
+#'   first chunk's.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group
+#'   sequencing for anytime linear prediction, first version, appendix B.
+#'   \url{https://arxiv.org/abs/1409.5495v1}
+#' @seealso [fgseq_stats()] for the Gaussian statistics alone.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(600 * 6), 600)
+#' y <- rbinom(600, 1, plogis(x[, 1] - x[, 4]))
+#' pieces <- split(seq_len(600), rep(1:3, each = 200))
+#' chunks <- lapply(pieces, function(i) list(x = x[i, ], y = y[i]))
+#' fit <- fgseq(fgseq_chunks(chunks), group = rep(1:3, each = 2), family = "binomial")
+#' fit$sequence
+#' @export
+fgseq_chunks <- function(source, n_chunks = NULL, read = readRDS) {
+  if (is.function(source)) {
+    if (is.null(n_chunks)) abort("`n_chunks` must be given when `source` is a function.")
+    n <- check_number(n_chunks, "n_chunks", lower = 1)
+    if (n != round(n)) abort("`n_chunks` must be a whole number >= 1.")
+    get <- source
+  } else {
+    if (!is.null(n_chunks)) abort("`n_chunks` is for a function `source` only; the chunks are counted.")
+    if (is.character(source)) {
+      if (!is.function(read)) abort("`read` must be a function reading one file into a chunk.")
+      files <- source
+      get <- function(i) read(files[[i]])
+      n <- length(files)
+    } else if (is.list(source)) {
+      chunks <- source
+      get <- function(i) chunks[[i]]
+      n <- length(chunks)
+    } else {
+      abort("`source` must be a character vector of files, a list of chunks or a function of `i`.")
+    }
+  }
+  if (n < 1) abort("`source` must hold at least one chunk.")
+  structure(list(get = get, n = as.integer(n), source = source, read = read), class = "fgseq_chunks")
+}
+
+#' @export
+print.fgseq_chunks <- function(x, ...) {
+  kind <- if (is.function(x$source)) "a function" else if (is.character(x$source)) "files" else "a list"
+  cat("Data in ", x$n, " chunks of rows (from ", kind, "); read at each pass of a fit\n", sep = "")
+  invisible(x)
+}
+
+#' @rdname fgseq
+#' @details The `"fgseq_chunks"` method fits from data in chunks of rows ([fgseq_chunks()]):
+#'   `family = "gaussian"` through the summed sufficient statistics (any `method`), `"binomial"` and
+#'   `"poisson"` (CS-G-OMP, `method = "omp"`) by map-reduce Newton steps, one pass over the chunks each.
+#' @export
+fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
+                               lambda = 1e-6, family = c("gaussian", "binomial", "poisson"),
+                               criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
+                               max_steps = Inf, max_time = Inf, progress = FALSE, ...) {
+  call <- match.call()
+  method <- match.arg(method)
+  family <- match.arg(family)
+  criterion <- match.arg(criterion)
+  if (family == "gaussian") {
+    chunks <- x
+    stats <- if (is.function(chunks$source)) {
+      fgseq_stats(chunks$source, n_chunks = chunks$n, group = group)
+    } else if (is.character(chunks$source)) {
+      fgseq_stats(chunks$source, group = group, read = chunks$read)
+    } else {
+      fgseq_stats(chunks$source, group = group)
+    }
+    fit <- fgseq(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
+                 cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps,
+                 max_time = max_time, progress = progress)
+    fit$call <- call
+    return(fit)
+  }
+  if (method != "omp") {
+    abort("`method` must be \"omp\" for a ", family, " fit from chunks: CS-G-FR and Doubling refit every ",
+          "candidate group, one pass over the chunks each.")
+  }
+  control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, NULL, max_time)
+  chunked_glm(x, group, cost, family, control, progress, call)
+}
+
+# ---- the map-reduce GLM path --------------------------------------------------------------------
+
+# Map `f` over the chunks (future.apply when installed, so any future plan applies), then add the
+# results element by element (list elements are concatenated instead).
+chunk_pass <- function(chunks, f) {
+  one <- function(i) {
+    chunk <- chunks$get(i)
+    tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+  }
+  parts <- if (requireNamespace("future.apply", quietly = TRUE)) {
+    future.apply::future_lapply(seq_len(chunks$n), one, future.seed = NULL)
+  } else {
+    lapply(seq_len(chunks$n), one)
+  }
+  Reduce(function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b), parts)
+}
+
+check_chunk <- function(chunk, i) {
+  if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
+    abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
+  }
+  x <- check_x(chunk$x)
+  n <- nrow(x)
+  y <- chunk$y
+  if (is.logical(y)) y <- as.numeric(y)
+  if (!is.numeric(y) || length(y) != n || !all(is.finite(y))) {
+    abort("`y` must be a numeric vector with one finite value per row of `x`.")
+  }
+  w <- if (is.null(chunk$weights)) rep(1, n) else check_weights(chunk$weights, n)
+  off <- if (is.null(chunk$offset)) rep(0, n) else drop(check_offset(chunk$offset, n, 1L))
+  list(x = x, y = as.numeric(y), w = w, off = off, names = x_names(x))
+}
+
+# The GLM family's pieces on the linear predictor: mean, Hessian weight, loss and deviance terms.
+glm_parts <- function(family) {
+  if (family == "binomial") {
+    list(mean = stats::plogis, hw = function(mu) mu * (1 - mu),
+         phi = function(eta) pmax(eta, 0) + log1p(exp(-abs(eta))),
+         dev = function(y, mu) -2 * (ifelse(y > 0, y * log(mu / y), 0) + ifelse(y < 1, (1 - y) * log((1 - mu) / (1 - y)), 0)),
+         link = stats::qlogis)
+  } else {
+    list(mean = exp, hw = function(mu) mu, phi = exp,
+         dev = function(y, mu) 2 * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)), link = log)
+  }
+}
+
+chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
+  started <- proc.time()[["elapsed"]]
+  fam <- glm_parts(family)
+  # pass 1: column moments (weighted), the response's totals, the checks of every chunk
+  first <- check_chunk(chunks$get(1L), 1L)
+  names_x <- first$names
+  group <- check_group(group, first$x)
+  labels <- unique(group)
+  cost <- check_cost(cost, labels)
+  gram <- gram_backend()
+  mom <- chunk_pass(chunks, function(ch) {
+    if (!identical(ch$names, names_x)) {
+      abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
+    }
+    if (family == "binomial" && !all(ch$y %in% c(0, 1))) abort("`y` must be 0/1 for family = \"binomial\".")
+    if (family == "poisson" && any(ch$y < 0 | ch$y != round(ch$y))) {
+      abort("`y` must be non-negative whole counts for family = \"poisson\".")
+    }
+    m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
+    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]))
+  })
+  moments <- Reduce(.merge_moments, mom$moments)
+  W <- mom$w
+  if (family == "binomial" && (mom$ones <= 0 || mom$ones >= W)) {
+    abort("`y` has a single class over all chunks; a binomial model needs both classes.")
+  }
+  wh <- chunk_whitening(moments, group, labels, 1e-9)
+  if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
+
+  ybar <- mom$wy / W
+  a0 <- fam$link(min(max(ybar, 1e-10), if (family == "binomial") 1 - 1e-10 else Inf))
+  lambda <- control$lambda
+  selected <- integer(0)
+  cols_of <- function(set) unlist(lapply(set, function(g) which(group == labels[g])))
+  z_of <- function(x, set) {  # the whitened columns of the selected groups, chunk rows x q_S
+    if (!length(set)) return(matrix(0, nrow(x), 0))
+    do.call(cbind, lapply(set, function(g) {
+      j <- which(group == labels[g])
+      xs <- sweep(sweep(x[, j, drop = FALSE], 2L, wh$mean[j]), 2L, wh$scale[j], "/")
+      xs[, wh$constant[j]] <- 0
+      xs %*% wh$T[[g]]
+    }))
+  }
+  # one pass: risk, gradient and Hessian in theta = (intercept, coefficients), deviance, X'r
+  evaluate <- function(theta, set) {
+    res <- chunk_pass(chunks, function(ch) {
+      z1 <- cbind(1, z_of(ch$x, set))
+      eta <- ch$off + drop(z1 %*% theta)
+      mu <- fam$mean(eta)
+      r <- ch$w * (ch$y - mu)
+      list(loss = sum(ch$w * (fam$phi(eta) - ch$y * eta)), dev = sum(ch$w * fam$dev(ch$y, mu)),
+           grad = -crossprod(z1, r), hess = crossprod(z1, z1 * (ch$w * fam$hw(mu))),
+           xr = crossprod(ch$x, r), rsum = sum(r), small = sum(mu < 1e-10 | (family == "binomial" & mu > 1 - 1e-10)))
+    })
+    pen <- c(0, rep(lambda, length(theta) - 1L))
+    res$risk <- res$loss / W + 0.5 * sum(pen * theta^2)
+    res$grad <- drop(res$grad) / W + pen * theta
+    res$hess <- res$hess / W + diag(pen, length(theta))
+    res$theta <- theta
+    res
+  }
+  newton <- function(theta, set) {
+    cur <- evaluate(theta, set)
+    converged <- FALSE
+    for (it in seq_len(100L)) {
+      if (max(abs(cur$grad)) <= 1e-10) {
+        converged <- TRUE
+        break
+      }
+      H <- cur$hess + diag(1e-12 * max(diag(cur$hess)), length(theta))
+      delta <- -solve(H, cur$grad)
+      decrement <- -sum(cur$grad * delta)
+      t <- 1
+      repeat {
+        nxt <- evaluate(cur$theta + t * delta, set)
+        if (is.finite(nxt$risk) && nxt$risk <= cur$risk + 1e-4 * t * -decrement) break
+        t <- t / 2
+        if (t < 1e-12) break
+      }
+      if (t < 1e-12) {
+        converged <- decrement <= 1e-8 * (abs(cur$risk) + 1e-8)
+        break
+      }
+      change <- cur$risk - nxt$risk
+      cur <- nxt
+      if (change <= 1e-12 * (abs(cur$risk) + 1e-12) && decrement <= 1e-12 * (abs(cur$risk) + 1e-8)) {
+        converged <- TRUE
+        break
+      }
+    }
+    if (lambda == 0 && cur$small > 0) converged <- FALSE
+    cur$converged <- converged
+    cur
+  }
+  report <- progress_reporter(progress)
+  fit <- newton(a0, selected)
+  null <- fit
+  path <- list(fit)
+  scores <- numeric(0)
+  all_converged <- fit$converged
+  max_steps <- min(control$max_steps, sum(wh$rank > 0))
+  total <- 0
+  partial <- FALSE
+  while (length(selected) < max_steps) {
+    if (!is.null(report)) report(length(selected), max_steps)
+    if (proc.time()[["elapsed"]] - started >= control$max_time) {
+      partial <- TRUE
+      break
+    }
+    # standardized gradients of every column from X'r, whitened group by group
+    bs <- (drop(fit$xr) - wh$mean * fit$rsum) / (wh$scale * W)
+    bs[wh$constant] <- 0
+    cand <- setdiff(which(wh$rank > 0), selected)
+    raw <- vapply(cand, function(g) {
+      b <- bs[group == labels[g]]
+      switch(control$criterion,
+             whitened = sum(crossprod(wh$T[[g]], b)^2),
+             l2 = sum(b^2),
+             linf = max(b^2))
+    }, numeric(1))
+    raw[!(raw > 1e-14)] <- 0
+    s <- if (control$cost_sensitive) raw / cost[cand] else raw
+    best <- max(s)
+    g <- cand[which(s >= best - 1e-10 * abs(best))[1L]]
+    if (total + cost[[g]] > control$max_cost * (1 + 1e-12)) break
+    total <- total + cost[[g]]
+    selected <- c(selected, g)
+    scores <- c(scores, s[cand == g])
+    fit <- newton(c(fit$theta, numeric(wh$rank[g])), selected)
+    all_converged <- all_converged && fit$converged
+    path[[length(path) + 1L]] <- fit
+  }
+  if (!is.null(report)) report(length(selected), max_steps)
+  raw <- chunk_raw(path, selected, scores, wh, group, labels, null, all_converged, partial)
+  finish_fit(raw, names_x = names_x, group = group, cost = cost, control = control, method = "omp",
+             criterion = control$criterion, family = family,
+             response = list(classes = if (family == "binomial") c("0", "1") else NULL,
+                             responses = if (family == "binomial") "1" else "y"),
+             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
+}
+
+# Standardization and group whitening from merged moments (as the core does from its Gram pass).
+chunk_whitening <- function(moments, group, labels, rank_tol) {
+  W <- moments$weight_sum
+  sd <- sqrt(pmax(diag(moments$xx), 0) / W)
+  constant <- !(sd > 1e-13 * pmax(abs(moments$mean), 1e-300))
+  scale <- ifelse(constant, 1, sd)
+  T <- vector("list", length(labels))
+  rank <- integer(length(labels))
+  for (g in seq_along(labels)) {
+    j <- which(group == labels[g])
+    S <- moments$xx[j, j, drop = FALSE] / W / outer(scale[j], scale[j])
+    S[constant[j], ] <- 0
+    S[, constant[j]] <- 0
+    e <- eigen(S, symmetric = TRUE)
+    top <- max(e$values)
+    r <- if (top > 0) sum(e$values > rank_tol * top) else 0L
+    T[[g]] <- e$vectors[, seq_len(r), drop = FALSE] %*% diag(1 / sqrt(e$values[seq_len(r)]), r)
+    rank[g] <- r
+  }
+  list(mean = moments$mean, scale = scale, constant = constant, T = T, rank = rank)
+}
+
+# The core's result list (see result_list() in src/fgseq.cpp) from the chunked path.
+chunk_raw <- function(path, selected, scores, wh, group, labels, null, converged, partial) {
+  p <- length(group)
+  K <- length(selected)
+  beta <- matrix(0, p, K + 1L)
+  a0 <- numeric(K + 1L)
+  for (k in 0:K) {
+    theta <- path[[k + 1L]]$theta
+    row <- 1L
+    for (g in selected[seq_len(k)]) {
+      j <- which(group == labels[g])
+      r <- wh$rank[g]
+      b <- drop(wh$T[[g]] %*% theta[row + seq_len(r)]) / wh$scale[j]
+      b[wh$constant[j]] <- 0
+      beta[j, k + 1L] <- b
+      row <- row + r
+    }
+    a0[k + 1L] <- theta[1L] - sum(beta[, k + 1L] * wh$mean)
+  }
+  list(sequence = selected, score = scores,
+       objective = null$risk - vapply(path, `[[`, numeric(1), "risk"),
+       r2 = 1 - vapply(path, `[[`, numeric(1), "dev") / null$dev,
+       beta = list(beta), a0 = matrix(a0, 1L), constant = wh$constant, rank = wh$rank,
+       null_risk = null$risk, converged = converged, partial = partial)
+}

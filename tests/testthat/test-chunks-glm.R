@@ -1,0 +1,95 @@
+# Logistic and Poisson fits from chunks of rows (one map-reduce pass per Newton step) against the
+# in-memory fit of the same rows, and the Gaussian route through fgseq_chunks().
+
+glm_chunk_data <- function(seed = 3, n = 900) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 12), n, dimnames = list(NULL, paste0("v", 1:12)))
+  x[, 2] <- x[, 1] + x[, 2]
+  x[, 10:12] <- x[, 10:12] + 50  # large means
+  list(x = x, group = rep(letters[1:4], each = 3), cost = c(a = 1, b = 2, c = 1, d = 3),
+       idx = split(seq_len(n), rep(1:3, length.out = n)), w = runif(n, 0.5, 2), off = rnorm(n, sd = 0.2))
+}
+
+test_that("a logistic fit from chunks equals the in-memory fit (weights, offsets, criteria)", {
+  d <- glm_chunk_data()
+  y <- rbinom(nrow(d$x), 1, plogis(d$x[, 1] - d$x[, 5] + 0.5 * (d$x[, 11] - 50)))
+  chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i], weights = d$w[i], offset = d$off[i]))
+  for (cr in c("whitened", "l2", "linf")) {
+    a <- fgseq(d$x, y, d$group, d$cost, family = "binomial", weights = d$w, offset = d$off, lambda = 1e-3,
+               criterion = cr)
+    b <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3,
+               criterion = cr)
+    expect_identical(b$sequence, a$sequence)
+    expect_equal(b$beta, a$beta, tolerance = 1e-7)
+    expect_equal(b$a0, a$a0, tolerance = 1e-7)
+    expect_equal(b$path$r2, a$path$r2, tolerance = 1e-9)
+    expect_equal(b$path$score, a$path$score, tolerance = 1e-7)
+  }
+  # the last step is glm() on all columns (lambda ~ 0)
+  full <- fgseq(fgseq_chunks(lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i]))), group = d$group,
+                family = "binomial", lambda = 1e-10)
+  g <- glm(y ~ d$x, family = binomial())
+  expect_equal(unname(full$beta[, ncol(full$beta)]), unname(coef(g)[-1]), tolerance = 1e-5)
+  expect_equal(predict(full, d$x, type = "response")[, ncol(full$beta)], unname(fitted(g)), tolerance = 1e-6)
+})
+
+test_that("a Poisson fit from chunk files on 2 multisession workers equals the in-memory fit", {
+  skip_if_not_installed("future.apply")
+  d <- glm_chunk_data(seed = 5)
+  y <- rpois(nrow(d$x), exp(0.3 * d$x[, 1] + 0.2 * d$x[, 7]))
+  dir <- tempfile("chunks")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  files <- file.path(dir, paste0("chunk", seq_along(d$idx), ".rds"))
+  for (k in seq_along(d$idx)) saveRDS(list(x = d$x[d$idx[[k]], ], y = y[d$idx[[k]]]), files[k])
+  oplan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(oplan), add = TRUE)
+  b <- fgseq(fgseq_chunks(files), group = d$group, cost = d$cost, family = "poisson", lambda = 1e-3, max_steps = 3)
+  a <- fgseq(d$x, y, d$group, d$cost, family = "poisson", lambda = 1e-3, max_steps = 3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-7)
+  expect_identical(b$nobs, nrow(d$x))
+})
+
+test_that("a Gaussian fit from chunks goes through the summed statistics, for every source kind", {
+  d <- glm_chunk_data(seed = 6)
+  y <- drop(d$x %*% rnorm(12)) + rnorm(nrow(d$x))
+  chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i]))
+  a <- fgseq(d$x, y, d$group, d$cost, method = "fr")
+  b <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, method = "fr")
+  f <- fgseq(fgseq_chunks(function(i) chunks[[i]], n_chunks = 3), group = d$group, cost = d$cost, method = "fr")
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-10)
+  expect_equal(f$beta, a$beta, tolerance = 1e-10)
+})
+
+test_that("bad chunk sources and chunks stop with clear messages", {
+  d <- glm_chunk_data()
+  y <- rbinom(nrow(d$x), 1, 0.5)
+  chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i]))
+  expect_error(fgseq_chunks(function(i) chunks[[i]]), "`n_chunks` must be given when `source` is a function")
+  expect_error(fgseq_chunks(function(i) chunks[[i]], n_chunks = 1.5), "`n_chunks` must be a whole number >= 1")
+  expect_error(fgseq_chunks(chunks, n_chunks = 3), "`n_chunks` is for a function `source` only")
+  expect_error(fgseq_chunks(42), "`source` must be a character vector of files, a list of chunks or a function")
+  expect_error(fgseq_chunks(list()), "`source` must hold at least one chunk")
+  expect_error(fgseq_chunks("a.rds", read = 1), "`read` must be a function")
+  expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr"),
+               "`method` must be \"omp\" for a binomial fit from chunks")
+  bad <- chunks
+  bad[[2]]$x <- bad[[2]]$x[, 12:1]
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"),
+               "chunk 2: its columns differ from the first chunk's")
+  bad <- chunks
+  bad[[3]]$x[5, 2] <- NA
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 3: `x` contains NA")
+  bad <- chunks
+  bad[[2]]$y[1] <- 2
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 2: `y` must be 0/1")
+  bad <- chunks
+  bad[[1]] <- list(x = d$x[1:5, ])
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 1 must be a list with elements")
+  one <- lapply(chunks, function(ch) list(x = ch$x, y = rep(1, nrow(ch$x))))
+  expect_error(fgseq(fgseq_chunks(one), group = d$group, family = "binomial"), "`y` has a single class over all chunks")
+  cnt <- lapply(chunks, function(ch) list(x = ch$x, y = ch$y - 0.5))
+  expect_error(fgseq(fgseq_chunks(cnt), group = d$group, family = "poisson"), "`y` must be non-negative whole counts")
+})
