@@ -93,12 +93,21 @@ class SparseDesign : public Design {
   }
   void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const override {
     const Index k = M.cols();
-    for (Index j = begin; j < end; ++j) {
-      for (Index c = 0; c < k; ++c) {
+    if (k == 1) {
+      for (Index j = begin; j < end; ++j) {
         double s = 0.0;
-        for (SparseMap::InnerIterator it(x_, j); it; ++it) s += it.value() * M(it.row(), c);
-        out(j, c) = s;
+        for (SparseMap::InnerIterator it(x_, j); it; ++it) s += it.value() * M(it.row(), 0);
+        out(j, 0) = s;
       }
+      return;
+    }
+    // rows of M made contiguous (k x n): each stored entry of x then reads one short run of memory
+    const MatrixXd Mt = M.transpose();
+    Eigen::VectorXd acc(k);
+    for (Index j = begin; j < end; ++j) {
+      acc.setZero();
+      for (SparseMap::InnerIterator it(x_, j); it; ++it) acc.noalias() += it.value() * Mt.col(it.row());
+      out.row(j) = acc.transpose();
     }
   }
   double cross(Index j, Index k, const VectorXd& w) const override {
