@@ -121,8 +121,8 @@
 #'
 #'   Friedman, J. H. (2001). Greedy function approximation: a gradient boosting machine. *Annals of
 #'   Statistics* 29(5), 1189-1232. \doi{10.1214/aos/1013203451}
-#' @seealso [predict.miser()], [miser_path()] (a grid of `lambda` and its cost/accuracy frontier),
-#'   [compare_sequences()].
+#' @seealso [predict.miser()], [summary.miser()] (cost per step, features in order of first use),
+#'   [miser_path()] (a grid of `lambda` and its cost/accuracy frontier), [compare_sequences()].
 #' @examples
 #' train <- heart[1:200, ]
 #' test <- heart[201:303, ]
@@ -334,6 +334,117 @@ print.miser <- function(x, digits = 4, ...) {
   left <- setdiff(names(x$cost), x$sequence)
   if (length(left)) cat("\nNever used:", paste(left, collapse = ", "), "\n")
   invisible(x)
+}
+
+#' Summarize a Greedy Miser fit: cost per step and the features in order of first use
+#'
+#' The Miser's analogue of the sequence of [fgseq()]: the features (columns of `x`) in the order the
+#' trees first split on them, with the cost each first use charged, and per boosting iteration the
+#' cumulative cost, the distinct features and groups used so far and the training objective.
+#'
+#' Features are ordered by tree, then by node within a tree (level by level from the root, left to
+#' right, as the trees grow; see [miser()]). A feature whose group an earlier feature already paid for
+#' is charged 0: with `group = NULL` every feature is its own group and each first use is charged its
+#' cost. `coef()` stops: the model is a sum of trees, it has no linear coefficients.
+#'
+#' @param object A `"miser"` fit from [miser()].
+#' @param ... Not used.
+#' @return An object of class `"summary.miser"`, a list with
+#' * `label` (character), `family`, `nobs`, `lambda`, `n_trees`, `depth`, `eta`, `paid`: as in the fit;
+#' * `n_features` (distinct columns used by the trees), `p` (columns of `x`), `n_groups` (groups
+#'   paid), `total_groups`, `total_cost` (cost units) and `r2` (final training `r2`);
+#' * `steps`: data frame with `T + 1` rows (steps `t = 0..T`) and columns `step`, `trees`,
+#'   `new_features` (the columns first used at step `t`, comma-separated in order of first use; NA when
+#'   none), `features` and `groups` (the numbers of distinct columns and groups used by the trees of
+#'   steps `1..t`), `cost` (cumulative cost, cost units), `loss` (mean training loss), `objective`
+#'   (`loss_0 - loss_t`) and `r2` (as in the fit's `path`);
+#' * `features`: data frame, one row per column used, in order of first use, with columns `feature`
+#'   (column name), `column` (index in `x`), `group`, `step` and `tree` (where it was first split on),
+#'   `charged` (the cost of its group if this first use paid for the group, else 0), `cost` (cumulative
+#'   cost after it) and `splits` (the number of splits on it over all trees);
+#' * `unused`: character, the columns no tree splits on.
+#'
+#' `print()` shows the steps at which new features were used and the last step, then the features in
+#' order of first use.
+#' @section Errors: `summary()` and `print()`: none beyond those of the generics. `coef()` always stops,
+#'   saying that a Miser fit has no coefficients and pointing to `summary()` and `predict()`.
+#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
+#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
+#'   \url{https://arxiv.org/abs/1206.6451}
+#' @seealso [miser()], [print.miser()], [anytime_curve()].
+#' @examples
+#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 30,
+#'              lambda = 0.01, depth = 2)
+#' s <- summary(fit)
+#' s
+#' s$features[, c("feature", "group", "step", "charged", "cost")]
+#' @export
+summary.miser <- function(object, ...) {
+  tr <- object$trees
+  x_names <- names(object$group)
+  cost <- object$cost
+  split <- !is.na(tr$column)
+  first <- split & !duplicated(ifelse(split, tr$column, NA_integer_))
+  col <- tr$column[first]
+  grp <- unname(object$group[col])
+  charged <- ifelse(duplicated(grp), 0, unname(cost[grp]))
+  features <- data.frame(feature = x_names[col], column = col, group = grp, step = tr$step[first],
+                         tree = tr$tree[first], charged = charged, cost = cumsum(charged),
+                         splits = tabulate(tr$column[split], nbins = length(x_names))[col],
+                         stringsAsFactors = FALSE)
+  path <- object$path
+  steps <- path$step
+  new_features <- vapply(steps, function(t) {
+    f <- features$feature[features$step == t]
+    if (length(f)) paste(f, collapse = ", ") else NA_character_
+  }, character(1))
+  n_groups_at <- vapply(steps, function(t) length(unique(grp[features$step <= t])), integer(1))
+  steps_tab <- data.frame(step = steps, trees = path$trees, new_features = new_features,
+                          features = vapply(steps, function(t) sum(features$step <= t), integer(1)),
+                          groups = n_groups_at, cost = path$cost, loss = path$loss,
+                          objective = path$objective, r2 = path$r2, stringsAsFactors = FALSE)
+  last <- nrow(path)
+  structure(list(label = object$label, family = object$family, nobs = object$nobs, lambda = object$lambda,
+                 n_trees = object$n_trees, depth = object$depth, eta = object$eta, paid = object$paid,
+                 n_features = nrow(features), p = length(x_names), n_groups = length(unique(grp)),
+                 total_groups = length(cost), total_cost = path$cost[last], r2 = path$r2[last],
+                 steps = steps_tab, features = features, unused = setdiff(x_names, features$feature)),
+            class = "summary.miser")
+}
+
+#' @rdname summary.miser
+#' @param x A `"summary.miser"` object.
+#' @param digits Number of significant digits.
+#' @export
+print.summary.miser <- function(x, digits = 4, ...) {
+  cat(x$label, ", ", x$family, ": ", x$n_trees, " steps of depth-", x$depth, " trees, eta = ", format(x$eta),
+      ", ", x$nobs, " observations\n", sep = "")
+  cat(x$n_features, " of ", x$p, " features used (", x$n_groups, " of ", x$total_groups,
+      " groups), total cost ", format(x$total_cost, digits = digits), ", final training r2 ",
+      format(x$r2, digits = digits), "\n", sep = "")
+  if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
+  cat("\nSteps that use new features, and the last step:\n")
+  st <- x$steps
+  keep <- unique(c(1L, which(!is.na(st$new_features)), nrow(st)))
+  st <- st[keep, ]
+  st$new_features[is.na(st$new_features)] <- ""
+  st$new_features[1L] <- "(constant only)"
+  print(format(st, digits = digits), row.names = FALSE, right = FALSE)
+  cat("\nFeatures in order of first use:\n")
+  if (nrow(x$features)) {
+    print(format(x$features, digits = digits), row.names = FALSE)
+  } else {
+    cat("(none: every tree is a single leaf)\n")
+  }
+  if (length(x$unused)) cat("\nNever used:", paste(x$unused, collapse = ", "), "\n")
+  invisible(x)
+}
+
+#' @rdname summary.miser
+#' @export
+coef.miser <- function(object, ...) {
+  abort("a Greedy Miser fit has no coefficients: its model is a sum of trees. Use summary() for the ",
+        "features in order of first use and the cost of each step, or predict() for its predictions.")
 }
 
 #' The Greedy Miser over a grid of lambda: cost/accuracy frontier
