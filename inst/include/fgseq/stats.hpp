@@ -157,17 +157,14 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
   m.n = n;
   m.weight_sum = weighted ? weights.sum() : static_cast<double>(n);
   if (!(m.weight_sum > 0)) throw std::invalid_argument("centred_moments: the weights must not all be zero");
-  const double W = m.weight_sum;
-  if (weighted) {
-    m.mean.noalias() = x.transpose() * weights / W;
-    m.y_mean.noalias() = y.transpose() * weights / W;
-  } else {
-    m.mean = x.colwise().sum().transpose() / W;
-    m.y_mean = y.colwise().sum().transpose() / W;
-  }
+  // One pass: each chunk of rows is centred at its own (weighted) means and its moments are merged
+  // into the running ones by the pairwise update (exact: no cancellation of large column means).
+  m.mean = VectorXd::Zero(p);
+  m.y_mean = VectorXd::Zero(P);
   m.xx = MatrixXd::Zero(p, p);  // lower triangle filled by the rank updates
   m.xy = MatrixXd::Zero(p, P);
   m.yy = VectorXd::Zero(P);
+  double Wr = 0.0;  // weight of the rows merged so far
   const Index step = chunk_rows(n, p);
   MatrixXd buf(step, p), ybuf(step, P);
   for (Index start = 0; start < n; start += step) {
@@ -175,9 +172,21 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
     b.noalias() = x.middleRows(start, rows);
-    b.rowwise() -= m.mean.transpose();
     yb.noalias() = y.middleRows(start, rows);
-    yb.rowwise() -= m.y_mean.transpose();
+    double Wc = static_cast<double>(rows);
+    VectorXd mc, yc;
+    if (weighted) {
+      const auto wc = weights.segment(start, rows);
+      Wc = wc.sum();
+      if (!(Wc > 0)) continue;  // rows of weight 0 add nothing
+      mc.noalias() = b.transpose() * wc / Wc;
+      yc.noalias() = yb.transpose() * wc / Wc;
+    } else {
+      mc = b.colwise().sum().transpose() / Wc;
+      yc = yb.colwise().sum().transpose() / Wc;
+    }
+    b.rowwise() -= mc.transpose();
+    yb.rowwise() -= yc.transpose();
     if (weighted) {
       const VectorXd sw = weights.segment(start, rows).cwiseSqrt();
       b = sw.asDiagonal() * b;
@@ -189,6 +198,21 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       m.xy.noalias() += b.transpose() * yb;
       m.yy += yb.colwise().squaredNorm().transpose();
     }
+    if (Wr > 0) {  // merge: the between-chunk part f d d' of the pairwise update
+      const double f = Wr * Wc / (Wr + Wc);
+      const VectorXd d = mc - m.mean, dy = yc - m.y_mean;
+      m.xx.selfadjointView<Eigen::Lower>().rankUpdate(d, f);
+      if (P > 0) {
+        m.xy.noalias() += f * d * dy.transpose();
+        m.yy += f * dy.cwiseAbs2();
+      }
+      m.mean += d * (Wc / (Wr + Wc));
+      m.y_mean += dy * (Wc / (Wr + Wc));
+    } else {
+      m.mean = mc;
+      m.y_mean = yc;
+    }
+    Wr += Wc;
     if (check_interrupt) check_interrupt();
   }
   m.xx.triangularView<Eigen::StrictlyUpper>() = m.xx.transpose();
