@@ -118,6 +118,35 @@ struct Moments {
 
 // x: n x p; y: n x P responses (P may be 0 when only the statistics of x are needed);
 // weights: n non-negative observation weights, or empty for all 1.
+// The between-chunk part of the pairwise update: a chunk of weight Wc and means mc, yc, whose centred
+// cross-products are already added to m, joins the Wr weight of rows merged before it.
+inline void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc) {
+  if (!(Wr > 0)) {
+    m.mean = mc;
+    m.y_mean = yc;
+    return;
+  }
+  const double f = Wr * Wc / (Wr + Wc);
+  const VectorXd d = mc - m.mean, dy = yc - m.y_mean;
+  m.xx.selfadjointView<Eigen::Lower>().rankUpdate(d, f);
+  if (m.xy.cols() > 0) {
+    m.xy.noalias() += f * d * dy.transpose();
+    m.yy += f * dy.cwiseAbs2();
+  }
+  m.mean += d * (Wc / (Wr + Wc));
+  m.y_mean += dy * (Wc / (Wr + Wc));
+}
+
+// True when every column's running mean is at most 10 running standard deviations from 0 (so that an
+// uncentred cross-product loses at most about 2 digits); false when a column is constant.
+inline bool moderate_means(const Moments& m, double Wr) {
+  for (Index j = 0; j < m.mean.size(); ++j) {
+    const double var = m.xx(j, j) / Wr;
+    if (!(m.mean(j) * m.mean(j) <= 100.0 * var)) return false;
+  }
+  return true;
+}
+
 inline Moments merge_moments(const Moments& a, const Moments& b);
 
 // threads > 1: the rows are split into one contiguous range per thread, the moments of each range are
@@ -171,10 +200,29 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
-    b.noalias() = x.middleRows(start, rows);
     yb.noalias() = y.middleRows(start, rows);
     double Wc = static_cast<double>(rows);
     VectorXd mc, yc;
+    if (!weighted && Wr > 0 && moderate_means(m, Wr)) {
+      // every column's mean is within 10 sd of 0 (by the rows so far): the chunk's cross-product is
+      // formed on x in place, B'B - rows mc mc', losing at most about 2 digits, and no copy is made
+      const auto xb = x.middleRows(start, rows);
+      mc = xb.colwise().sum().transpose() / Wc;
+      yc = yb.colwise().sum().transpose() / Wc;
+      yb.rowwise() -= yc.transpose();
+      if (rank_update) rank_update(m.xx, xb);
+      else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+      m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
+      if (P > 0) {
+        m.xy.noalias() += xb.transpose() * yb;
+        m.yy += yb.colwise().squaredNorm().transpose();
+      }
+      merge_chunk(m, Wr, Wc, mc, yc);
+      Wr += Wc;
+      if (check_interrupt) check_interrupt();
+      continue;
+    }
+    b.noalias() = x.middleRows(start, rows);
     if (weighted) {
       const auto wc = weights.segment(start, rows);
       Wc = wc.sum();
@@ -198,20 +246,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       m.xy.noalias() += b.transpose() * yb;
       m.yy += yb.colwise().squaredNorm().transpose();
     }
-    if (Wr > 0) {  // merge: the between-chunk part f d d' of the pairwise update
-      const double f = Wr * Wc / (Wr + Wc);
-      const VectorXd d = mc - m.mean, dy = yc - m.y_mean;
-      m.xx.selfadjointView<Eigen::Lower>().rankUpdate(d, f);
-      if (P > 0) {
-        m.xy.noalias() += f * d * dy.transpose();
-        m.yy += f * dy.cwiseAbs2();
-      }
-      m.mean += d * (Wc / (Wr + Wc));
-      m.y_mean += dy * (Wc / (Wr + Wc));
-    } else {
-      m.mean = mc;
-      m.y_mean = yc;
-    }
+    merge_chunk(m, Wr, Wc, mc, yc);
     Wr += Wc;
     if (check_interrupt) check_interrupt();
   }
