@@ -26,6 +26,28 @@ void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::Matri
   F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
 }
 
+// out = a' b through the BLAS R is linked to (dgemm, or dgemv for one column).
+void blas_cross_product(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
+                        Eigen::MatrixXd& out) {
+  const int n = static_cast<int>(a.rows()), p = static_cast<int>(a.cols()), k = static_cast<int>(b.cols());
+  const int lda = static_cast<int>(a.outerStride()), ldb = static_cast<int>(b.outerStride());
+  const int ldc = static_cast<int>(out.outerStride());
+  const double one = 1.0, zero = 0.0;
+  if (p == 0 || k == 0) return;
+  if (n == 0) {
+    out.setZero();
+    return;
+  }
+  const char trans = 'T', notrans = 'N';
+  if (k == 1) {
+    const int inc = 1;
+    F77_CALL(dgemv)(&trans, &n, &p, &one, a.data(), &lda, b.data(), &inc, &zero, out.data(), &inc FCONE);
+  } else {
+    F77_CALL(dgemm)(&trans, &notrans, &p, &k, &n, &one, a.data(), &lda, b.data(), &ldb, &zero, out.data(), &ldc
+                    FCONE FCONE);
+  }
+}
+
 fgseq::Method method_from(const std::string& s) {
   if (s == "omp") return fgseq::Method::OMP;
   if (s == "fr") return fgseq::Method::FR;
@@ -43,7 +65,10 @@ fgseq::Criterion criterion_from(const std::string& s) {
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
-  if (gram == "blas") svc.rank_update = blas_rank_update;
+  if (gram == "blas") {
+    svc.rank_update = blas_rank_update;
+    svc.cross_product = blas_cross_product;
+  }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);
     svc.progress = [f](Eigen::Index done, Eigen::Index total) {
@@ -144,7 +169,7 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                                        family_from(family), ctl, svc));
   }
   const Eigen::Map<Eigen::MatrixXd> xd = Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x);
-  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, cost,
+  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd, svc.cross_product), y, weights, offset, group_of, n_groups, cost,
                                      family_from(family), ctl, svc));
 }
 

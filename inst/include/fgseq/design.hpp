@@ -38,7 +38,7 @@ class Design {
   virtual Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const = 0;
 
   // x' M, p x k, column ranges spread over `threads` threads
-  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
+  virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
     MatrixXd out(cols(), M.cols());
     parallel_ranges(cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
     return out;
@@ -47,7 +47,15 @@ class Design {
 
 class DenseDesign : public Design {
  public:
-  explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x) : x_(x) {}
+  // product: an optimized BLAS's x'M (with its own threads), or empty for Eigen on OpenMP threads
+  explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x, CrossProduct product = CrossProduct())
+      : x_(x), product_(std::move(product)) {}
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
+    if (!product_) return Design::tmul(M, threads);
+    MatrixXd out(x_.cols(), M.cols());
+    product_(x_, M, out);
+    return out;
+  }
   Index rows() const override { return x_.rows(); }
   Index cols() const override { return x_.cols(); }
   bool is_sparse() const override { return false; }
@@ -77,6 +85,7 @@ class DenseDesign : public Design {
 
  private:
   Eigen::Ref<const MatrixXd> x_;
+  CrossProduct product_;
 };
 
 class SparseDesign : public Design {

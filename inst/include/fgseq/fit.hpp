@@ -28,6 +28,7 @@ struct FitResult {
 struct Services {
   InterruptCheck check_interrupt;
   RankUpdate rank_update;
+  CrossProduct cross_product;  // x'M for the sample-space engine (dense x)
   ProgressCallback progress;
 };
 
@@ -120,7 +121,7 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const std::vector<double>& cost, Family family, const Control& ctl,
                           const Services& svc = Services()) {
-  return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
+  return fit_path(DenseDesign(x, svc.cross_product), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path

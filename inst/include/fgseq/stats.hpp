@@ -37,6 +37,10 @@ using InterruptCheck = std::function<void()>;
 // rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
 using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
 
+// out = a' b (a: n x p, b: n x k, out: p x k). Empty: Eigen. The R glue can inject R's BLAS (dgemm).
+using CrossProduct = std::function<void(const Eigen::Ref<const MatrixXd>& a, const Eigen::Ref<const MatrixXd>& b,
+                                        MatrixXd& out)>;
+
 struct GramStats {
   Index n = 0;
   double weight_sum = 0.0;  // W = sum of the observation weights (n when unweighted)
