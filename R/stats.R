@@ -11,14 +11,38 @@
 #' `fgseq_stats()` maps over the chunks with [future.apply::future_lapply()] when the future.apply
 #' package is installed (with [lapply()] otherwise), so the same call runs sequentially, on local cores
 #' (`future::plan("multisession")`), or on a cluster or a scheduler through any future backend
-#' (`future::plan("cluster", workers = ...)`, future.batchtools); then it adds the statistics.
+#' (`future::plan("cluster", workers = ...)`, future.batchtools); then it adds the statistics. The
+#' chunks are cut into one contiguous batch per worker ([future::nbrOfWorkers()]); a worker reads its
+#' chunks one at a time and returns the sum of their statistics, so a worker holds one chunk at a time
+#' and one `p x p` matrix per worker travels back, whatever the number of chunks. Start the plan once
+#' per session: starting workers takes longer than mapping a few chunks.
+#'
+#' @section Setting up the workers:
+#' Mapping chunks is reading each chunk and forming its cross-product, work bound by the cores and the
+#' memory. With as many local workers as cores, three settings made before [future::plan()] keep the
+#' workers at that work:
+#' * `options(socketOptions = "no-delay")`: the main session's sockets to the workers send without
+#'   delay; otherwise each exchange with a worker can wait about 40 ms for the operating system
+#'   (Nagle's algorithm against delayed acknowledgements).
+#' * `Sys.setenv(OPENBLAS_NUM_THREADS = "1")` (`MKL_NUM_THREADS` for MKL): one BLAS thread per worker.
+#'   The workers already share the cores, and a multi-threaded BLAS keeps its idle threads spinning for
+#'   a while after each cross-product, taking the cores the other workers need.
+#' * On Linux, `Sys.setenv(MALLOC_MMAP_THRESHOLD_ = "1073741824", MALLOC_TRIM_THRESHOLD_ = "4294967296")`:
+#'   each worker reuses the memory of the chunk it read before, where otherwise the operating system
+#'   maps and zeroes fresh pages for every chunk.
+#'
+#' The environment variables reach only workers started after they are set, and leave the running
+#' session as it is. `bench/bench-chunks.R` in the package sources shows the setup and what it gains.
 #'
 #' @section A cluster recipe:
 #' Save the chunks where every worker can read them (for example `saveRDS(list(x = x_i, y = y_i),
 #' file_i)` on a shared file system), then
 #' `future::plan("cluster", workers = c("node1", "node2"))` (or `future::plan(future.batchtools::batchtools_slurm)`),
 #' `st <- fgseq_stats(files, group = group)` and `fit <- fgseq(st, cost = cost)`. Only the `p x p`
-#' statistics travel back, never the rows.
+#' statistics travel back, never the rows. [saveRDS()] stores numbers in big-endian (XDR) order, which
+#' costs a byte swap per number when read on the usual little-endian machines; files written with
+#' `con <- file(f, "wb"); serialize(chunk, con, xdr = FALSE); close(con)` are still read by
+#' [readRDS()], about twice as fast.
 #'
 #' @param x A numeric matrix (`n x p`, one chunk of rows); or a character vector of files, each
 #'   holding one chunk read by `read`; or a list of chunks; or a function of `i` returning chunk `i`,
@@ -70,41 +94,67 @@ fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.character <- function(x, group = NULL, read = readRDS, ...) {
-  files <- x
-  map_chunks(seq_along(files), function(i) read(files[[i]]), group)
+  map_chunks(as.list(x), read, group)
 }
 
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.list <- function(x, group = NULL, ...) {
-  chunks <- x
-  map_chunks(seq_along(chunks), function(i) chunks[[i]], group)
+  map_chunks(x, NULL, group)
 }
 
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
   n_chunks <- check_number(n_chunks, "n_chunks", lower = 1)
-  map_chunks(seq_len(n_chunks), x, group)
+  map_chunks(as.list(seq_len(n_chunks)), x, group)
 }
 
-# Statistics of every chunk (in parallel through the future framework when future.apply is installed),
-# then their sum.
-map_chunks <- function(index, get_chunk, group) {
-  one <- function(i) {
-    chunk <- get_chunk(i)
-    if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
-      abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
-    }
-    tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
-             error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
-  }
-  stats <- if (requireNamespace("future.apply", quietly = TRUE)) {
-    future.apply::future_lapply(index, one, future.seed = NULL)
+# Statistics of every chunk, added. `items` holds one element per chunk (a file name, a chunk, or the
+# index passed to a chunk function) and `get_chunk(item)` returns the chunk (NULL: the item is the
+# chunk). The chunks are cut into as many contiguous batches as there are future workers (one batch
+# without future.apply); each worker reads its chunks one at a time, keeps a running sum of their
+# statistics and returns only that sum, so one p x p matrix per worker travels back, whatever the
+# number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
+map_chunks <- function(items, get_chunk, group) {
+  n_chunks <- length(items)
+  parallel <- requireNamespace("future.apply", quietly = TRUE)
+  n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
+  batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
+  jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
+  run <- chunk_batch_runner(get_chunk, group)
+  stats <- if (parallel) {
+    future.apply::future_lapply(jobs, run, future.seed = NULL, future.chunk.size = 1L)
   } else {
-    lapply(index, one)
+    lapply(jobs, run)
   }
   Reduce(`+`, stats)
+}
+
+# The function a worker runs on one batch of chunks: built here so that its environment holds only
+# `get_chunk` and `group` (not the items of other batches), which is what the future ships.
+chunk_batch_runner <- function(get_chunk, group) {
+  force(get_chunk)
+  force(group)
+  function(job) {
+    total <- NULL
+    for (k in seq_along(job$index)) {
+      i <- job$index[[k]]
+      chunk <- if (is.null(get_chunk)) job$items[[k]] else get_chunk(job$items[[k]])
+      if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
+        abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
+      }
+      st <- tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
+                     error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+      rm(chunk)
+      total <- if (is.null(total)) {
+        st
+      } else {
+        tryCatch(total + st, error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+      }
+    }
+    total
+  }
 }
 
 #' @rdname fgseq_stats

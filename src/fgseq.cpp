@@ -48,6 +48,23 @@ void blas_cross_product(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen:
   }
 }
 
+// c = alpha op(a) b + beta c through R's BLAS (dgemm).
+void blas_gemm(bool transpose_a, double alpha, const Eigen::Ref<const Eigen::MatrixXd>& a,
+               const Eigen::Ref<const Eigen::MatrixXd>& b, double beta, Eigen::Ref<Eigen::MatrixXd> c) {
+  const int m = static_cast<int>(c.rows()), n = static_cast<int>(c.cols());
+  const int k = static_cast<int>(transpose_a ? a.rows() : a.cols());
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    c *= beta;
+    return;
+  }
+  const int lda = static_cast<int>(a.outerStride()), ldb = static_cast<int>(b.outerStride());
+  const int ldc = static_cast<int>(c.outerStride());
+  const char ta = transpose_a ? 'T' : 'N', tb = 'N';
+  F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, c.data(), &ldc
+                  FCONE FCONE);
+}
+
 fgseq::Method method_from(const std::string& s) {
   if (s == "omp") return fgseq::Method::OMP;
   if (s == "fr") return fgseq::Method::FR;
@@ -68,6 +85,7 @@ fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function>
   if (gram == "blas") {
     svc.rank_update = blas_rank_update;
     svc.cross_product = blas_cross_product;
+    svc.gemm = blas_gemm;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);

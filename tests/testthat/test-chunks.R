@@ -57,6 +57,50 @@ test_that("chunk files on disk, mapped on 2 multisession workers, give the in-me
   expect_equal(fgseq_stats(chunks, group = d$group)$xx, st$xx, tolerance = 1e-12)
   expect_equal(fgseq_stats(function(i) chunks[[i]], n_chunks = length(chunks), group = d$group)$xy, st$xy,
                tolerance = 1e-12)
+  # fewer chunks than workers, and a number of chunks that does not divide among the workers
+  expect_equal(fgseq_stats(chunks[1], group = d$group)$xx,
+               fgseq_stats(d$x[d$chunks[[1]], ], d$y[d$chunks[[1]]], group = d$group)$xx, tolerance = 1e-12)
+  three <- fgseq_stats(chunks[1:3], group = d$group)
+  rows <- unlist(d$chunks[1:3])
+  expect_equal(three$n, length(rows))
+  expect_equal(three$xx, fgseq_stats(d$x[rows, ], d$y[rows], group = d$group)$xx, tolerance = 1e-10)
+  # a custom reader is applied to each file on the workers; errors name the chunk
+  st2 <- fgseq_stats(files, group = d$group, read = function(f) {
+    chunk <- readRDS(f)
+    chunk$y <- 2 * chunk$y
+    chunk
+  })
+  expect_equal(st2$xy, 2 * st$xy, tolerance = 1e-12)
+  bad <- chunks
+  bad[[4]]$x[2, 2] <- NaN
+  expect_error(fgseq_stats(bad, group = d$group), "chunk 4: `x` contains NA, NaN or Inf")
+  swapped <- chunks
+  swapped[[5]]$x <- swapped[[5]]$x[, c(2, 1, 3:9)]
+  expect_error(fgseq_stats(swapped, group = d$group),
+               "chunk 5: the statistics come from chunks with different columns or column order")
+})
+
+test_that("the chunks are cut into one contiguous batch per worker, and a batch ships only its own chunks", {
+  skip_if_not_installed("future.apply")
+  d <- chunk_data(11)
+  chunks <- lapply(d$chunks, function(i) list(x = d$x[i, ], y = d$y[i]))
+  seen <- new.env()
+  get_chunk <- function(i) {
+    seen$order <- c(seen$order, i)
+    chunks[[i]]
+  }
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old))
+  st <- fgseq_stats(get_chunk, n_chunks = 5, group = d$group)   # one worker: one batch, in order
+  expect_identical(seen$order, 1:5)
+  expect_equal(st$xx, Reduce(`+`, lapply(chunks, function(ch) fgseq_stats(ch$x, ch$y, group = d$group)))$xx,
+               tolerance = 1e-12)
+  # the function run on a batch carries only the reader and the groups, not the other batches' chunks
+  run <- fgseq:::chunk_batch_runner(NULL, d$group)
+  expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "group"))
+  one <- run(list(index = 2:3, items = chunks[2:3]))
+  rows <- unlist(d$chunks[2:3])
+  expect_equal(one$xx, fgseq_stats(d$x[rows, ], d$y[rows], group = d$group)$xx, tolerance = 1e-10)
 })
 
 test_that("bad chunks: different columns or order, NA, different groups", {

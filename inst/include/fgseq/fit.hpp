@@ -29,6 +29,7 @@ struct Services {
   InterruptCheck check_interrupt;
   RankUpdate rank_update;
   CrossProduct cross_product;  // x'M for the sample-space engine (dense x)
+  Gemm gemm;                   // the sample-space engine's basis products
   ProgressCallback progress;
 };
 
@@ -64,7 +65,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
   FitResult out;
   const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
-  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
+  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, svc.gemm);
   out.null_risk = 0.5 * bs.st.yy_total();
   out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
   original_scale(out.path, wh, bs.st, lay, out.beta, out.a0);

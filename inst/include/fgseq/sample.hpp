@@ -31,8 +31,17 @@ class SampleModel : public SelectionModel {
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
   // and whiten_blocks() on the same x, weights and layout.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
-              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
-      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads) {
+              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads, Gemm gemm = Gemm())
+      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads), gemm_(std::move(gemm)) {
+    if (!gemm_) {
+      gemm_ = [](bool ta, double alpha, const Eigen::Ref<const MatrixXd>& a, const Eigen::Ref<const MatrixXd>& b,
+                 double beta, Eigen::Ref<MatrixXd> c) {
+        if (beta == 0.0) c.setZero();
+        else if (beta != 1.0) c *= beta;
+        if (ta) c.noalias() += alpha * (a.transpose() * b);
+        else c.noalias() += alpha * (a * b);
+      };
+    }
     const Index n = x_.rows(), P = y.cols();
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
     sw_ = (w / st_.weight_sum).cwiseSqrt();
@@ -89,7 +98,7 @@ class SampleModel : public SelectionModel {
   }
 
   void add_group(Index g) override {
-    const Index r = rank(g), qs = qs_, nb = static_cast<Index>(U_.size());
+    const Index r = rank(g), qs = qs_, nb = static_cast<Index>(blocks_.size());
     const MatrixXd Ag = whitened_columns(g);
     MatrixXd VS = MatrixXd::Zero(qs, r);  // rows of V on the selected coordinates; its rows on g are I
     MatrixXd AV = Ag;
@@ -99,17 +108,18 @@ class SampleModel : public SelectionModel {
       M.diagonal().array() += ctl_.lambda;
       return MatrixXd(0.5 * (M + M.transpose()));
     };
-    // one block Gram-Schmidt pass in the C inner product against the earlier blocks (U_t, Q_t):
-    // the coefficient of V on block t is Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
-    // coordinates selected up to step t)
+    // one block Gram-Schmidt pass in the C inner product against the stored blocks (U_t, Q_t): the
+    // coefficients of V on block t are Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
+    // coordinates selected up to its last column); the large products go through gemm_ (the BLAS)
     auto project_out = [&]() {
-      for (Index t = 0; t < nb; ++t) {
-        const MatrixXd& Ut = U_[t];
-        const MatrixXd& Qt = Q_[t];
-        MatrixXd Ct = Ut.transpose() * AV;
-        Ct.noalias() += ctl_.lambda * (Qt.transpose() * VS.topRows(Qt.rows()));
-        VS.topRows(Qt.rows()).noalias() -= Qt * Ct;
-        AV.noalias() -= Ut * Ct;
+      for (const Block& blk : blocks_) {
+        const auto Ut = blk.U.leftCols(blk.cols);
+        const auto Qt = blk.Q.topLeftCorner(blk.rows, blk.cols);
+        MatrixXd Ct(blk.cols, r);
+        gemm_(true, 1.0, Ut, AV, 0.0, Ct);
+        gemm_(true, ctl_.lambda, Qt, VS.topRows(blk.rows), 1.0, Ct);
+        gemm_(false, -1.0, Qt, Ct, 1.0, VS.topRows(blk.rows));
+        gemm_(false, -1.0, Ut, Ct, 1.0, AV);
       }
     };
     project_out();
@@ -153,10 +163,7 @@ class SampleModel : public SelectionModel {
       }
       M_[g].resize(0, 0);
     }
-    if (k > 0) {
-      U_.push_back(std::move(Un));
-      Q_.push_back(std::move(Qn));
-    }
+    if (k > 0) append(Un, Qn);
   }
 
  private:
@@ -169,9 +176,14 @@ class SampleModel : public SelectionModel {
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
   double yy_total_ = 0.0;
-  // the basis in blocks, one per step that added directions (no reallocation as it grows):
-  std::vector<MatrixXd> U_;  // n x k_t: A Q_t
-  std::vector<MatrixXd> Q_;  // q_t x k_t: the block on the coordinates selected up to step t
+  Gemm gemm_;
+  // The basis in blocks of up to 64 columns (the last one partly filled; no reallocation of the whole
+  // basis as it grows): U = A Q, n x cols; Q on the coordinates selected up to the block's last column.
+  struct Block {
+    MatrixXd U, Q;
+    Index cols = 0, rows = 0;
+  };
+  std::vector<Block> blocks_;
   MatrixXd wsel_;        // q_S x P: the coefficients Q z on the selected coordinates (selection order)
   double zz_ = 0.0;      // ||z||^2 = 2 F(S)
   Index qs_ = 0;
@@ -183,6 +195,26 @@ class SampleModel : public SelectionModel {
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
   Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+
+  void append(const MatrixXd& Un, const MatrixXd& Qn) {
+    const Index k = Un.cols(), rows = Qn.rows();
+    if (blocks_.empty() || blocks_.back().cols + k > blocks_.back().U.cols()) {
+      Block b;
+      b.U.resize(Un.rows(), std::max<Index>(64, k));
+      b.Q = MatrixXd::Zero(rows, b.U.cols());
+      blocks_.push_back(std::move(b));
+    }
+    Block& b = blocks_.back();
+    if (b.Q.rows() < rows) {  // new coordinates: zero rows for the block's earlier columns
+      const Index old = b.Q.rows();
+      b.Q.conservativeResize(rows, Eigen::NoChange);
+      b.Q.bottomRows(rows - old).setZero();
+    }
+    b.U.middleCols(b.cols, k) = Un;
+    b.Q.block(0, b.cols, rows, k) = Qn;
+    b.cols += k;
+    b.rows = rows;
+  }
 
   // A_g, n x r_g
   MatrixXd whitened_columns(Index g) const {
