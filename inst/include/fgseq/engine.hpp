@@ -166,6 +166,25 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
   return path;
 }
 
+// tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below tol ignored.
+// Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
+// is above tol, pinv(M) = M^-1 and the quadratic form is ||L^-1 b||^2; otherwise an eigendecomposition.
+inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol) {
+  const Index r = M.rows();
+  Eigen::LLT<MatrixXd> llt(M);
+  if (llt.info() == Eigen::Success) {
+    const MatrixXd Linv = llt.matrixL().solve(MatrixXd::Identity(r, r));
+    const double trace_inv = Linv.squaredNorm();
+    if (std::isfinite(trace_inv) && 1.0 / trace_inv > tol) return (Linv * bh).squaredNorm();
+  }
+  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
+  const MatrixXd u = es.eigenvectors().transpose() * bh;
+  double s = 0.0;
+  for (Index i = 0; i < u.rows(); ++i)
+    if (es.eigenvalues()(i) > tol) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
+  return s;
+}
+
 // The linear (Gaussian, multi-response Gaussian) model in whitened feature space, after one pass
 // over the data.
 //
@@ -216,7 +235,7 @@ class GramModel : public SelectionModel {
           return (wh_.S[static_cast<size_t>(h)] * bh).rowwise().squaredNorm().maxCoeff();
       }
     }
-    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh);
+    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
   }
 
   void add_group(Index g) override {
@@ -272,17 +291,6 @@ class GramModel : public SelectionModel {
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
   Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
-
-  // tr(b' pinv(M) b), eigenvalues below the pivot tolerance ignored
-  double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh) const {
-    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
-    const MatrixXd u = es.eigenvectors().transpose() * bh;
-    double s = 0.0;
-    for (Index i = 0; i < u.rows(); ++i)
-      if (es.eigenvalues()(i) > tol) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
-    return s;
-  }
 };
 
 // Coefficients on the original scale of x: beta_g = T_g w_g / sd (one p x (K+1) matrix per response

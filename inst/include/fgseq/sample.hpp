@@ -94,7 +94,7 @@ class SampleModel : public SelectionModel {
       }
     }
     const auto bh = b_.middleRows(offset(h), rank(h));
-    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh);
+    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
   }
 
   void add_group(Index g) override {
@@ -249,16 +249,6 @@ class SampleModel : public SelectionModel {
       out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
     }
     return out;
-  }
-
-  double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh) const {
-    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
-    const MatrixXd u = es.eigenvectors().transpose() * bh;
-    double s = 0.0;
-    for (Index i = 0; i < u.rows(); ++i)
-      if (es.eigenvalues()(i) > tol) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
-    return s;
   }
 };
 
