@@ -41,24 +41,26 @@ fgseq_chunks <- function(source, n_chunks = NULL, read = readRDS) {
     if (is.null(n_chunks)) abort("`n_chunks` must be given when `source` is a function.")
     n <- check_number(n_chunks, "n_chunks", lower = 1)
     if (n != round(n)) abort("`n_chunks` must be a whole number >= 1.")
+    items <- as.list(seq_len(n))
     get <- source
   } else {
     if (!is.null(n_chunks)) abort("`n_chunks` is for a function `source` only; the chunks are counted.")
     if (is.character(source)) {
       if (!is.function(read)) abort("`read` must be a function reading one file into a chunk.")
-      files <- source
-      get <- function(i) read(files[[i]])
-      n <- length(files)
+      items <- as.list(source)
+      get <- read
     } else if (is.list(source)) {
-      chunks <- source
-      get <- function(i) chunks[[i]]
-      n <- length(chunks)
+      items <- source
+      get <- NULL
     } else {
       abort("`source` must be a character vector of files, a list of chunks or a function of `i`.")
     }
   }
-  if (n < 1) abort("`source` must hold at least one chunk.")
-  structure(list(get = get, n = as.integer(n), source = source, read = read), class = "fgseq_chunks")
+  if (!length(items)) abort("`source` must hold at least one chunk.")
+  # items: what a worker gets for each chunk (a file name, the chunk itself, or i); get: turns an item
+  # into the chunk (NULL: the item is the chunk)
+  structure(list(items = items, get = get, n = length(items), source = source, read = read),
+            class = "fgseq_chunks")
 }
 
 #' @export
@@ -106,19 +108,40 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
 
 # ---- the map-reduce GLM path --------------------------------------------------------------------
 
-# Map `f` over the chunks (future.apply when installed, so any future plan applies), then add the
-# results element by element (list elements are concatenated instead).
+# Map `f` over the chunks, then add the results element by element (list elements are concatenated).
+# The chunks are cut into one contiguous batch per future worker, as fgseq_stats() does: a worker
+# gets only its batch's items and returns one running sum. `f` must be built by a function whose
+# environment holds only what it needs (it is shipped to every worker).
 chunk_pass <- function(chunks, f) {
-  one <- function(i) {
-    chunk <- chunks$get(i)
-    tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
-  }
-  parts <- if (requireNamespace("future.apply", quietly = TRUE)) {
-    future.apply::future_lapply(seq_len(chunks$n), one, future.seed = NULL)
+  parallel <- requireNamespace("future.apply", quietly = TRUE)
+  n_batches <- if (parallel) min(chunks$n, future::nbrOfWorkers()) else 1
+  batches <- unname(split(seq_len(chunks$n), ceiling(seq_len(chunks$n) * n_batches / chunks$n)))
+  jobs <- lapply(batches, function(b) list(index = b, items = chunks$items[b]))
+  run <- chunk_pass_runner(chunks$get, f)
+  parts <- if (parallel) {
+    future.apply::future_lapply(jobs, run, future.seed = NULL, future.chunk.size = 1L)
   } else {
-    lapply(seq_len(chunks$n), one)
+    lapply(jobs, run)
   }
-  Reduce(function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b), parts)
+  Reduce(add_parts, parts)
+}
+
+add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
+
+chunk_pass_runner <- function(get, f) {
+  force(get)
+  force(f)
+  function(job) {
+    total <- NULL
+    for (k in seq_along(job$index)) {
+      i <- job$index[[k]]
+      chunk <- if (is.null(get)) job$items[[k]] else get(job$items[[k]])
+      part <- tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+      rm(chunk)
+      total <- if (is.null(total)) part else add_parts(total, part)
+    }
+    total
+  }
 }
 
 check_chunk <- function(chunk, i) {
@@ -154,23 +177,14 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   started <- proc.time()[["elapsed"]]
   fam <- glm_parts(family)
   # pass 1: column moments (weighted), the response's totals, the checks of every chunk
-  first <- check_chunk(chunks$get(1L), 1L)
+  first <- chunks$items[[1L]]
+  first <- check_chunk(if (is.null(chunks$get)) first else chunks$get(first), 1L)
   names_x <- first$names
   group <- check_group(group, first$x)
+  rm(first)
   labels <- unique(group)
   cost <- check_cost(cost, labels)
-  gram <- gram_backend()
-  mom <- chunk_pass(chunks, function(ch) {
-    if (!identical(ch$names, names_x)) {
-      abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
-    }
-    if (family == "binomial" && !all(ch$y %in% c(0, 1))) abort("`y` must be 0/1 for family = \"binomial\".")
-    if (family == "poisson" && any(ch$y < 0 | ch$y != round(ch$y))) {
-      abort("`y` must be non-negative whole counts for family = \"poisson\".")
-    }
-    m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
-    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]))
-  })
+  mom <- chunk_pass(chunks, moments_pass(names_x, family, gram_backend()))
   moments <- Reduce(.merge_moments, mom$moments)
   W <- mom$w
   if (family == "binomial" && (mom$ones <= 0 || mom$ones >= W)) {
@@ -183,27 +197,13 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   a0 <- fam$link(min(max(ybar, 1e-10), if (family == "binomial") 1 - 1e-10 else Inf))
   lambda <- control$lambda
   selected <- integer(0)
-  cols_of <- function(set) unlist(lapply(set, function(g) which(group == labels[g])))
-  z_of <- function(x, set) {  # the whitened columns of the selected groups, chunk rows x q_S
-    if (!length(set)) return(matrix(0, nrow(x), 0))
-    do.call(cbind, lapply(set, function(g) {
-      j <- which(group == labels[g])
-      xs <- sweep(sweep(x[, j, drop = FALSE], 2L, wh$mean[j]), 2L, wh$scale[j], "/")
-      xs[, wh$constant[j]] <- 0
-      xs %*% wh$T[[g]]
-    }))
-  }
   # one pass: risk, gradient and Hessian in theta = (intercept, coefficients), deviance, X'r
   evaluate <- function(theta, set) {
-    res <- chunk_pass(chunks, function(ch) {
-      z1 <- cbind(1, z_of(ch$x, set))
-      eta <- ch$off + drop(z1 %*% theta)
-      mu <- fam$mean(eta)
-      r <- ch$w * (ch$y - mu)
-      list(loss = sum(ch$w * (fam$phi(eta) - ch$y * eta)), dev = sum(ch$w * fam$dev(ch$y, mu)),
-           grad = -crossprod(z1, r), hess = crossprod(z1, z1 * (ch$w * fam$hw(mu))),
-           xr = crossprod(ch$x, r), rsum = sum(r), small = sum(mu < 1e-10 | (family == "binomial" & mu > 1 - 1e-10)))
+    blocks <- lapply(set, function(g) {
+      j <- which(group == labels[g])
+      list(j = j, mean = wh$mean[j], scale = wh$scale[j], constant = wh$constant[j], T = wh$T[[g]])
     })
+    res <- chunk_pass(chunks, newton_pass(theta, blocks, family))
     pen <- c(0, rep(lambda, length(theta) - 1L))
     res$risk <- res$loss / W + 0.5 * sum(pen * theta^2)
     res$grad <- drop(res$grad) / W + pen * theta
@@ -289,6 +289,42 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
              response = list(classes = if (family == "binomial") c("0", "1") else NULL,
                              responses = if (family == "binomial") "1" else "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
+}
+
+# The per-chunk functions of the two kinds of pass, built here so that what is shipped to the workers
+# holds only their arguments.
+moments_pass <- function(names_x, family, gram) {
+  function(ch) {
+    if (!identical(ch$names, names_x)) {
+      abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
+    }
+    if (family == "binomial" && !all(ch$y %in% c(0, 1))) abort("`y` must be 0/1 for family = \"binomial\".")
+    if (family == "poisson" && any(ch$y < 0 | ch$y != round(ch$y))) {
+      abort("`y` must be non-negative whole counts for family = \"poisson\".")
+    }
+    m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
+    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]))
+  }
+}
+
+# blocks: for each selected group its columns j, their means, scales, constant flags and whitening T.
+newton_pass <- function(theta, blocks, family) {
+  function(ch) {
+    fam <- glm_parts(family)
+    z <- lapply(blocks, function(b) {
+      xs <- sweep(sweep(ch$x[, b$j, drop = FALSE], 2L, b$mean), 2L, b$scale, "/")
+      xs[, b$constant] <- 0
+      xs %*% b$T
+    })
+    z1 <- do.call(cbind, c(list(matrix(1, nrow(ch$x), 1)), z))
+    eta <- ch$off + drop(z1 %*% theta)
+    mu <- fam$mean(eta)
+    r <- ch$w * (ch$y - mu)
+    list(loss = sum(ch$w * (fam$phi(eta) - ch$y * eta)), dev = sum(ch$w * fam$dev(ch$y, mu)),
+         grad = -crossprod(z1, r), hess = crossprod(z1, z1 * (ch$w * fam$hw(mu))),
+         xr = crossprod(ch$x, r), rsum = sum(r),
+         small = sum(mu < 1e-10 | (family == "binomial" & mu > 1 - 1e-10)))
+  }
 }
 
 # Standardization and group whitening from merged moments (as the core does from its Gram pass).
