@@ -108,39 +108,19 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
 
 # ---- the map-reduce GLM path --------------------------------------------------------------------
 
-# Map `f` over the chunks, then add the results element by element (list elements are concatenated).
-# The chunks are cut into one contiguous batch per future worker, as fgseq_stats() does: a worker
-# gets only its batch's items and returns one running sum. `f` must be built by a function whose
-# environment holds only what it needs (it is shipped to every worker).
+# Map `f` (a function of one checked chunk) over the chunks and add the results element by element
+# (list elements are concatenated), through the map-reduce of fgseq_stats(). `f` must be built by a
+# function whose environment holds only what it needs (it is shipped to every worker).
 chunk_pass <- function(chunks, f) {
-  parallel <- requireNamespace("future.apply", quietly = TRUE)
-  n_batches <- if (parallel) min(chunks$n, future::nbrOfWorkers()) else 1
-  batches <- unname(split(seq_len(chunks$n), ceiling(seq_len(chunks$n) * n_batches / chunks$n)))
-  jobs <- lapply(batches, function(b) list(index = b, items = chunks$items[b]))
-  run <- chunk_pass_runner(chunks$get, f)
-  parts <- if (parallel) {
-    future.apply::future_lapply(jobs, run, future.seed = NULL, future.chunk.size = 1L)
-  } else {
-    lapply(jobs, run)
-  }
-  Reduce(add_parts, parts)
+  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f), add_parts)
 }
 
 add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
 
-chunk_pass_runner <- function(get, f) {
-  force(get)
+checked_chunk_part <- function(f) {
   force(f)
-  function(job) {
-    total <- NULL
-    for (k in seq_along(job$index)) {
-      i <- job$index[[k]]
-      chunk <- if (is.null(get)) job$items[[k]] else get(job$items[[k]])
-      part <- tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
-      rm(chunk)
-      total <- if (is.null(total)) part else add_parts(total, part)
-    }
-    total
+  function(chunk, i) {
+    tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
   }
 }
 

@@ -214,9 +214,7 @@ new_design <- function(object, newx = NULL, newdata = NULL) {
     return(mm[, names(object$group), drop = FALSE])
   }
   if (is.null(newx)) abort("give `newx` (a numeric matrix) or, for formula fits, `newdata`.")
-  newx <- check_newx(newx, object)
-  if (is.matrix(newx) && !all(is.finite(newx))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
-  newx
+  check_newx(newx, object)
 }
 
 #' Plot the anytime curve of a fitted sequence

@@ -117,40 +117,60 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # statistics and returns only that sum, so one p x p matrix per worker travels back, whatever the
 # number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
 map_chunks <- function(items, get_chunk, group) {
+  map_reduce_chunks(items, get_chunk, chunk_stats(group), `+`)
+}
+
+# The statistics of one chunk (see map_reduce_chunks() for f's contract).
+chunk_stats <- function(group) {
+  force(group)
+  function(chunk, i) {
+    if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
+      abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
+    }
+    tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
+             error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+  }
+}
+
+# The map-reduce over chunks shared by fgseq_stats() and the GLM passes of fgseq(<fgseq_chunks>).
+# `items` holds one element per chunk and `get_chunk(item)` returns the chunk (NULL: the item is the
+# chunk); `f(chunk, i)` returns chunk i's part (its errors name the chunk) and `combine(a, b)` adds two
+# parts. The chunks are cut into as many contiguous batches as there are future workers (one batch
+# without future.apply); each worker reads its chunks one at a time, keeps a running sum of their parts
+# and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
+# `combine`, which must be built where their environments hold only what they need.
+map_reduce_chunks <- function(items, get_chunk, f, combine) {
   n_chunks <- length(items)
   parallel <- requireNamespace("future.apply", quietly = TRUE)
   n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  run <- chunk_batch_runner(get_chunk, group)
-  stats <- if (parallel) {
+  run <- chunk_batch_runner(get_chunk, f, combine)
+  parts <- if (parallel) {
     future.apply::future_lapply(jobs, run, future.seed = NULL, future.chunk.size = 1L)
   } else {
     lapply(jobs, run)
   }
-  Reduce(`+`, stats)
+  Reduce(combine, parts)
 }
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only
-# `get_chunk` and `group` (not the items of other batches), which is what the future ships.
-chunk_batch_runner <- function(get_chunk, group) {
+# `get_chunk`, `f` and `combine` (not the items of other batches), which is what the future ships.
+chunk_batch_runner <- function(get_chunk, f, combine) {
   force(get_chunk)
-  force(group)
+  force(f)
+  force(combine)
   function(job) {
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
       chunk <- if (is.null(get_chunk)) job$items[[k]] else get_chunk(job$items[[k]])
-      if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
-        abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
-      }
-      st <- tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
-                     error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+      part <- f(chunk, i)
       rm(chunk)
       total <- if (is.null(total)) {
-        st
+        part
       } else {
-        tryCatch(total + st, error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+        tryCatch(combine(total, part), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
       }
     }
     total

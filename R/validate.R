@@ -41,9 +41,7 @@ check_x <- function(x, sparse = FALSE) {
 
 # A sparse x as the core reads it: a dgCMatrix (compressed columns of doubles), all stored values finite.
 check_sparse_x <- function(x) {
-  if (!methods::is(x, "dgCMatrix")) {
-    x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
-  }
+  x <- as_dgc(x)
   if (nrow(x) < 2L) abort("`x` must have at least 2 rows; it has ", nrow(x), ".")
   if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
   bad <- which(!is.finite(x@x))
@@ -54,6 +52,12 @@ check_sparse_x <- function(x) {
           "); remove or impute those values first.")
   }
   x
+}
+
+# Any sparse matrix of the Matrix package as a dgCMatrix (general, double, compressed columns).
+as_dgc <- function(x) {
+  if (methods::is(x, "dgCMatrix")) return(x)
+  methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
 }
 
 # Column names of x, or V1..Vp. Kept apart from x so that x itself is never modified (no copy).
@@ -205,15 +209,20 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
   steps
 }
 
-# newx for predict(): a numeric matrix with the training columns (matched by name when named).
+# newx for predict(): a numeric matrix, or a sparse matrix (as a dgCMatrix), with the training columns
+# (matched by name when named) and finite values.
 check_newx <- function(newx, object) {
-  if (methods::is(newx, "sparseMatrix")) return(check_sparse_newx(newx, object))
-  if (is.data.frame(newx)) newx <- as.matrix(newx)
-  if (is.null(dim(newx)) && is.numeric(newx) && length(newx) == length(object$group)) {
-    newx <- matrix(newx, nrow = 1L, dimnames = list(NULL, names(object$group)))
-  }
-  if (!is.matrix(newx) || !(is.numeric(newx) || is.logical(newx))) {
-    abort("`newx` must be a numeric matrix with the ", length(object$group), " columns of the training x.")
+  sparse <- methods::is(newx, "sparseMatrix")
+  if (sparse) {
+    newx <- as_dgc(newx)
+  } else {
+    if (is.data.frame(newx)) newx <- as.matrix(newx)
+    if (is.null(dim(newx)) && is.numeric(newx) && length(newx) == length(object$group)) {
+      newx <- matrix(newx, nrow = 1L, dimnames = list(NULL, names(object$group)))
+    }
+    if (!is.matrix(newx) || !(is.numeric(newx) || is.logical(newx))) {
+      abort("`newx` must be a numeric matrix with the ", length(object$group), " columns of the training x.")
+    }
   }
   p <- length(object$group)
   if (ncol(newx) != p) {
@@ -228,27 +237,10 @@ check_newx <- function(newx, object) {
     }
     newx <- newx[, train, drop = FALSE]
   }
-  if (storage.mode(newx) != "double") storage.mode(newx) <- "double"
-  newx
-}
-
-# A sparse newx: a dgCMatrix with the training columns (reordered by name when named), values finite.
-check_sparse_newx <- function(newx, object) {
-  if (!methods::is(newx, "dgCMatrix")) {
-    newx <- methods::as(methods::as(methods::as(newx, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+  if (!all(is.finite(if (sparse) newx@x else newx))) {
+    abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
   }
-  p <- length(object$group)
-  if (ncol(newx) != p) abort("`newx` must have ", p, " columns, as the training x; it has ", ncol(newx), ".")
-  train <- names(object$group)
-  if (!is.null(colnames(newx)) && !identical(colnames(newx), train)) {
-    if (!setequal(colnames(newx), train) || anyDuplicated(colnames(newx))) {
-      abort("`newx` column names do not match the training x: unknown ",
-            paste(setdiff(colnames(newx), train), collapse = ", "), "; missing ",
-            paste(setdiff(train, colnames(newx)), collapse = ", "), ".")
-    }
-    newx <- newx[, train, drop = FALSE]
-  }
-  if (!all(is.finite(newx@x))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
+  if (!sparse && storage.mode(newx) != "double") storage.mode(newx) <- "double"
   newx
 }
 

@@ -96,8 +96,10 @@ test_that("the chunks are cut into one contiguous batch per worker, and a batch 
   expect_equal(st$xx, Reduce(`+`, lapply(chunks, function(ch) fgseq_stats(ch$x, ch$y, group = d$group)))$xx,
                tolerance = 1e-12)
   # the function run on a batch carries only the reader and the groups, not the other batches' chunks
-  run <- fgseq:::chunk_batch_runner(NULL, d$group)
-  expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "group"))
+  stats_of <- fgseq:::chunk_stats(d$group)
+  run <- fgseq:::chunk_batch_runner(NULL, stats_of, `+`)
+  expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "f", "combine"))
+  expect_setequal(ls(environment(stats_of), all.names = TRUE), "group")
   one <- run(list(index = 2:3, items = chunks[2:3]))
   rows <- unlist(d$chunks[2:3])
   expect_equal(one$xx, fgseq_stats(d$x[rows, ], d$y[rows], group = d$group)$xx, tolerance = 1e-10)

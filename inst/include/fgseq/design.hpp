@@ -144,12 +144,16 @@ class SparseDesign : public Design {
   SparseMap x_;
 };
 
-// First column (0-based) of a sparse x with a stored NA, NaN or Inf, or -1.
-inline Index first_nonfinite_column(const SparseMap& x) {
-  for (Index j = 0; j < x.cols(); ++j)
-    for (SparseMap::InnerIterator it(x, j); it; ++it)
-      if (!std::isfinite(it.value())) return j;
-  return -1;
+// The columns `cols` of x standardized by the statistics of a fit, n x |cols| (constant columns 0).
+inline MatrixXd standardized_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st) {
+  MatrixXd xs;
+  x.gather(cols, xs);
+  for (Index a = 0; a < xs.cols(); ++a) {
+    const Index j = cols[static_cast<size_t>(a)];
+    if (st.constant[static_cast<size_t>(j)]) xs.col(a).setZero();
+    else xs.col(a) = (xs.col(a).array() - st.mean(j)) / st.scale(j);
+  }
+  return xs;
 }
 
 // Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p

@@ -166,6 +166,20 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
   return path;
 }
 
+// The CS-G-OMP criterion of an unselected group from its whitened gradient bh (r_h x P) and its
+// un-whitening map S_h: ||bh||^2 (whitened), ||S_h bh||^2 (No-Whiten), or the largest squared row of
+// S_h bh (Single).
+inline double omp_score(const Eigen::Ref<const MatrixXd>& bh, const MatrixXd& S, Criterion criterion) {
+  switch (criterion) {
+    case Criterion::L2:
+      return (S * bh).squaredNorm();
+    case Criterion::Linf:
+      return (S * bh).rowwise().squaredNorm().maxCoeff();
+    default:
+      return bh.squaredNorm();
+  }
+}
+
 // tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below tol ignored.
 // Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
 // is above tol, pinv(M) = M^-1 and the quadratic form is ||L^-1 b||^2; otherwise an eigendecomposition.
@@ -225,16 +239,7 @@ class GramModel : public SelectionModel {
 
   double raw_score(Index h) override {
     const auto bh = b_.middleRows(offset(h), rank(h));
-    if (ctl_.method == Method::OMP) {
-      switch (ctl_.criterion) {
-        case Criterion::Whitened:
-          return bh.squaredNorm();
-        case Criterion::L2:
-          return (wh_.S[static_cast<size_t>(h)] * bh).squaredNorm();
-        case Criterion::Linf:
-          return (wh_.S[static_cast<size_t>(h)] * bh).rowwise().squaredNorm().maxCoeff();
-      }
-    }
+    if (ctl_.method == Method::OMP) return omp_score(bh, wh_.S[static_cast<size_t>(h)], ctl_.criterion);
     return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
   }
 

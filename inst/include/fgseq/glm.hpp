@@ -231,15 +231,7 @@ class GlmModel : public SelectionModel {
 
   // z_h = (x_h - mean) / sd * T_h, n x r_h
   MatrixXd whitened_columns(Index h) const {
-    const auto& cols = lay_.cols[static_cast<size_t>(h)];
-    MatrixXd xs;
-    x_.gather(cols, xs);
-    for (size_t a = 0; a < cols.size(); ++a) {
-      const Index j = cols[a];
-      if (st_.constant[static_cast<size_t>(j)]) xs.col(static_cast<Index>(a)).setZero();
-      else xs.col(static_cast<Index>(a)) = (xs.col(static_cast<Index>(a)).array() - st_.mean(j)) / st_.scale(j);
-    }
-    return xs * wh_.T[static_cast<size_t>(h)];
+    return standardized_columns(x_, lay_.cols[static_cast<size_t>(h)], st_) * wh_.T[static_cast<size_t>(h)];
   }
 
   // Gradient of the log-likelihood part with respect to the standardized columns of h: Xs_h' r / W

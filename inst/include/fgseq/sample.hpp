@@ -83,15 +83,7 @@ class SampleModel : public SelectionModel {
         b_ = whitened_tmul(R_);
         stale_ = false;
       }
-      const auto bh = b_.middleRows(offset(h), rank(h));
-      switch (ctl_.criterion) {
-        case Criterion::Whitened:
-          return bh.squaredNorm();
-        case Criterion::L2:
-          return (wh_.S[static_cast<size_t>(h)] * bh).squaredNorm();
-        case Criterion::Linf:
-          return (wh_.S[static_cast<size_t>(h)] * bh).rowwise().squaredNorm().maxCoeff();
-      }
+      return omp_score(b_.middleRows(offset(h), rank(h)), wh_.S[static_cast<size_t>(h)], ctl_.criterion);
     }
     const auto bh = b_.middleRows(offset(h), rank(h));
     return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
@@ -218,15 +210,8 @@ class SampleModel : public SelectionModel {
 
   // A_g, n x r_g
   MatrixXd whitened_columns(Index g) const {
-    const auto& cols = lay_.cols[static_cast<size_t>(g)];
-    MatrixXd xg;
-    x_.gather(cols, xg);
-    for (Index a = 0; a < xg.cols(); ++a) {
-      const Index j = cols[a];
-      if (st_.constant[static_cast<size_t>(j)]) xg.col(a).setZero();
-      else xg.col(a) = (xg.col(a).array() - st_.mean(j)) / st_.scale(j);
-    }
-    return sw_.asDiagonal() * (xg * wh_.T[static_cast<size_t>(g)]);
+    const MatrixXd xs = standardized_columns(x_, lay_.cols[static_cast<size_t>(g)], st_);
+    return sw_.asDiagonal() * (xs * wh_.T[static_cast<size_t>(g)]);
   }
 
   // A' M (q x k) for an n x k matrix M: x'(sw M) in one threaded pass, centred and scaled column by

@@ -205,6 +205,21 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
   double Wr = 0.0;  // weight of the rows merged so far
   const Index step = chunk_rows(n, p);
   MatrixXd buf(step, p), ybuf(step, P);
+  // adds a chunk's cross-products (xb: its rows of x, centred unless `centred` is false; yb: its
+  // centred responses) and merges its means
+  auto add_chunk = [&](const Eigen::Ref<const MatrixXd>& xb, const Eigen::Ref<const MatrixXd>& yb, double Wc,
+                       const VectorXd& mc, const VectorXd& yc, bool centred) {
+    if (rank_update) rank_update(m.xx, xb);
+    else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+    if (!centred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
+    if (P > 0) {
+      m.xy.noalias() += xb.transpose() * yb;
+      m.yy += yb.colwise().squaredNorm().transpose();
+    }
+    merge_chunk(m, Wr, Wc, mc, yc);
+    Wr += Wc;
+    if (check_interrupt) check_interrupt();
+  };
   for (Index start = 0; start < n; start += step) {
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
@@ -219,16 +234,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       mc = xb.colwise().sum().transpose() / Wc;
       yc = yb.colwise().sum().transpose() / Wc;
       yb.rowwise() -= yc.transpose();
-      if (rank_update) rank_update(m.xx, xb);
-      else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
-      m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
-      if (P > 0) {
-        m.xy.noalias() += xb.transpose() * yb;
-        m.yy += yb.colwise().squaredNorm().transpose();
-      }
-      merge_chunk(m, Wr, Wc, mc, yc);
-      Wr += Wc;
-      if (check_interrupt) check_interrupt();
+      add_chunk(xb, yb, Wc, mc, yc, false);
       continue;
     }
     b.noalias() = x.middleRows(start, rows);
@@ -249,15 +255,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       b = sw.asDiagonal() * b;
       yb = sw.asDiagonal() * yb;
     }
-    if (rank_update) rank_update(m.xx, b);
-    else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-    if (P > 0) {
-      m.xy.noalias() += b.transpose() * yb;
-      m.yy += yb.colwise().squaredNorm().transpose();
-    }
-    merge_chunk(m, Wr, Wc, mc, yc);
-    Wr += Wc;
-    if (check_interrupt) check_interrupt();
+    add_chunk(b, yb, Wc, mc, yc, true);
   }
   m.xx.triangularView<Eigen::StrictlyUpper>() = m.xx.transpose();
   return m;
