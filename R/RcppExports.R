@@ -29,3 +29,15 @@
     .Call(`_fgseq_miser_predict_cpp`, x, start, feature, threshold, left, right, value, init, eta, steps)
 }
 
+.glm_chunk_sums <- function(x, y, weights, offset, family, columns, theta) {
+    .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
+}
+
+.glm_start <- function(family, ybar) {
+    .Call(`_fgseq_glm_start_cpp`, family, ybar)
+}
+
+.glm_newton <- function(theta0, evaluate, weight_sum, control) {
+    .Call(`_fgseq_glm_newton_cpp`, theta0, evaluate, weight_sum, control)
+}
+

@@ -140,22 +140,8 @@ check_chunk <- function(chunk, i) {
   list(x = x, y = as.numeric(y), w = w, off = off, names = x_names(x))
 }
 
-# The GLM family's pieces on the linear predictor: mean, Hessian weight, loss and deviance terms.
-glm_parts <- function(family) {
-  if (family == "binomial") {
-    list(mean = stats::plogis, hw = function(mu) mu * (1 - mu),
-         phi = function(eta) pmax(eta, 0) + log1p(exp(-abs(eta))),
-         dev = function(y, mu) -2 * (ifelse(y > 0, y * log(mu / y), 0) + ifelse(y < 1, (1 - y) * log((1 - mu) / (1 - y)), 0)),
-         link = stats::qlogis)
-  } else {
-    list(mean = exp, hw = function(mu) mu, phi = exp,
-         dev = function(y, mu) 2 * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)), link = log)
-  }
-}
-
 chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   started <- proc.time()[["elapsed"]]
-  fam <- glm_parts(family)
   # pass 1: column moments (weighted), the response's totals, the checks of every chunk
   first <- chunks$items[[1L]]
   first <- check_chunk(if (is.null(chunks$get)) first else chunks$get(first), 1L)
@@ -173,59 +159,18 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   wh <- chunk_whitening(moments, group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
 
-  ybar <- mom$wy / W
-  a0 <- fam$link(min(max(ybar, 1e-10), if (family == "binomial") 1 - 1e-10 else Inf))
-  lambda <- control$lambda
   selected <- integer(0)
-  # one pass: risk, gradient and Hessian in theta = (intercept, coefficients), deviance, X'r
-  evaluate <- function(theta, set) {
-    blocks <- lapply(set, function(g) {
-      j <- which(group == labels[g])
-      list(j = j, mean = wh$mean[j], scale = wh$scale[j], constant = wh$constant[j], T = wh$T[[g]])
-    })
-    res <- chunk_pass(chunks, newton_pass(theta, blocks, family))
-    pen <- c(0, rep(lambda, length(theta) - 1L))
-    res$risk <- res$loss / W + 0.5 * sum(pen * theta^2)
-    res$grad <- drop(res$grad) / W + pen * theta
-    res$hess <- res$hess / W + diag(pen, length(theta))
-    res$theta <- theta
-    res
-  }
+  # The penalized fit over the groups `set` from theta: the core's Newton solver, each point it
+  # evaluates one pass over the chunks adding their sums (risk, gradient, Hessian, X'W(y - mu)).
   newton <- function(theta, set) {
-    cur <- evaluate(theta, set)
-    converged <- FALSE
-    for (it in seq_len(100L)) {
-      if (max(abs(cur$grad)) <= 1e-10) {
-        converged <- TRUE
-        break
-      }
-      H <- cur$hess + diag(1e-12 * max(diag(cur$hess)), length(theta))
-      delta <- -solve(H, cur$grad)
-      decrement <- -sum(cur$grad * delta)
-      t <- 1
-      repeat {
-        nxt <- evaluate(cur$theta + t * delta, set)
-        if (is.finite(nxt$risk) && nxt$risk <= cur$risk + 1e-4 * t * -decrement) break
-        t <- t / 2
-        if (t < 1e-12) break
-      }
-      if (t < 1e-12) {
-        converged <- decrement <= 1e-8 * (abs(cur$risk) + 1e-8)
-        break
-      }
-      change <- cur$risk - nxt$risk
-      cur <- nxt
-      if (change <= 1e-12 * (abs(cur$risk) + 1e-12) && decrement <= 1e-12 * (abs(cur$risk) + 1e-8)) {
-        converged <- TRUE
-        break
-      }
-    }
-    if (lambda == 0 && cur$small > 0) converged <- FALSE
-    cur$converged <- converged
-    cur
+    columns <- list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
+                    cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
+    evaluate <- function(theta) chunk_pass(chunks, glm_pass(theta, columns, family))
+    fit <- .glm_newton(theta, evaluate, W, control)
+    c(fit$sums[c("deviance", "xr", "rsum")], fit[c("theta", "risk", "converged")])
   }
   report <- progress_reporter(progress)
-  fit <- newton(a0, selected)
+  fit <- newton(drop(.glm_start(family, mom$wy / W)), selected)
   null <- fit
   path <- list(fit)
   scores <- numeric(0)
@@ -271,8 +216,8 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
 }
 
-# The per-chunk functions of the two kinds of pass, built here so that what is shipped to the workers
-# holds only their arguments.
+# The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
+# here so that what is shipped to the workers holds only their arguments.
 moments_pass <- function(names_x, family, gram) {
   function(ch) {
     if (!identical(ch$names, names_x)) {
@@ -287,24 +232,9 @@ moments_pass <- function(names_x, family, gram) {
   }
 }
 
-# blocks: for each selected group its columns j, their means, scales, constant flags and whitening T.
-newton_pass <- function(theta, blocks, family) {
-  function(ch) {
-    fam <- glm_parts(family)
-    z <- lapply(blocks, function(b) {
-      xs <- sweep(sweep(ch$x[, b$j, drop = FALSE], 2L, b$mean), 2L, b$scale, "/")
-      xs[, b$constant] <- 0
-      xs %*% b$T
-    })
-    z1 <- do.call(cbind, c(list(matrix(1, nrow(ch$x), 1)), z))
-    eta <- ch$off + drop(z1 %*% theta)
-    mu <- fam$mean(eta)
-    r <- ch$w * (ch$y - mu)
-    list(loss = sum(ch$w * (fam$phi(eta) - ch$y * eta)), dev = sum(ch$w * fam$dev(ch$y, mu)),
-         grad = -crossprod(z1, r), hess = crossprod(z1, z1 * (ch$w * fam$hw(mu))),
-         xr = crossprod(ch$x, r), rsum = sum(r),
-         small = sum(mu < 1e-10 | (family == "binomial" & mu > 1 - 1e-10)))
-  }
+# One chunk's sums at theta over the selected whitened columns (`columns`, see .glm_chunk_sums()).
+glm_pass <- function(theta, columns, family) {
+  function(ch) .glm_chunk_sums(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta))
 }
 
 # Standardization and group whitening from merged moments (as the core does from its Gram pass).
@@ -350,7 +280,7 @@ chunk_raw <- function(path, selected, scores, wh, group, labels, null, converged
   }
   list(sequence = selected, score = scores,
        objective = null$risk - vapply(path, `[[`, numeric(1), "risk"),
-       r2 = 1 - vapply(path, `[[`, numeric(1), "dev") / null$dev,
+       r2 = 1 - vapply(path, `[[`, numeric(1), "deviance") / null$deviance,
        beta = list(beta), a0 = matrix(a0, 1L), constant = wh$constant, rank = wh$rank,
        null_risk = null$risk, converged = converged, partial = partial)
 }

@@ -10,6 +10,8 @@
 ## is not timed. Printed: both times, their ratio and the largest difference.
 
 suppressPackageStartupMessages(library(fgseq))
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "future", "future.apply"))
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 100000L
 p <- 100L

@@ -24,16 +24,14 @@
 ## shows how much of the time goes to byte swapping when the files are read.
 
 suppressPackageStartupMessages(library(fgseq))
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "future", "future.apply"))
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 200000L
 repeats <- if (length(args) >= 2L) as.integer(args[[2L]]) else 5L
 p <- 500L
 n_chunks <- 10L
 n_workers <- 2L
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-cat("command:", paste(c("Rscript", if (length(script)) script else "bench-chunks.R", args), collapse = " "), "\n")
-cat("machine:", R.version.string, "|", parallel::detectCores(), "cores | BLAS:", utils::sessionInfo()$BLAS, "\n")
-cat("fgseq", format(utils::packageVersion("fgseq")), "| cross-product through:", fgseq:::gram_backend(), "\n\n")
 
 set.seed(20261121)
 group <- rep(sprintf("g%02d", 1:50), each = 10)
@@ -60,9 +58,6 @@ cat(sprintf("n = %d, p = %d (x is %.0f MB), %d chunk files of %.0f MB, %d worker
             as.numeric(utils::object.size(x)) / 2^20, n_chunks, file.size(files[[1]]) / 2^20, n_workers, repeats))
 
 elapsed <- function(expr) system.time(expr, gcFirst = TRUE)[["elapsed"]]
-load_average <- function() {
-  if (file.exists("/proc/loadavg")) paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ") else "n/a"
-}
 cat("load average (1, 5, 15 min) before:", load_average(), "\n")
 # Where the installed fgseq reads options(fgseq.threads), the in-memory fit is also timed on one thread:
 # options(fgseq.threads = 1, fgseq.gram = "eigen") (an optimized BLAS would use its own threads for the

@@ -10,17 +10,14 @@
 ## as a lower bound; the quadratic FR runs the full path.
 
 suppressPackageStartupMessages(library(fgseq))
+source("bench/bench-utils.R")
+bench_header()
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 100000L
 fr_steps <- if (length(args) >= 2L) as.integer(args[[2L]]) else 5L
 p_group <- 10L
 n_group <- 50L
 p <- p_group * n_group
-
-cat("command: Rscript bench/bench-glm.R", paste(args, collapse = " "), "\n")
-si <- utils::sessionInfo()
-cat("machine:", R.version.string, "|", si$running, "|", parallel::detectCores(), "cores\n")
-cat("BLAS:", si$BLAS, "\n\n")
 
 set.seed(20261121)
 group <- rep(sprintf("g%02d", seq_len(n_group)), each = p_group)

@@ -32,7 +32,8 @@
 ## value the best iteration on the validation rows (ties: the earliest) gives one point: its cost and
 ## its test accuracy. The table reports the mean over splits (SE in brackets).
 
-cat("command: Rscript bench/bench-lightgbm.R", paste(commandArgs(trailingOnly = TRUE), collapse = " "), "\n")
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "lightgbm"), note = "both use 1")
 if (!requireNamespace("lightgbm", quietly = TRUE) || utils::packageVersion("lightgbm") < "4.0.0") {
   message("bench-lightgbm.R: the lightgbm package (>= 4.0) is not installed; nothing to compare. ",
           "Install it with install.packages(\"lightgbm\").")
@@ -46,10 +47,6 @@ options(width = 120)
 args <- commandArgs(trailingOnly = TRUE)
 n_speed <- if (length(args) >= 1L) as.integer(args[[1L]]) else 100000L
 speed_grid <- if (length(args) >= 2L) as.integer(args[[2L]]) != 0L else TRUE
-si <- utils::sessionInfo()
-cat("machine:", R.version.string, "|", si$running, "|", parallel::detectCores(), "cores (both use 1) |",
-    "fgseq", format(utils::packageVersion("fgseq")), "| lightgbm", format(utils::packageVersion("lightgbm")),
-    "\n\n")
 if (requireNamespace("data.table", quietly = TRUE)) data.table::setDTthreads(1L)
 
 N_TREES <- 100L

@@ -21,12 +21,8 @@
 ## optimized one (OpenBLAS, MKL) fast; the BLAS line below says which.
 
 suppressPackageStartupMessages(library(fgseq))
-
-# the directory of this script, so that it runs from any working directory
-bench_dir <- function() {
-  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-}
+source("bench/bench-utils.R")
+bench_header()
 
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.numeric(args[[1L]]) else 500000
@@ -36,20 +32,6 @@ p_group <- 10L
 n_group <- 50L
 p <- p_group * n_group
 rho <- 0.5
-
-## ---- where and how this runs ------------------------------------------------
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-cat("command:", paste(c("Rscript", if (length(script)) script else "bench-linear.R", args),
-                     collapse = " "), "\n")
-si <- utils::sessionInfo()
-cpu <- if (file.exists("/proc/cpuinfo")) {
-  m <- grep("^model name", readLines("/proc/cpuinfo", warn = FALSE), value = TRUE)
-  if (length(m)) sub("^model name\\s*:\\s*", "", m[[1L]]) else NA_character_
-} else NA_character_
-cat("machine:", R.version.string, "|", si$running, "|", R.version$platform, "\n")
-cat("cpu:", cpu, "|", parallel::detectCores(), "cores\n")
-cat("BLAS:  ", si$BLAS, "\nLAPACK:", si$LAPACK, "\n")
-cat("fgseq", format(utils::packageVersion("fgseq")), "| cross-product through:", fgseq:::gram_backend(), "\n\n")
 
 ## ---- data ----------------------------------------------------------------------
 set.seed(20260101)
@@ -76,8 +58,7 @@ cat(sprintf("n = %d, p = %d (%d groups of %d, within-group correlation %.1f); x 
             n, p, n_group, p_group, rho, mb(size_x)))
 cat("group costs:", paste(names(table(cost)), table(cost), sep = " x ", collapse = ", "), "\n\n")
 
-## ---- measurement helpers (bench/bench-utils.R) ---------------------------------
-source(file.path(bench_dir(), "bench-utils.R"))
+## ---- measurement (measure_fit() of bench/bench-utils.R) -------------------------
 measure <- function(expr) measure_fit(substitute(expr), parent.frame(), size_x)
 
 ## ---- warm-up (loads code paths, not timed) ---------------------------------------

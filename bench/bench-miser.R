@@ -10,6 +10,8 @@
 ## The core runs on one thread; each setting is timed on the same data in one R session.
 
 suppressPackageStartupMessages(library(fgseq))
+source("bench/bench-utils.R")
+bench_header(note = "the core uses 1")
 options(width = 120)
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 100000L
@@ -17,10 +19,6 @@ reps <- if (length(args) >= 2L) as.integer(args[[2L]]) else 1L
 p <- 100L
 n_trees <- 100L
 depth <- 4L
-
-cat("command: Rscript bench/bench-miser.R", paste(args, collapse = " "), "\n")
-si <- utils::sessionInfo()
-cat("machine:", R.version.string, "|", si$running, "|", parallel::detectCores(), "cores (the core uses 1)\n\n")
 
 set.seed(20121)
 x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("f%03d", seq_len(p))))

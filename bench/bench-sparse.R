@@ -16,12 +16,8 @@ suppressPackageStartupMessages({
   library(fgseq)
   library(Matrix)
 })
-
-bench_dir <- function() {
-  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-}
-source(file.path(bench_dir(), "bench-utils.R"))
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "Matrix"))
 
 args <- as.numeric(commandArgs(trailingOnly = TRUE))
 n <- as.integer(if (length(args) >= 1L) args[1L] else 100000)

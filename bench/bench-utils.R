@@ -1,10 +1,46 @@
-## Measurement helpers shared by the benchmark scripts (sourced, not part of the package).
+## Helpers shared by the benchmark scripts (sourced, not part of the package). Every script runs from
+## the package root (Rscript bench/<script>.R ...) and starts with source("bench/bench-utils.R").
+##
+## bench_header() prints what a reader of the figures needs to know about where they were measured:
+## the command, R, the operating system, the CPU and its cores, the BLAS and LAPACK, the versions of
+## the packages involved and the load average (other work on the machine moves timings).
 ##
 ## Memory is measured two ways: the R heap (gc(reset = TRUE) before the call, "max used" Vcells
 ## after, minus the size of the data already held) and, on Linux, the peak resident set of the
 ## process (VmHWM, reset through /proc/self/clear_refs), which also sees memory allocated by compiled
 ## code outside the R heap. The second is a lower bound (memory freed earlier and reused does not
 ## raise the peak) but catches any large copy of x.
+
+## The 1, 5 and 15 minute load averages ("n/a" where /proc/loadavg is missing).
+load_average <- function() {
+  if (!file.exists("/proc/loadavg")) return("n/a")
+  paste(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1L]][1:3], collapse = " ")
+}
+
+## The header of a bench's output. `packages`: the packages whose versions matter (fgseq also shows
+## which code forms its cross-products); `note`: said after the number of cores (e.g. how many a
+## learner uses).
+bench_header <- function(packages = "fgseq", note = NULL) {
+  script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  cat("command:", paste(c("Rscript", script, commandArgs(trailingOnly = TRUE)), collapse = " "), "\n")
+  si <- utils::sessionInfo()
+  cpu <- NA_character_
+  if (file.exists("/proc/cpuinfo")) {
+    m <- grep("^model name", readLines("/proc/cpuinfo", warn = FALSE), value = TRUE)
+    if (length(m)) cpu <- sub("^model name\\s*:\\s*", "", m[[1L]])
+  }
+  cat("machine:", R.version.string, "|", si$running, "|", R.version$platform, "\n")
+  cat("cpu:", cpu, "|", parallel::detectCores(), "cores", if (length(note)) paste0("(", note, ")"), "\n")
+  cat("BLAS:  ", si$BLAS, "\nLAPACK:", si$LAPACK, "\n")
+  version <- function(p) {
+    if (requireNamespace(p, quietly = TRUE)) format(utils::packageVersion(p)) else "not installed"
+  }
+  cat("packages:", paste(packages, vapply(packages, version, character(1)), collapse = " | "), "\n")
+  if ("fgseq" %in% packages && requireNamespace("fgseq", quietly = TRUE)) {
+    cat("fgseq cross-product through:", fgseq:::gram_backend(), "\n")
+  }
+  cat("load average (1, 5, 15 min):", load_average(), "\n\n")
+}
 
 vm_kb <- function(field) {
   f <- "/proc/self/status"

@@ -16,6 +16,8 @@
 ## by bench/bench-utils.R: the R heap peak and, on Linux, the peak resident set (a lower bound).
 
 suppressPackageStartupMessages(library(fgseq))
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "grpreg"))
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 2000L
 p <- if (length(args) >= 2L) as.integer(args[[2L]]) else 50000L
@@ -29,16 +31,6 @@ n_group <- p %/% p_group
 rho <- 0.3
 gmax <- 200L
 steps <- 200L
-
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-cat("command:", paste(c("Rscript", if (length(script)) script else "bench-wide-grpreg.R", args), collapse = " "), "\n")
-si <- utils::sessionInfo()
-cat("machine:", R.version.string, "|", si$running, "|", parallel::detectCores(), "cores\n")
-cat("BLAS:  ", si$BLAS, "\n")
-cat("fgseq", format(utils::packageVersion("fgseq")),
-    "| grpreg", if (requireNamespace("grpreg", quietly = TRUE)) format(utils::packageVersion("grpreg")) else "not installed",
-    "\n")
-if (file.exists("/proc/loadavg")) cat("load average (1, 5, 15 min):", readLines("/proc/loadavg"), "\n")
 
 ## ---- data ------------------------------------------------------------------------
 set.seed(20261122)
@@ -63,12 +55,7 @@ cat(sprintf("n = %d, p = %d (%d groups of %d, within-group correlation %.1f), %d
             n, p, n_group, p_group, rho, length(signal_groups), mb(size_x), t_data))
 cat("group costs:", paste(names(table(cost)), table(cost), sep = " x ", collapse = ", "), "\n\n")
 
-## ---- measurement (bench/bench-utils.R) -----------------------------------------------
-bench_dir <- function() {
-  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-}
-source(file.path(bench_dir(), "bench-utils.R"))
+## ---- measurement (measure_fit() of bench/bench-utils.R) -------------------------------
 measure <- function(expr) {
   r <- measure_fit(substitute(tryCatch(expr, error = function(e) e)), parent.frame(), size_x)
   list(value = r$value, time = r$time, heap = r$heap_extra, rss = r$rss_extra)

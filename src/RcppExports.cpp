@@ -125,6 +125,49 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// glm_chunk_sums_cpp
+Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta);
+RcppExport SEXP _fgseq_glm_chunk_sums_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunk_sums_cpp(x, y, weights, offset, family, columns, theta));
+    return rcpp_result_gen;
+END_RCPP
+}
+// glm_start_cpp
+Eigen::MatrixXd glm_start_cpp(const std::string& family, const Eigen::Map<Eigen::VectorXd>& ybar);
+RcppExport SEXP _fgseq_glm_start_cpp(SEXP familySEXP, SEXP ybarSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type ybar(ybarSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_start_cpp(family, ybar));
+    return rcpp_result_gen;
+END_RCPP
+}
+// glm_newton_cpp
+Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function evaluate, double weight_sum, const Rcpp::List& control);
+RcppExport SEXP _fgseq_glm_newton_cpp(SEXP theta0SEXP, SEXP evaluateSEXP, SEXP weight_sumSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type theta0(theta0SEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type evaluate(evaluateSEXP);
+    Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_newton_cpp(theta0, evaluate, weight_sum, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
@@ -134,6 +177,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 11},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
+    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
+    {"_fgseq_glm_start_cpp", (DL_FUNC) &_fgseq_glm_start_cpp, 2},
+    {"_fgseq_glm_newton_cpp", (DL_FUNC) &_fgseq_glm_newton_cpp, 4},
     {NULL, NULL, 0}
 };
 

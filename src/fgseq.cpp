@@ -165,6 +165,22 @@ Rcpp::List moments_list(const fgseq::Moments& m) {
                             Rcpp::Named("xx") = m.xx, Rcpp::Named("xy") = m.xy, Rcpp::Named("yy") = m.yy);
 }
 
+// The selected whitened columns and the column statistics they use, from the list R builds
+// (in chunked_glm(), R/chunks.R): mean, scale, constant (one per column of x), cols (0-based columns
+// of each selected group), T (their whitening maps).
+void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::SelectedColumns& sel) {
+  st.mean = Rcpp::as<Eigen::VectorXd>(columns["mean"]);
+  st.scale = Rcpp::as<Eigen::VectorXd>(columns["scale"]);
+  const Rcpp::LogicalVector constant = columns["constant"];
+  st.constant.assign(constant.begin(), constant.end());
+  const Rcpp::List cols = columns["cols"], T = columns["T"];
+  for (R_xlen_t k = 0; k < cols.size(); ++k) {
+    const std::vector<int> c = Rcpp::as<std::vector<int>>(cols[k]);
+    sel.cols.emplace_back(c.begin(), c.end());
+    sel.T.push_back(Rcpp::as<Eigen::MatrixXd>(T[k]));
+  }
+}
+
 }  // namespace
 
 // Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
@@ -269,4 +285,55 @@ Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const st
     if (j >= x.cols()) Rcpp::stop("a tree splits on column %d; newx has %d columns", j + 1, static_cast<int>(x.cols()));
   const std::vector<Eigen::Index> st(steps.begin(), steps.end());
   return fgseq::miser_predict(x, f, init, eta, st, [] { Rcpp::checkUserInterrupt(); });
+}
+
+// One chunk's additive parts of a GLM fit at theta ((m + 1) x P) over the selected whitened columns
+// (see columns_from): loss, deviance, gradient, hessian, xr, rsum, boundary (fgseq::GlmSums).
+// y and offset: n x P matrices.
+// [[Rcpp::export(.glm_chunk_sums)]]
+Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                              const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
+                              const std::string& family, const Rcpp::List& columns,
+                              const Eigen::Map<Eigen::MatrixXd>& theta) {
+  fgseq::GramStats st;
+  fgseq::SelectedColumns sel;
+  columns_from(columns, st, sel);
+  const fgseq::GlmSums s = fgseq::glm_chunk_sums(fgseq::DenseDesign(x), y, weights, offset, family_from(family), st,
+                                                 sel, theta);
+  return Rcpp::List::create(Rcpp::Named("loss") = s.loss, Rcpp::Named("deviance") = s.deviance,
+                            Rcpp::Named("gradient") = s.gradient, Rcpp::Named("hessian") = s.hessian,
+                            Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum,
+                            Rcpp::Named("boundary") = static_cast<double>(s.boundary));
+}
+
+// The intercepts of a GLM's null model from the weighted mean response ybar (length P).
+// [[Rcpp::export(.glm_start)]]
+Eigen::MatrixXd glm_start_cpp(const std::string& family, const Eigen::Map<Eigen::VectorXd>& ybar) {
+  return fgseq::FamilyOps{family_from(family)}.null_intercepts(ybar);
+}
+
+// The core's damped Newton solve of a GLM fit whose sums over rows R computes: evaluate(theta) returns
+// the list of .glm_chunk_sums() added over every chunk at theta (vec of (m + 1) x P); weight_sum is the
+// total weight; control: fit_control()'s list. Returns theta, risk and converged at the solution and
+// `sums`, the list evaluate() returned there.
+// [[Rcpp::export(.glm_newton)]]
+Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function evaluate, double weight_sum,
+                          const Rcpp::List& control) {
+  const fgseq::Control ctl = control_from(control);
+  std::vector<Rcpp::List> seen;  // evaluate()'s list at every point, by the point's index
+  const fgseq::NewtonEvaluator eval = [&](fgseq::NewtonPoint& pt, fgseq::NewtonNeed) {
+    const Rcpp::List sums = evaluate(Rcpp::wrap(pt.theta));
+    fgseq::GlmSums s;
+    s.loss = Rcpp::as<double>(sums["loss"]);
+    s.gradient = Rcpp::as<Eigen::MatrixXd>(sums["gradient"]);
+    s.hessian = Rcpp::as<Eigen::MatrixXd>(sums["hessian"]);
+    s.boundary = static_cast<Eigen::Index>(Rcpp::as<double>(sums["boundary"]));
+    fgseq::glm_sums_point(s, weight_sum, ctl.lambda, pt);
+    seen.resize(static_cast<size_t>(pt.index) + 1);
+    seen[static_cast<size_t>(pt.index)] = sums;
+  };
+  const fgseq::NewtonSolution sol = fgseq::newton_solve(theta0, eval, ctl);
+  return Rcpp::List::create(Rcpp::Named("theta") = sol.point.theta, Rcpp::Named("risk") = sol.point.risk,
+                            Rcpp::Named("converged") = sol.converged,
+                            Rcpp::Named("sums") = seen[static_cast<size_t>(sol.point.index)]);
 }

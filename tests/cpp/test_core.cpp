@@ -6,7 +6,10 @@
 //   3. every FR gain recorded on the path equals the increase of that direct objective;
 //   4. the coefficients mapped to the original scale reproduce the fitted values of the direct solve;
 //   5. the sample-space engine, on the dense x and on the same x stored sparse, gives the Gram engine's
-//      sequence and objectives for every method (and with two OpenMP threads when compiled with them).
+//      sequence and objectives for every method (and with two OpenMP threads when compiled with them);
+//   6. GLM (binomial and Poisson, with weights and offsets): one chunk's sums added over a split of the
+//      rows equal the whole data's, and newton_solve() reproduces GlmModel's fit after two steps both
+//      with the in-memory evaluator and with the sums over the chunks.
 #include <fgseq/fgseq.hpp>
 
 #include <cmath>
@@ -114,6 +117,93 @@ int main() {
       for (size_t k = 0; k < a.path.objective.size() && k < b.path.objective.size(); ++k)
         check(std::abs(a.path.objective[k] - b.path.objective[k]) < 1e-9 * (1 + a.path.objective[k]),
               "sample-space engine: same objective", b.path.objective[k], a.path.objective[k]);
+    }
+  }
+  // 6. GLM sums by chunks of rows, and the Newton solver over either evaluator
+  {
+    std::uniform_real_distribution<double> U(0.5, 2.0);
+    VectorXd wt(n);
+    MatrixXd off(n, 1);
+    for (Index i = 0; i < n; ++i) {
+      wt(i) = U(rng);
+      off(i, 0) = 0.2 * N(rng);
+    }
+    const DenseDesign dx(x);
+    const GroupLayout lay = make_layout(group_of, 5);
+    const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+    const Whitened wh = whiten_blocks(bs.blocks, 1e-9);
+    const double W = wt.sum();
+    const std::vector<Index> rows{0, 130, 275, n};  // three chunks of rows
+    for (Family family : {Family::Binomial, Family::Poisson}) {
+      const FamilyOps fam{family};
+      MatrixXd yg(n, 1);
+      for (Index i = 0; i < n; ++i) {
+        const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean());
+        yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
+                                              : std::poisson_distribution<int>(std::exp(eta))(rng);
+      }
+      Control ctl;
+      ctl.lambda = 1e-3;
+      GlmModel model(dx, yg, wt, off, family, wh, bs.st, lay, ctl);
+      model.add_group(0);
+      model.add_group(3);
+      const SelectedColumns sel{{lay.cols[0], lay.cols[3]}, {wh.T[0], wh.T[3]}};
+      const Index r0 = wh.rank[0], r3 = wh.rank[3], m1 = 1 + r0 + r3;
+      MatrixXd Z1(n, m1);
+      Z1.col(0).setOnes();
+      Z1.middleCols(1, r0) = whitened_columns(dx, lay.cols[0], bs.st, wh.T[0]);
+      Z1.middleCols(1 + r0, r3) = whitened_columns(dx, lay.cols[3], bs.st, wh.T[3]);
+      // the model's fit as theta = (intercept; coefficients of group 0; of group 3)
+      VectorXd want(m1);
+      want << model.intercept(), model.coef().middleRows(wh.offset[0], r0), model.coef().middleRows(wh.offset[3], r3);
+      const double want_risk = model.null_risk() - model.objective();
+
+      // sums over the chunks equal the sums over all rows
+      auto chunk_total = [&](const MatrixXd& theta) {
+        GlmSums total;
+        for (size_t k = 0; k + 1 < rows.size(); ++k) {
+          const Index b = rows[k], len = rows[k + 1] - rows[k];
+          const GlmSums part = glm_chunk_sums(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len),
+                                              wt.segment(b, len), off.middleRows(b, len), family, bs.st, sel, theta);
+          if (k == 0) total = part;
+          else total += part;
+        }
+        return total;
+      };
+      const GlmSums whole = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, want);
+      const GlmSums split = chunk_total(want);
+      auto close = [](const MatrixXd& a, const MatrixXd& b) { return (a - b).norm() <= 1e-10 * (1 + b.norm()); };
+      check(std::abs(split.loss - whole.loss) <= 1e-10 * (1 + std::abs(whole.loss)), "GLM chunk sums: loss", split.loss, whole.loss);
+      check(std::abs(split.deviance - whole.deviance) <= 1e-10 * (1 + whole.deviance), "GLM chunk sums: deviance",
+            split.deviance, whole.deviance);
+      check(close(split.gradient, whole.gradient), "GLM chunk sums: gradient", split.gradient.norm(), whole.gradient.norm());
+      check(close(split.hessian, whole.hessian), "GLM chunk sums: Hessian", split.hessian.norm(), whole.hessian.norm());
+      check(close(split.xr, whole.xr), "GLM chunk sums: X'W(y - mu)", split.xr.norm(), whole.xr.norm());
+      check(close(split.rsum, whole.rsum), "GLM chunk sums: 1'W(y - mu)", split.rsum(0), whole.rsum(0));
+      check(split.boundary == whole.boundary, "GLM chunk sums: boundary rows", static_cast<double>(split.boundary),
+            static_cast<double>(whole.boundary));
+      // at the fit the penalized gradient from the sums vanishes
+      NewtonPoint at;
+      at.theta = want;
+      glm_sums_point(whole, W, ctl.lambda, at);
+      check(at.gradient.cwiseAbs().maxCoeff() < 1e-9, "GLM chunk sums: gradient zero at the fit", at.gradient.cwiseAbs().maxCoeff(), 0);
+      check(std::abs(at.risk - want_risk) < 1e-12 * (1 + want_risk), "GLM chunk sums: risk at the fit", at.risk, want_risk);
+
+      // the solver from the null intercept, over the rows in memory and over the chunks' sums
+      VectorXd theta0 = VectorXd::Zero(m1);
+      theta0(0) = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W))(0, 0);
+      const NewtonSolution mem = newton_solve(theta0, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+      const NewtonEvaluator by_chunks = [&](NewtonPoint& pt, NewtonNeed) {
+        glm_sums_point(chunk_total(Eigen::Map<const MatrixXd>(pt.theta.data(), m1, 1)), W, ctl.lambda, pt);
+      };
+      const NewtonSolution chk = newton_solve(theta0, by_chunks, ctl);
+      for (const NewtonSolution* sol : {&mem, &chk}) {
+        const double err = (sol->point.theta - want).cwiseAbs().maxCoeff();
+        check(sol->converged, "newton_solve: converged", sol->converged, 1);
+        check(err < 1e-8, "newton_solve: GlmModel's coefficients", err, 0);
+        check(std::abs(sol->point.risk - want_risk) < 1e-12 * (1 + want_risk), "newton_solve: GlmModel's risk",
+              sol->point.risk, want_risk);
+      }
     }
   }
   std::printf("core: %d passed, %d failed\n", passes, failures);

@@ -95,8 +95,9 @@ test_that("bad chunk sources and chunks stop with clear messages", {
 })
 
 test_that("what a GLM pass ships to the workers holds no chunks", {
-  pass <- fgseq:::newton_pass(c(0, 1), list(), "binomial")
-  expect_setequal(ls(environment(pass), all.names = TRUE), c("theta", "blocks", "family"))
+  none <- list(mean = c(0, 0), scale = c(1, 1), constant = c(FALSE, FALSE), cols = list(), T = list())
+  pass <- fgseq:::glm_pass(0, none, "binomial")
+  expect_setequal(ls(environment(pass), all.names = TRUE), c("theta", "columns", "family"))
   part <- fgseq:::checked_chunk_part(pass)
   expect_setequal(ls(environment(part), all.names = TRUE), "f")
   # and the part of one chunk is its logistic log-likelihood pieces, computed here another way
@@ -104,8 +105,10 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   x <- matrix(rnorm(40), 20)
   y <- rbinom(20, 1, 0.5)
   eta <- rep(0, 20)  # theta = 0 with no selected column: the intercept 0
-  pass0 <- fgseq:::checked_chunk_part(fgseq:::newton_pass(0, list(), "binomial"))(list(x = x, y = y), 1L)
+  pass0 <- part(list(x = x, y = y), 1L)
   expect_equal(pass0$loss, sum(log1p(exp(eta)) - y * eta))
   expect_equal(drop(pass0$xr), drop(crossprod(x, y - plogis(eta))))
+  expect_equal(drop(pass0$gradient), sum(plogis(eta) - y))
+  expect_equal(drop(pass0$hessian), sum(plogis(eta) * (1 - plogis(eta))))
   expect_error(part(list(x = x), 3L), "chunk 3: chunk 3 must be a list")
 })

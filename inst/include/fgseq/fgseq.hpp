@@ -2,7 +2,8 @@
 // Header-only C++17 core on Eigen, free of R. See stats.hpp (one pass over the data),
 // whiten.hpp (group whitening inside the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
 // design.hpp (dense or sparse x), sample.hpp (the sample-space engine for wide data),
-// glm.hpp (binomial, Poisson, multinomial: IRLS refits), fit.hpp (a whole fit from x and y),
+// newton.hpp (the damped Newton solver over an evaluator of the risk), glm.hpp (binomial, Poisson,
+// multinomial: IRLS refits, and one chunk of rows' parts of them), fit.hpp (a whole fit from x and y),
 // miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees).
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
@@ -12,6 +13,7 @@
 #include "design.hpp"
 #include "engine.hpp"
 #include "sample.hpp"
+#include "newton.hpp"
 #include "glm.hpp"
 #include "fit.hpp"
 #include "miser.hpp"

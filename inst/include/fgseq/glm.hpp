@@ -5,10 +5,11 @@
 //   R(S) = min_{a, W} (1/sum(w)) sum_i w_i [Phi(eta_i) - y_i' eta_i] + lambda/2 ||W||_F^2,
 //   eta_i = offset_i + a + z_{i,S} W,
 // with z the standardized, group-whitened columns (as for the linear model). It is minimized by a
-// damped Newton (IRLS) solver, warm-started from the previous step. OMP scores the gradient of R with
-// respect to each unselected group's coefficients (zero at the current fit); FR scores the decrease of
-// R, exactly (a refit per candidate) or by its quadratic approximation (one Newton step through the
-// Schur complement of the Hessian).
+// damped Newton (IRLS) solver (newton.hpp), warm-started from the previous step. OMP scores the
+// gradient of R with respect to each unselected group's coefficients (zero at the current fit); FR
+// scores the decrease of R, exactly (a refit per candidate) or by its quadratic approximation (one
+// Newton step through the Schur complement of the Hessian). The risk, gradient and Hessian are sums
+// over rows: glm_chunk_sums() gives one chunk's part, so fits from chunks of rows share all of this.
 #ifndef FGSEQ_GLM_HPP
 #define FGSEQ_GLM_HPP
 
@@ -19,6 +20,7 @@
 
 #include "design.hpp"
 #include "engine.hpp"
+#include "newton.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
@@ -29,6 +31,19 @@ enum class Family { Gaussian, MGaussian, Binomial, Poisson, Multinomial };
 // Mean, loss, deviance and Hessian weights of a family, over all rows at once.
 struct FamilyOps {
   Family family;
+
+  // Intercepts of the null model (1 x P): the link of the weighted mean response ybar, kept inside the
+  // family's range (0 for the Gaussian families)
+  MatrixXd null_intercepts(const VectorXd& ybar) const {
+    MatrixXd a = MatrixXd::Zero(1, ybar.size());
+    for (Index c = 0; c < ybar.size(); ++c) {
+      const double m = std::min(std::max(ybar(c), 1e-10), 1 - 1e-10);
+      if (family == Family::Binomial) a(0, c) = std::log(m / (1 - m));
+      else if (family == Family::Poisson) a(0, c) = std::log(std::max(ybar(c), 1e-10));
+      else if (family == Family::Multinomial) a(0, c) = std::log(m);
+    }
+    return a;
+  }
 
   // mu = grad Phi(eta), row by row
   MatrixXd mean(const MatrixXd& eta) const {
@@ -113,7 +128,209 @@ struct FamilyOps {
         return VectorXd::Constant(mu.rows(), c == d ? 1.0 : 0.0);
     }
   }
+
+  // Rows of positive weight whose fitted mean is numerically at the edge of the family's range (a
+  // probability 0 or 1, a Poisson mean 0): the signature of a minimum at infinity (separation)
+  Index boundary_rows(const MatrixXd& mu, const VectorXd& w) const {
+    if (family == Family::Gaussian || family == Family::MGaussian) return 0;
+    const double eps = 1e-10;
+    Index count = 0;
+    for (Index i = 0; i < mu.rows(); ++i) {
+      if (w(i) <= 0) continue;
+      for (Index c = 0; c < mu.cols(); ++c) {
+        const double m = mu(i, c);
+        if (m < eps || (family != Family::Poisson && m > 1 - eps)) {
+          ++count;
+          break;
+        }
+      }
+    }
+    return count;
+  }
 };
+
+// ---- sums over rows, shared by the in-memory and the chunked fits ----
+// theta is (m + 1) x P: the intercepts in row 0 (unpenalized), the whitened coefficients below; vectors
+// in theta's space are vec(theta), response by response. W divides the sums over rows (the total
+// weight; 1 for a chunk's raw sums).
+
+// Penalized risk from the loss sum_i w_i [Phi(eta_i) - y_i' eta_i]: loss / W + lambda/2 ||coefficients||^2
+inline double ridge_risk(double loss, double W, const MatrixXd& theta, double lambda) {
+  return loss / W + 0.5 * lambda * theta.bottomRows(theta.rows() - 1).squaredNorm();
+}
+
+// The ridge's part of the gradient and of the Hessian (m1 = m + 1 rows of theta per response)
+inline void add_ridge_gradient(MatrixXd& G, const MatrixXd& theta, double lambda) {
+  G.bottomRows(G.rows() - 1) += lambda * theta.bottomRows(theta.rows() - 1);
+}
+inline void add_ridge_hessian(MatrixXd& H, Index m1, Index P, double lambda) {
+  for (Index c = 0; c < P; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += lambda;
+}
+
+// Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P
+inline MatrixXd glm_gradient(const MatrixXd& Z1, const VectorXd& w, const MatrixXd& mu, const MatrixXd& y, double W) {
+  return Z1.transpose() * (w.asDiagonal() * (mu - y)) / W;
+}
+
+// The P x P blocks A' diag(w * dmu_c/deta_d / W) B, ordered response by response (row c * cols(A) + j,
+// column d * cols(B) + k). With A == B (same object) the diagonal blocks use a symmetric rank update.
+inline MatrixXd glm_weighted_cross(const FamilyOps& fam, const MatrixXd& A, const MatrixXd& B, const MatrixXd& mu,
+                                   const VectorXd& w, double W) {
+  const Index ma = A.cols(), mb = B.cols(), P = mu.cols();
+  const bool same = &A == &B;
+  MatrixXd H(ma * P, mb * P);
+  for (Index c = 0; c < P; ++c)
+    for (Index d = (same ? c : 0); d < P; ++d) {
+      const VectorXd v = w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W;
+      MatrixXd block(ma, mb);
+      if (same && c == d) {
+        // sum over row chunks of (sqrt(v) A)'(sqrt(v) A): no n x m copy
+        block.setZero();
+        const VectorXd sv = v.cwiseMax(0.0).cwiseSqrt();
+        const Index n = A.rows(), step = chunk_rows(n, ma);
+        MatrixXd Bs(step, ma);
+        for (Index start = 0; start < n; start += step) {
+          const Index rows = std::min(step, n - start);
+          Bs.topRows(rows).noalias() = sv.segment(start, rows).asDiagonal() * A.middleRows(start, rows);
+          block.selfadjointView<Eigen::Lower>().rankUpdate(Bs.topRows(rows).transpose());
+        }
+        block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
+      } else {
+        block.noalias() = A.transpose() * (v.asDiagonal() * B);
+      }
+      H.block(c * ma, d * mb, ma, mb) = block;
+      if (same && c != d) H.block(d * ma, c * mb, ma, mb) = block.transpose();
+    }
+  return H;
+}
+
+// Hessian of the penalized risk in theta over Z1 = [1, Z]: the weighted cross-product plus the ridge
+inline MatrixXd glm_hessian(const FamilyOps& fam, const MatrixXd& Z1, const MatrixXd& mu, const VectorXd& w,
+                            double W, double lambda) {
+  MatrixXd H = glm_weighted_cross(fam, Z1, Z1, mu, w, W);
+  add_ridge_hessian(H, Z1.cols(), mu.cols(), lambda);
+  return H;
+}
+
+// z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant)
+inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
+                                 const MatrixXd& T) {
+  return standardized_columns(x, cols, st) * T;
+}
+
+// The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
+// with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
+// iterate.
+inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const MatrixXd& Z1, const MatrixXd& y, const VectorXd& w,
+                                     double W, const MatrixXd& offset, double lambda) {
+  return [&fam, &Z1, &y, &w, W, &offset, lambda](NewtonPoint& pt, NewtonNeed need) {
+    const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
+    if (pt.level < NewtonNeed::Risk) {
+      pt.eta = offset + Z1 * theta;
+      pt.risk = ridge_risk(fam.loss(pt.eta, y, w), W, theta, lambda);
+    }
+    if (need >= NewtonNeed::Accept && pt.level < NewtonNeed::Accept) {
+      pt.mu = fam.mean(pt.eta);
+      pt.at_boundary = fam.boundary_rows(pt.mu, w) > 0;
+    }
+    if (need >= NewtonNeed::Gradient && pt.level < NewtonNeed::Gradient) {
+      MatrixXd G = glm_gradient(Z1, w, pt.mu, y, W);
+      add_ridge_gradient(G, theta, lambda);
+      pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
+    }
+    if (need >= NewtonNeed::Hessian && pt.level < NewtonNeed::Hessian) pt.hessian = glm_hessian(fam, Z1, pt.mu, w, W, lambda);
+    pt.level = need;
+  };
+}
+
+// ---- one chunk of rows ----
+
+// The whitened columns of the selected groups, in selection order: group k's columns cols[k] of x,
+// whitened by T[k] (d_k x r_k). With the column statistics they define Z.
+struct SelectedColumns {
+  std::vector<std::vector<Index>> cols;
+  std::vector<MatrixXd> T;
+};
+
+// One chunk's additive parts of a GLM fit at theta over Z1 = [1, Z]: summed over the chunks and
+// passed to glm_sums_point(), they are the whole data's risk, gradient and Hessian; xr and rsum give
+// the OMP scores of every column, (x_j - mean_j)' diag(w) (y - mu) = xr_j - mean_j rsum.
+struct GlmSums {
+  double loss = 0.0;      // sum_i w_i [Phi(eta_i) - y_i' eta_i]
+  double deviance = 0.0;  // 2 sum_i w_i [l_saturated - l(mu_i)]
+  MatrixXd gradient;      // Z1' diag(w) (mu - y), (m + 1) x P
+  MatrixXd hessian;       // the blocks Z1' diag(w dmu_c/deta_d) Z1, (m + 1) P square
+  MatrixXd xr;            // x' diag(w) (y - mu), p x P
+  VectorXd rsum;          // 1' diag(w) (y - mu), P
+  Index boundary = 0;     // rows at the edge of the family's range (FamilyOps::boundary_rows)
+
+  GlmSums& operator+=(const GlmSums& o) {
+    loss += o.loss;
+    deviance += o.deviance;
+    gradient += o.gradient;
+    hessian += o.hessian;
+    xr += o.xr;
+    rsum += o.rsum;
+    boundary += o.boundary;
+    return *this;
+  }
+};
+
+// x: the chunk's rows (n x p); y: n x P; w: n weights; offset: n x P or empty; st: the column means,
+// scales and constant flags of the whole data; sel: the selected groups; theta: (m + 1) x P.
+inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+                              Family family, const GramStats& st, const SelectedColumns& sel, const MatrixXd& theta) {
+  const FamilyOps fam{family};
+  const Index n = x.rows(), P = y.cols();
+  Index m1 = 1;
+  for (const MatrixXd& T : sel.T) m1 += T.cols();
+  if (y.rows() != n || w.size() != n || (offset.size() && (offset.rows() != n || offset.cols() != P)))
+    throw std::invalid_argument("glm_chunk_sums: y, weights and offset need one row per row of x");
+  if (st.mean.size() != x.cols() || st.scale.size() != x.cols() || static_cast<Index>(st.constant.size()) != x.cols())
+    throw std::invalid_argument("glm_chunk_sums: one mean, scale and constant flag per column of x is needed");
+  if (theta.rows() != m1 || theta.cols() != P || sel.cols.size() != sel.T.size())
+    throw std::invalid_argument("glm_chunk_sums: theta needs one row per whitened column and the intercept");
+  MatrixXd Z1(n, m1);
+  Z1.col(0).setOnes();
+  Index at = 1;
+  for (size_t k = 0; k < sel.T.size(); ++k) {
+    if (static_cast<Index>(sel.cols[k].size()) != sel.T[k].rows())
+      throw std::invalid_argument("glm_chunk_sums: a whitening map needs one row per column of its group");
+    for (Index j : sel.cols[k])
+      if (j < 0 || j >= x.cols()) throw std::invalid_argument("glm_chunk_sums: column index out of range");
+    Z1.middleCols(at, sel.T[k].cols()) = whitened_columns(x, sel.cols[k], st, sel.T[k]);
+    at += sel.T[k].cols();
+  }
+  MatrixXd eta = Z1 * theta;
+  if (offset.size()) eta += offset;
+  const MatrixXd mu = fam.mean(eta);
+  GlmSums s;
+  s.loss = fam.loss(eta, y, w);
+  s.deviance = fam.deviance(mu, y, w);
+  s.gradient = glm_gradient(Z1, w, mu, y, 1.0);
+  s.hessian = glm_weighted_cross(fam, Z1, Z1, mu, w, 1.0);
+  const MatrixXd r = w.asDiagonal() * (y - mu);
+  s.xr = x.tmul(r);
+  s.rsum = r.colwise().sum().transpose();
+  s.boundary = fam.boundary_rows(mu, w);
+  return s;
+}
+
+// Fills a point of newton_solve() from the sums over all chunks at point.theta (W: total weight).
+inline void glm_sums_point(const GlmSums& s, double W, double lambda, NewtonPoint& pt) {
+  const Index m1 = s.gradient.rows(), P = s.gradient.cols();
+  if (pt.theta.size() != m1 * P || s.hessian.rows() != m1 * P || s.hessian.cols() != m1 * P)
+    throw std::invalid_argument("glm_sums_point: the sums do not match theta");
+  const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), m1, P);
+  pt.risk = ridge_risk(s.loss, W, theta, lambda);
+  MatrixXd G = s.gradient / W;
+  add_ridge_gradient(G, theta, lambda);
+  pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
+  pt.hessian = s.hessian / W;
+  add_ridge_hessian(pt.hessian, m1, P, lambda);
+  pt.at_boundary = s.boundary > 0;
+  pt.level = NewtonNeed::Hessian;
+}
 
 // Result of one penalized Newton solve.
 struct NewtonFit {
@@ -131,16 +348,9 @@ class GlmModel : public SelectionModel {
     W_ = w_.sum();
     selected_.assign(static_cast<size_t>(lay_.size()), false);
     Z_ = MatrixXd::Ones(x_.rows(), 1);
-    MatrixXd theta0 = MatrixXd::Zero(1, y_.cols());
     // start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
-    for (Index c = 0; c < y_.cols(); ++c) {
-      const double m = std::min(std::max(ybar(c), 1e-10), 1 - 1e-10);
-      if (family == Family::Binomial) theta0(0, c) = std::log(m / (1 - m));
-      else if (family == Family::Poisson) theta0(0, c) = std::log(std::max(ybar(c), 1e-10));
-      else if (family == Family::Multinomial) theta0(0, c) = std::log(m);
-    }
-    fit_ = newton(Z_, theta0);
+    fit_ = newton(Z_, fam_.null_intercepts(ybar));
     resid_ = w_.asDiagonal() * (y_ - fit_.mu);
     null_risk_ = fit_.risk;
     null_deviance_ = fam_.deviance(fit_.mu, y_, w_);
@@ -231,7 +441,7 @@ class GlmModel : public SelectionModel {
 
   // z_h = (x_h - mean) / sd * T_h, n x r_h
   MatrixXd whitened_columns(Index h) const {
-    return standardized_columns(x_, lay_.cols[static_cast<size_t>(h)], st_) * wh_.T[static_cast<size_t>(h)];
+    return fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(h)], st_, wh_.T[static_cast<size_t>(h)]);
   }
 
   // Gradient of the log-likelihood part with respect to the standardized columns of h: Xs_h' r / W
@@ -251,113 +461,16 @@ class GlmModel : public SelectionModel {
     return g;
   }
 
-  double risk(const MatrixXd& eta, const MatrixXd& theta) const {
-    return fam_.loss(eta, y_, w_) / W_ + 0.5 * ctl_.lambda * theta.bottomRows(theta.rows() - 1).squaredNorm();
-  }
-
-  // The P x P blocks A' diag(w * dmu_c/deta_d / W) B, ordered response by response (row c * cols(A) + j,
-  // column d * cols(B) + k). With A == B (same object) the diagonal blocks use a symmetric rank update.
-  MatrixXd weighted_cross(const MatrixXd& A, const MatrixXd& B, const MatrixXd& mu) const {
-    const Index ma = A.cols(), mb = B.cols(), P = y_.cols();
-    const bool same = &A == &B;
-    MatrixXd H(ma * P, mb * P);
-    for (Index c = 0; c < P; ++c)
-      for (Index d = (same ? c : 0); d < P; ++d) {
-        const VectorXd v = w_.cwiseProduct(fam_.hessian_weight(mu, c, d)) / W_;
-        MatrixXd block(ma, mb);
-        if (same && c == d) {
-          // sum over row chunks of (sqrt(v) A)'(sqrt(v) A): no n x m copy
-          block.setZero();
-          const VectorXd sv = v.cwiseMax(0.0).cwiseSqrt();
-          const Index n = A.rows(), step = chunk_rows(n, ma);
-          MatrixXd Bs(step, ma);
-          for (Index start = 0; start < n; start += step) {
-            const Index rows = std::min(step, n - start);
-            Bs.topRows(rows).noalias() = sv.segment(start, rows).asDiagonal() * A.middleRows(start, rows);
-            block.selfadjointView<Eigen::Lower>().rankUpdate(Bs.topRows(rows).transpose());
-          }
-          block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
-        } else {
-          block.noalias() = A.transpose() * (v.asDiagonal() * B);
-        }
-        H.block(c * ma, d * mb, ma, mb) = block;
-        if (same && c != d) H.block(d * ma, c * mb, ma, mb) = block.transpose();
-      }
-    return H;
-  }
-
-  // Hessian of the risk in theta = (intercepts; coefficients), Z1 = [1, Z]; ridge on the coefficients.
-  MatrixXd hessian(const MatrixXd& Z1, const MatrixXd& mu) const {
-    const Index m1 = Z1.cols(), P = y_.cols();
-    MatrixXd H = weighted_cross(Z1, Z1, mu);
-    for (Index c = 0; c < P; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += ctl_.lambda;
-    return H;
-  }
-
-  // Damped Newton on the penalized risk over the columns Z1 = [1, Z] (intercepts unpenalized).
+  // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0.
   NewtonFit newton(const MatrixXd& Z1, const MatrixXd& theta0) const {
-    const Index m1 = Z1.cols(), P = y_.cols();
+    const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
+    NewtonSolution s = newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda), ctl_);
     NewtonFit f;
-    f.theta = theta0;
-    f.eta = offset_ + Z1 * f.theta;
-    f.mu = fam_.mean(f.eta);
-    f.risk = risk(f.eta, f.theta);
-    f.converged = false;
-    for (int it = 0; it < ctl_.newton_max_iter; ++it) {
-      MatrixXd G = Z1.transpose() * (w_.asDiagonal() * (f.mu - y_)) / W_;
-      G.bottomRows(m1 - 1) += ctl_.lambda * f.theta.bottomRows(m1 - 1);
-      // converged: the gradient vanishes to rounding (checked before paying for a Hessian)
-      if (G.cwiseAbs().maxCoeff() <= ctl_.grad_tol) {
-        f.converged = true;
-        break;
-      }
-      MatrixXd H = hessian(Z1, f.mu);
-      // a tiny ridge keeps the solve defined in flat directions (multinomial intercepts, collinear
-      // columns at lambda = 0); the gradient has no component there
-      const double jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
-      H.diagonal().array() += jitter;
-      const Eigen::Map<const VectorXd> g(G.data(), G.size());
-      const VectorXd delta = -H.ldlt().solve(g);
-      const double decrement = -g.dot(delta);  // Newton decrement (squared), >= 0
-      if (!(decrement >= 0) || !std::isfinite(decrement)) break;
-      const Eigen::Map<const MatrixXd> D(delta.data(), m1, P);
-      double t = 1.0;
-      NewtonFit next;
-      bool improved = false;
-      for (int half = 0; half < 50; ++half, t *= 0.5) {
-        next.theta = f.theta + t * D;
-        next.eta = offset_ + Z1 * next.theta;
-        next.risk = risk(next.eta, next.theta);
-        if (std::isfinite(next.risk) && next.risk <= f.risk + 1e-4 * t * -decrement) {
-          improved = true;
-          break;
-        }
-      }
-      if (!improved) {  // no descent left: at the optimum up to rounding
-        f.converged = decrement <= 1e-8 * (std::abs(f.risk) + 1e-8);
-        break;
-      }
-      next.mu = fam_.mean(next.eta);
-      const double change = f.risk - next.risk;
-      f = std::move(next);
-      // the risk no longer moves and the last Newton decrement was small: converged
-      if (change <= ctl_.newton_tol * (std::abs(f.risk) + ctl_.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
-        f.converged = true;
-        break;
-      }
-    }
-    // without a ridge, a minimum at infinity (separation: fitted probabilities or means numerically 0 or
-    // 1) is reached only in the limit; the iterate is finite but the fit has not converged
-    if (ctl_.lambda == 0 && fam_.family != Family::Gaussian && fam_.family != Family::MGaussian) {
-      const double eps = 1e-10;
-      for (Index i = 0; i < f.mu.rows() && f.converged; ++i) {
-        if (w_(i) <= 0) continue;
-        for (Index c = 0; c < f.mu.cols(); ++c) {
-          const double m = f.mu(i, c);
-          if (m < eps || (fam_.family != Family::Poisson && m > 1 - eps)) f.converged = false;
-        }
-      }
-    }
+    f.theta = Eigen::Map<const MatrixXd>(s.point.theta.data(), Z1.cols(), y_.cols());
+    f.eta = std::move(s.point.eta);
+    f.mu = std::move(s.point.mu);
+    f.risk = s.point.risk;
+    f.converged = s.converged;
     return f;
   }
 
@@ -367,14 +480,14 @@ class GlmModel : public SelectionModel {
   double quadratic_gain(const MatrixXd& Zh) {
     const Index r = Zh.cols(), P = y_.cols();
     if (!hessian_ready_) {
-      MatrixXd H = hessian(Z_, fit_.mu);
+      MatrixXd H = glm_hessian(fam_, Z_, fit_.mu, w_, W_, ctl_.lambda);
       H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
       H_ldlt_.compute(H);
       hessian_ready_ = true;
     }
     const MatrixXd Gh = -(Zh.transpose() * resid_) / W_;
-    const MatrixXd Hac = weighted_cross(Zh, Z_, fit_.mu);
-    MatrixXd Mhh = weighted_cross(Zh, Zh, fit_.mu);
+    const MatrixXd Hac = glm_weighted_cross(fam_, Zh, Z_, fit_.mu, w_, W_);
+    MatrixXd Mhh = glm_weighted_cross(fam_, Zh, Zh, fit_.mu, w_, W_);
     Mhh.diagonal().array() += ctl_.lambda;
     Mhh.noalias() -= Hac * H_ldlt_.solve(Hac.transpose());
     Mhh = 0.5 * (Mhh + Mhh.transpose()).eval();

@@ -1,0 +1,124 @@
+// The damped Newton solver of the GLM families, over an evaluator of the penalized risk.
+//
+// The solver sees the problem only through evaluate(point, need): the penalized risk at point.theta,
+// and on request the gradient and the Hessian. Where they come from is the evaluator's business: the
+// rows in memory (GlmModel), or sums over chunks of rows, one map-reduce pass per point (the chunked
+// fits of the R package). Each iteration takes the Newton direction -H^-1 g (with a tiny ridge on H)
+// and halves the step until the Armijo condition R(theta + t d) <= R(theta) - 1e-4 t g'H^-1 g holds.
+#ifndef FGSEQ_NEWTON_HPP
+#define FGSEQ_NEWTON_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <utility>
+
+#include "engine.hpp"
+#include "stats.hpp"
+
+namespace fgseq {
+
+// What the solver asks of a point; each level includes the ones before it.
+//   Risk:     the penalized risk (trial points of the step halving);
+//   Accept:   the point becomes the iterate: whatever the evaluator keeps of an iterate (an in-memory
+//             evaluator its fitted means), and whether it lies at the boundary (see NewtonPoint);
+//   Gradient, Hessian: the derivatives of the penalized risk.
+enum class NewtonNeed { None, Risk, Accept, Gradient, Hessian };
+
+struct NewtonPoint {
+  VectorXd theta;
+  NewtonNeed level = NewtonNeed::None;  // filled so far; an evaluator may fill more than asked and say so
+  Index index = 0;                      // 0-based number of the point among those a solve evaluated
+  double risk = 0.0;
+  bool at_boundary = false;  // the minimum may lie at infinity (fitted means at the edge of the family's
+                             // range): without a ridge such an iterate is not a converged fit
+  VectorXd gradient;
+  MatrixXd hessian;
+  MatrixXd eta, mu;          // an in-memory evaluator's linear predictors and fitted means at theta
+};
+
+// Fills `point` at point.theta up to `need`. Called with increasing needs on one point, and only for
+// needs above point.level.
+using NewtonEvaluator = std::function<void(NewtonPoint& point, NewtonNeed need)>;
+
+struct NewtonSolution {
+  NewtonPoint point;       // the last iterate, filled at least up to Accept
+  bool converged = false;
+  Index evaluations = 0;   // points evaluated
+};
+
+// Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter; lambda == 0 makes a
+// boundary iterate unconverged). Converged when the largest gradient entry is at most grad_tol, or
+// when the risk no longer moves and the Newton decrement g'H^-1 g is negligible, or when no step
+// decreases the risk and the decrement is at rounding level.
+inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const Control& ctl) {
+  Index count = 0;
+  auto point = [&count](VectorXd theta) {
+    NewtonPoint pt;
+    pt.theta = std::move(theta);
+    pt.index = count++;
+    return pt;
+  };
+  auto fill = [&evaluate](NewtonPoint& pt, NewtonNeed need) {
+    if (pt.level >= need) return;
+    evaluate(pt, need);
+    if (pt.level < need) pt.level = need;
+  };
+  NewtonPoint f = point(std::move(theta0));
+  fill(f, NewtonNeed::Accept);
+  bool converged = false;
+  for (int it = 0; it < ctl.newton_max_iter; ++it) {
+    fill(f, NewtonNeed::Gradient);
+    const VectorXd& g = f.gradient;
+    // converged: the gradient vanishes to rounding (checked before paying for a Hessian)
+    if (g.cwiseAbs().maxCoeff() <= ctl.grad_tol) {
+      converged = true;
+      break;
+    }
+    fill(f, NewtonNeed::Hessian);
+    // a tiny ridge keeps the solve defined in flat directions (multinomial intercepts, collinear
+    // columns at lambda = 0); the gradient has no component there
+    MatrixXd H = f.hessian;
+    const double jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+    H.diagonal().array() += jitter;
+    const VectorXd delta = -H.ldlt().solve(g);
+    const double decrement = -g.dot(delta);  // Newton decrement (squared), >= 0
+    if (!(decrement >= 0) || !std::isfinite(decrement)) break;
+    double t = 1.0;
+    NewtonPoint next;
+    bool improved = false;
+    for (int half = 0; half < 50; ++half, t *= 0.5) {
+      next = point(f.theta + t * delta);
+      fill(next, NewtonNeed::Risk);
+      if (std::isfinite(next.risk) && next.risk <= f.risk + 1e-4 * t * -decrement) {
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) {  // no descent left: at the optimum up to rounding
+      converged = decrement <= 1e-8 * (std::abs(f.risk) + 1e-8);
+      break;
+    }
+    fill(next, NewtonNeed::Accept);
+    const double change = f.risk - next.risk;
+    f = std::move(next);
+    // the risk no longer moves and the last Newton decrement was small: converged
+    if (change <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
+      converged = true;
+      break;
+    }
+  }
+  // without a ridge, a minimum at infinity (separation: fitted probabilities or means numerically 0 or
+  // 1) is reached only in the limit; the iterate is finite but the fit has not converged
+  if (ctl.lambda == 0 && f.at_boundary) converged = false;
+  NewtonSolution out;
+  out.point = std::move(f);
+  out.converged = converged;
+  out.evaluations = count;
+  return out;
+}
+
+}  // namespace fgseq
+
+#endif
