@@ -17,6 +17,10 @@
     .Call(`_fgseq_fit_moments_cpp`, moments, group_of, n_groups, cost, control, progress)
 }
 
+.moments_whitening <- function(moments, group_of, n_groups, rank_tol) {
+    .Call(`_fgseq_moments_whitening_cpp`, moments, group_of, n_groups, rank_tol)
+}
+
 .first_nonfinite_column <- function(x) {
     .Call(`_fgseq_first_nonfinite_column_cpp`, x)
 }

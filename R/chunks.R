@@ -237,26 +237,9 @@ glm_pass <- function(theta, columns, family) {
   function(ch) .glm_chunk_sums(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta))
 }
 
-# Standardization and group whitening from merged moments (as the core does from its Gram pass).
+# Standardization and group whitening from merged moments: the core's, as after its own pass.
 chunk_whitening <- function(moments, group, labels, rank_tol) {
-  W <- moments$weight_sum
-  sd <- sqrt(pmax(diag(moments$xx), 0) / W)
-  constant <- !(sd > 1e-13 * pmax(abs(moments$mean), 1e-300))
-  scale <- ifelse(constant, 1, sd)
-  T <- vector("list", length(labels))
-  rank <- integer(length(labels))
-  for (g in seq_along(labels)) {
-    j <- which(group == labels[g])
-    S <- moments$xx[j, j, drop = FALSE] / W / outer(scale[j], scale[j])
-    S[constant[j], ] <- 0
-    S[, constant[j]] <- 0
-    e <- eigen(S, symmetric = TRUE)
-    top <- max(e$values)
-    r <- if (top > 0) sum(e$values > rank_tol * top) else 0L
-    T[[g]] <- e$vectors[, seq_len(r), drop = FALSE] %*% diag(1 / sqrt(e$values[seq_len(r)]), r)
-    rank[g] <- r
-  }
-  list(mean = moments$mean, scale = scale, constant = constant, T = T, rank = rank)
+  .moments_whitening(moments, match(group, labels) - 1L, length(labels), rank_tol)
 }
 
 # The core's result list (see result_list() in src/fgseq.cpp) from the chunked path.

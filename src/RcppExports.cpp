@@ -73,6 +73,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// moments_whitening_cpp
+Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
+RcppExport SEXP _fgseq_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_nonfinite_column_cpp
 int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x);
 RcppExport SEXP _fgseq_first_nonfinite_column_cpp(SEXP xSEXP) {
@@ -174,6 +188,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_moments_cpp", (DL_FUNC) &_fgseq_moments_cpp, 4},
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
     {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
+    {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 11},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},

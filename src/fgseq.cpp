@@ -230,6 +230,23 @@ Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& gr
   return result_list(fgseq::fit_moments(moments_from(moments), group_of, n_groups, cost, control_from(control), svc));
 }
 
+// Standardization (the constant-column rule) and group whitening from merged moments, as the core
+// does after its own pass: mean, scale, constant (one per column), T (one whitening map per group)
+// and rank. group_of: 0-based group of each column.
+// [[Rcpp::export(.moments_whitening)]]
+Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
+                                 double rank_tol) {
+  const fgseq::GramStats st = fgseq::standardize(moments_from(moments));
+  const fgseq::Whitened wh = fgseq::whiten_groups(st, fgseq::make_layout(group_of, n_groups), rank_tol);
+  Rcpp::List T(wh.T.size());
+  for (size_t g = 0; g < wh.T.size(); ++g) T[g] = Rcpp::wrap(wh.T[g]);
+  Rcpp::LogicalVector constant(st.constant.size());
+  for (size_t j = 0; j < st.constant.size(); ++j) constant[j] = st.constant[j];
+  return Rcpp::List::create(Rcpp::Named("mean") = st.mean, Rcpp::Named("scale") = st.scale,
+                            Rcpp::Named("constant") = constant, Rcpp::Named("T") = T,
+                            Rcpp::Named("rank") = std::vector<int>(wh.rank.begin(), wh.rank.end()));
+}
+
 // 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.
 // [[Rcpp::export(.first_nonfinite_column)]]
 int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
