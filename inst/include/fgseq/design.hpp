@@ -156,6 +156,12 @@ inline MatrixXd standardized_columns(const Design& x, const std::vector<Index>& 
   return xs;
 }
 
+// z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant)
+inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
+                                 const MatrixXd& T) {
+  return standardized_columns(x, cols, st) * T;
+}
+
 // Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p
 // matrix: what whitening needs (the GLM families and the sample-space engine). Dense groups are
 // centred explicitly (accurate for any column means); sparse groups implicitly,

@@ -212,12 +212,6 @@ inline MatrixXd glm_hessian(const FamilyOps& fam, const MatrixXd& Z1, const Matr
   return H;
 }
 
-// z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant)
-inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
-                                 const MatrixXd& T) {
-  return standardized_columns(x, cols, st) * T;
-}
-
 // The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
 // with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
 // iterate.

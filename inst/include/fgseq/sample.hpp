@@ -210,8 +210,7 @@ class SampleModel : public SelectionModel {
 
   // A_g, n x r_g
   MatrixXd whitened_columns(Index g) const {
-    const MatrixXd xs = standardized_columns(x_, lay_.cols[static_cast<size_t>(g)], st_);
-    return sw_.asDiagonal() * (xs * wh_.T[static_cast<size_t>(g)]);
+    return sw_.asDiagonal() * fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(g)], st_, wh_.T[static_cast<size_t>(g)]);
   }
 
   // A' M (q x k) for an n x k matrix M: x'(sw M) in one threaded pass, centred and scaled column by
