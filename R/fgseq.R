@@ -233,6 +233,16 @@ choose_engine <- function(engine, x, family) {
 }
 
 # OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
+# Whether the sample-space engine screens groups with a single-precision copy of dense x (see the
+# section Computation of ?fgseq): option `fgseq.screen`, TRUE by default.
+fit_screen <- function() {
+  screen <- getOption("fgseq.screen", TRUE)
+  if (!is.logical(screen) || length(screen) != 1L || is.na(screen)) {
+    abort("option `fgseq.screen` must be TRUE or FALSE.")
+  }
+  screen
+}
+
 fit_threads <- function() {
   threads <- getOption("fgseq.threads", min(2L, parallel::detectCores(), na.rm = TRUE))
   if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1) {
@@ -305,7 +315,8 @@ fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_
        max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
        max_time = check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE),
-       order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads())
+       order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads(),
+       screen = fit_screen())
 }
 
 # NULL, or a function(done, total) that moves a cli progress bar (closed when the caller returns).

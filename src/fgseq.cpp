@@ -144,6 +144,7 @@ fgseq::Control control_from(const Rcpp::List& opt) {
   if (opt.containsElementNamed("engine"))
     ctl.engine = Rcpp::as<std::string>(opt["engine"]) == "sample" ? fgseq::Engine::Sample : fgseq::Engine::Gram;
   if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
+  if (opt.containsElementNamed("screen")) ctl.screen = Rcpp::as<bool>(opt["screen"]);
   return ctl;
 }
 

@@ -71,6 +71,14 @@ test_that("the sample-space engine handles weights, offsets, several responses a
   a <- fgseq(d$x, d$y, d$group, d$cost, method = "fr", weights = w, offset = off, engine = "gram", lambda = 0.01)
   b <- fgseq(d$x, d$y, d$group, d$cost, method = "fr", weights = w, offset = off, engine = "sample", lambda = 0.01)
   same_fit(with_x(a, d$x), with_x(b, d$x), 1e-8)
+  expect_close(a$path$score[-1], b$path$score[-1], 1e-8)
+  for (m in c("omp", "fr")) {  # the unscreened passes (as for sparse x) centre the weighted gradients too
+    g <- fgseq(d$x + 3, d$y, d$group, d$cost, method = m, weights = w, engine = "gram", lambda = 0.01)
+    s <- withr_options(list(fgseq.screen = FALSE),
+                       fgseq(d$x + 3, d$y, d$group, d$cost, method = m, weights = w, engine = "sample", lambda = 0.01))
+    expect_identical(g$sequence, s$sequence)
+    expect_close(g$path$score[-1], s$path$score[-1], 1e-8)
+  }
   # integer weights are replicated rows
   rows <- rep(seq_len(50), w)
   c1 <- fgseq(d$x[rows, ], d$y[rows] - off[rows], d$group, d$cost, method = "fr", engine = "sample", lambda = 0.01)
@@ -151,6 +159,42 @@ test_that("a sparse x gives the dense fit in both engines, for GLMs, and predict
   # glmnet-style check: the last step equals the dense least-squares fit
   f <- fgseq(xs[, 1:9], d$y, d$group[1:9], d$cost[1:3], lambda = 0)
   expect_close(fitted_at(f$beta, f$a0, x[, 1:9], 4), fitted(lm(d$y ~ x[, 1:9])), 1e-8)
+})
+
+test_that("screening with the single-precision copy gives the unscreened sequence, scores and path", {
+  # without the copy every score is exact; with it, ranges decide and only near-best groups are rescored
+  unscreened <- function(...) withr_options(list(fgseq.screen = FALSE), fgseq(..., engine = "sample"))
+  screened <- function(...) withr_options(list(fgseq.screen = TRUE), fgseq(..., engine = "sample"))
+  d <- wide_design(n = 60, groups = 40, size = 3, seed = 3)
+  x <- cbind(d$x, d$x[, 1:3], 1e3 * d$x[, 4:6])  # a duplicated group (exact ties) and a rescaled one
+  group <- c(d$group, rep(c("dup", "big"), each = 3))
+  cost <- c(d$cost, dup = 1, big = 4)
+  w <- runif(60, 0.5, 2)
+  Y <- cbind(d$y, x[, 5] + rnorm(60))
+  for (lambda in c(0, 0.1)) {
+    for (m in c("omp", "fr", "doubling")) {
+      a <- unscreened(x, d$y, group, cost, method = m, lambda = lambda, weights = w)
+      b <- screened(x, d$y, group, cost, method = m, lambda = lambda, weights = w)
+      same_fit(with_x(a, x), with_x(b, x), 1e-9)
+      expect_close(a$path$score[-1], b$path$score[-1], 1e-9)
+      a <- unscreened(x, Y, group, cost, method = m, lambda = lambda, family = "mgaussian")
+      b <- screened(x, Y, group, cost, method = m, lambda = lambda, family = "mgaussian")
+      expect_identical(a$sequence, b$sequence)
+      expect_close(a$path$objective, b$path$objective, 1e-9)
+      expect_close(a$path$score[-1], b$path$score[-1], 1e-9)
+    }
+    for (cr in c("l2", "linf")) {
+      a <- unscreened(x, d$y, group, cost, criterion = cr, lambda = lambda, cost_sensitive = FALSE)
+      b <- screened(x, d$y, group, cost, criterion = cr, lambda = lambda, cost_sensitive = FALSE)
+      same_fit(with_x(a, x), with_x(b, x), 1e-9)
+    }
+  }
+  # the duplicated group ties with the first one; the first in the given order wins, as in the Gram engine
+  yt <- x[, 2] + rnorm(60, sd = 0.1)
+  tie <- fgseq(x, yt, group, cost, max_steps = 2, engine = "gram")
+  expect_identical(tie$sequence[1], "g01")
+  expect_identical(screened(x, yt, group, cost, max_steps = 2)$sequence, tie$sequence)
+  expect_error(withr_options(list(fgseq.screen = NA), fgseq(d$x, d$y)), "option `fgseq.screen` must be TRUE or FALSE")
 })
 
 test_that("results do not depend on the number of threads", {

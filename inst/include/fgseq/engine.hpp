@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "stats.hpp"
@@ -43,6 +44,7 @@ struct Control {
   double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
   Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
   int threads = 1;               // OpenMP threads for the passes over x
+  bool screen = true;            // sample-space engine, dense x: screen groups with a single-precision copy
 };
 
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
@@ -55,6 +57,12 @@ class SelectionModel {
   virtual Index n_groups() const = 0;
   virtual bool selectable(Index h) const = 0;     // rank > 0
   virtual double raw_score(Index h) = 0;          // criterion of an unselected group, before cost
+  // lo <= raw_score(h) <= hi from a cheaper computation (a screening pass); greedy_path() asks for
+  // raw_score(h) only when the range could reach the best score. Default: the exact score.
+  virtual std::pair<double, double> score_range(Index h) {
+    const double s = raw_score(h);
+    return {s, s};
+  }
   virtual void add_group(Index g) = 0;            // select g and refit
   virtual double objective() const = 0;           // F(S) = R(empty) - R(S)
   virtual double r2() const = 0;                  // fraction explained: F / R(empty), or of the deviance
@@ -108,7 +116,7 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
     path.w.push_back(model.coef());
     path.a.push_back(model.intercept());
   };
-  std::vector<double> score(static_cast<size_t>(G));
+  std::vector<double> score(static_cast<size_t>(G)), low(static_cast<size_t>(G));
   size_t next = 0;  // position in a given order
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
@@ -146,14 +154,27 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
     if (!any)
       for (Index h = 0; h < G; ++h) cand[h] = !selected[h] && model.selectable(h) && cost[h] <= least * fuzz;
 
+    // scores per unit cost: first the ranges, then the exact score of every group whose range reaches
+    // the best lower end (less the tie tolerance); the others can neither win nor tie
+    const double zero = ctl.zero_tol * model.score_scale();
+    auto counted = [&](double s, Index h) {  // raw scores at or below the zero threshold count as 0
+      if (!(s > zero)) s = 0.0;
+      return ctl.cost_sensitive ? s / cost[h] : s;
+    };
+    double best_lo = -1.0;
+    for (Index h = 0; h < G; ++h) {
+      if (!cand[h]) continue;
+      const std::pair<double, double> r = model.score_range(h);
+      score[h] = counted(r.second, h);
+      low[h] = r.first == r.second ? score[h] : counted(r.first, h);
+      best_lo = std::max(best_lo, low[h]);
+    }
+    const double reach = best_lo - ctl.tie_tol * std::abs(best_lo);
     double best = -1.0;
     for (Index h = 0; h < G; ++h) {
       if (!cand[h]) continue;
-      double s = model.raw_score(h);
-      if (!(s > ctl.zero_tol * model.score_scale())) s = 0.0;
-      if (ctl.cost_sensitive) s /= cost[h];
-      score[h] = s;
-      best = std::max(best, s);
+      if (low[h] != score[h] && score[h] >= reach) score[h] = counted(model.raw_score(h), h);
+      best = std::max(best, score[h]);
     }
     Index g = -1;
     for (Index h = 0; h < G && g < 0; ++h)
