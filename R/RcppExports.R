@@ -45,3 +45,7 @@
     .Call(`_fgseq_glm_newton_cpp`, theta0, evaluate, weight_sum, control)
 }
 
+.glm_refit_path <- function(whitening, group_of, n_groups, cost, weight_sum, theta0, refit, control, progress) {
+    .Call(`_fgseq_glm_refit_path_cpp`, whitening, group_of, n_groups, cost, weight_sum, theta0, refit, control, progress)
+}
+

@@ -159,9 +159,9 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   wh <- chunk_whitening(moments, group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
 
-  selected <- integer(0)
-  # The penalized fit over the groups `set` from theta: the core's Newton solver, each point it
-  # evaluates one pass over the chunks adding their sums (risk, gradient, Hessian, X'W(y - mu)).
+  # The penalized fit over the groups `set` (1-based, in selection order) from theta: the core's Newton
+  # solver, each point it evaluates one pass over the chunks adding their sums (risk, gradient,
+  # Hessian, X'W(y - mu)).
   newton <- function(theta, set) {
     columns <- list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
                     cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
@@ -169,46 +169,13 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
     fit <- .glm_newton(theta, evaluate, W, control)
     c(fit$sums[c("deviance", "xr", "rsum")], fit[c("theta", "risk", "converged")])
   }
+  # the core's greedy engine scores the groups from X'W(y - mu) and refits through newton(); max_time
+  # counts from the start, the moments pass included
   report <- progress_reporter(progress)
-  fit <- newton(drop(.glm_start(family, mom$wy / W)), selected)
-  null <- fit
-  path <- list(fit)
-  scores <- numeric(0)
-  all_converged <- fit$converged
-  max_steps <- min(control$max_steps, sum(wh$rank > 0))
-  total <- 0
-  partial <- FALSE
-  while (length(selected) < max_steps) {
-    if (!is.null(report)) report(length(selected), max_steps)
-    if (proc.time()[["elapsed"]] - started >= control$max_time) {
-      partial <- TRUE
-      break
-    }
-    # standardized gradients of every column from X'r, whitened group by group
-    bs <- (drop(fit$xr) - wh$mean * fit$rsum) / (wh$scale * W)
-    bs[wh$constant] <- 0
-    cand <- setdiff(which(wh$rank > 0), selected)
-    raw <- vapply(cand, function(g) {
-      b <- bs[group == labels[g]]
-      switch(control$criterion,
-             whitened = sum(crossprod(wh$T[[g]], b)^2),
-             l2 = sum(b^2),
-             linf = max(b^2))
-    }, numeric(1))
-    raw[!(raw > 1e-14)] <- 0
-    s <- if (control$cost_sensitive) raw / cost[cand] else raw
-    best <- max(s)
-    g <- cand[which(s >= best - 1e-10 * abs(best))[1L]]
-    if (total + cost[[g]] > control$max_cost * (1 + 1e-12)) break
-    total <- total + cost[[g]]
-    selected <- c(selected, g)
-    scores <- c(scores, s[cand == g])
-    fit <- newton(c(fit$theta, numeric(wh$rank[g])), selected)
-    all_converged <- all_converged && fit$converged
-    path[[length(path) + 1L]] <- fit
-  }
-  if (!is.null(report)) report(length(selected), max_steps)
-  raw <- chunk_raw(path, selected, scores, wh, group, labels, null, all_converged, partial)
+  selection <- control
+  selection$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
+  raw <- .glm_refit_path(wh, match(group, labels) - 1L, length(labels), unname(cost), W,
+                         .glm_start(family, mom$wy / W), newton, selection, report)
   finish_fit(raw, names_x = names_x, group = group, cost = cost, control = control, method = "omp",
              criterion = control$criterion, family = family,
              response = list(classes = if (family == "binomial") c("0", "1") else NULL,
@@ -240,30 +207,4 @@ glm_pass <- function(theta, columns, family) {
 # Standardization and group whitening from merged moments: the core's, as after its own pass.
 chunk_whitening <- function(moments, group, labels, rank_tol) {
   .moments_whitening(moments, match(group, labels) - 1L, length(labels), rank_tol)
-}
-
-# The core's result list (see result_list() in src/fgseq.cpp) from the chunked path.
-chunk_raw <- function(path, selected, scores, wh, group, labels, null, converged, partial) {
-  p <- length(group)
-  K <- length(selected)
-  beta <- matrix(0, p, K + 1L)
-  a0 <- numeric(K + 1L)
-  for (k in 0:K) {
-    theta <- path[[k + 1L]]$theta
-    row <- 1L
-    for (g in selected[seq_len(k)]) {
-      j <- which(group == labels[g])
-      r <- wh$rank[g]
-      b <- drop(wh$T[[g]] %*% theta[row + seq_len(r)]) / wh$scale[j]
-      b[wh$constant[j]] <- 0
-      beta[j, k + 1L] <- b
-      row <- row + r
-    }
-    a0[k + 1L] <- theta[1L] - sum(beta[, k + 1L] * wh$mean)
-  }
-  list(sequence = selected, score = scores,
-       objective = null$risk - vapply(path, `[[`, numeric(1), "risk"),
-       r2 = 1 - vapply(path, `[[`, numeric(1), "deviance") / null$deviance,
-       beta = list(beta), a0 = matrix(a0, 1L), constant = wh$constant, rank = wh$rank,
-       null_risk = null$risk, converged = converged, partial = partial)
 }

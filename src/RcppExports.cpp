@@ -182,6 +182,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// glm_refit_path_cpp
+Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, double weight_sum, const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_glm_refit_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP refitSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type whitening(whiteningSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta0(theta0SEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type refit(refitSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_refit_path_cpp(whitening, group_of, n_groups, cost, weight_sum, theta0, refit, control, progress));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
@@ -195,6 +214,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
     {"_fgseq_glm_start_cpp", (DL_FUNC) &_fgseq_glm_start_cpp, 2},
     {"_fgseq_glm_newton_cpp", (DL_FUNC) &_fgseq_glm_newton_cpp, 4},
+    {"_fgseq_glm_refit_path_cpp", (DL_FUNC) &_fgseq_glm_refit_path_cpp, 9},
     {NULL, NULL, 0}
 };
 

@@ -166,14 +166,21 @@ Rcpp::List moments_list(const fgseq::Moments& m) {
                             Rcpp::Named("xx") = m.xx, Rcpp::Named("xy") = m.xy, Rcpp::Named("yy") = m.yy);
 }
 
+// The column statistics a GLM fit from chunks uses: mean, scale, constant (one per column of x).
+fgseq::GramStats column_stats_from(const Rcpp::List& l) {
+  fgseq::GramStats st;
+  st.mean = Rcpp::as<Eigen::VectorXd>(l["mean"]);
+  st.scale = Rcpp::as<Eigen::VectorXd>(l["scale"]);
+  const Rcpp::LogicalVector constant = l["constant"];
+  st.constant.assign(constant.begin(), constant.end());
+  return st;
+}
+
 // The selected whitened columns and the column statistics they use, from the list R builds
 // (in chunked_glm(), R/chunks.R): mean, scale, constant (one per column of x), cols (0-based columns
 // of each selected group), T (their whitening maps).
 void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::SelectedColumns& sel) {
-  st.mean = Rcpp::as<Eigen::VectorXd>(columns["mean"]);
-  st.scale = Rcpp::as<Eigen::VectorXd>(columns["scale"]);
-  const Rcpp::LogicalVector constant = columns["constant"];
-  st.constant.assign(constant.begin(), constant.end());
+  st = column_stats_from(columns);
   const Rcpp::List cols = columns["cols"], T = columns["T"];
   for (R_xlen_t k = 0; k < cols.size(); ++k) {
     const std::vector<int> c = Rcpp::as<std::vector<int>>(cols[k]);
@@ -354,4 +361,42 @@ Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Funct
   return Rcpp::List::create(Rcpp::Named("theta") = sol.point.theta, Rcpp::Named("risk") = sol.point.risk,
                             Rcpp::Named("converged") = sol.converged,
                             Rcpp::Named("sums") = seen[static_cast<size_t>(sol.point.index)]);
+}
+
+// The CS-G-OMP path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R), run
+// by the core's greedy engine. whitening: the list of .moments_whitening() (mean, scale, constant, T);
+// group_of: 0-based group of each column; weight_sum: the total weight; theta0: the null model's
+// starting intercepts (1 x P); refit: an R function(theta, groups) (groups 1-based, in selection order)
+// fitting those groups from theta and returning a list with theta, risk, deviance, xr (p x P), rsum and
+// converged; control, progress: as for .fit_path (max_time: the seconds left). Returns .fit_path's list.
+// [[Rcpp::export(.glm_refit_path)]]
+Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
+                              const std::vector<double>& cost, double weight_sum,
+                              const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit,
+                              const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  const fgseq::Control ctl = control_from(control);
+  const fgseq::GramStats st = column_stats_from(whitening);
+  const Rcpp::List maps = whitening["T"];
+  std::vector<Eigen::MatrixXd> T;
+  for (R_xlen_t g = 0; g < maps.size(); ++g) T.push_back(Rcpp::as<Eigen::MatrixXd>(maps[g]));
+  const fgseq::Whitened wh = fgseq::whitening_from_maps(std::move(T));
+  const fgseq::GroupLayout lay = fgseq::make_layout(group_of, n_groups);
+  const Eigen::Index P = theta0.cols();
+  const fgseq::GlmRefitter fit = [&refit, P](const std::vector<Eigen::Index>& groups, const Eigen::MatrixXd& theta) {
+    Rcpp::IntegerVector set(groups.size());
+    for (size_t k = 0; k < groups.size(); ++k) set[k] = static_cast<int>(groups[k]) + 1;
+    const Rcpp::List f = refit(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), set);
+    const Eigen::VectorXd th = Rcpp::as<Eigen::VectorXd>(f["theta"]);
+    if (P == 0 || th.size() % P != 0) Rcpp::stop("the refit's theta does not have P columns");
+    fgseq::GlmRefit out;
+    out.theta = Eigen::Map<const Eigen::MatrixXd>(th.data(), th.size() / P, P);
+    out.risk = Rcpp::as<double>(f["risk"]);
+    out.deviance = Rcpp::as<double>(f["deviance"]);
+    out.xr = Rcpp::as<Eigen::MatrixXd>(f["xr"]);
+    out.rsum = Rcpp::as<Eigen::VectorXd>(f["rsum"]);
+    out.converged = Rcpp::as<bool>(f["converged"]);
+    return out;
+  };
+  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0, fit, cost, ctl, svc));
 }

@@ -9,7 +9,9 @@
 //      sequence and objectives for every method (and with two OpenMP threads when compiled with them);
 //   6. GLM (binomial and Poisson, with weights and offsets): one chunk's sums added over a split of the
 //      rows equal the whole data's, and newton_solve() reproduces GlmModel's fit after two steps both
-//      with the in-memory evaluator and with the sums over the chunks.
+//      with the in-memory evaluator and with the sums over the chunks;
+//   7. GlmRefitModel (fit_glm_refit) with a refit over the rows in memory gives GlmModel's path
+//      (fit_path) for every OMP criterion, with and without max_steps and max_cost.
 #include <fgseq/fgseq.hpp>
 
 #include <cmath>
@@ -204,6 +206,92 @@ int main() {
         check(std::abs(sol->point.risk - want_risk) < 1e-12 * (1 + want_risk), "newton_solve: GlmModel's risk",
               sol->point.risk, want_risk);
       }
+    }
+  }
+  // 7. the GLM path through a refit callback
+  {
+    std::uniform_real_distribution<double> U(0.5, 2.0);
+    VectorXd wt(n);
+    MatrixXd off(n, 1);
+    for (Index i = 0; i < n; ++i) {
+      wt(i) = U(rng);
+      off(i, 0) = 0.2 * N(rng);
+    }
+    const DenseDesign dx(x);
+    const GroupLayout lay = make_layout(group_of, 5);
+    const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+    const double W = wt.sum();
+    for (Family family : {Family::Binomial, Family::Poisson}) {
+      const FamilyOps fam{family};
+      MatrixXd yg(n, 1);
+      for (Index i = 0; i < n; ++i) {
+        const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
+                           0.1 * (x(i, 3) - x.col(3).mean());
+        yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
+                                              : std::poisson_distribution<int>(std::exp(eta))(rng);
+      }
+      for (Criterion criterion : {Criterion::Whitened, Criterion::L2, Criterion::Linf})
+        for (int limits = 0; limits < 3; ++limits) {
+          Control ctl;
+          ctl.lambda = 1e-3;
+          ctl.criterion = criterion;
+          if (limits == 1) ctl.max_steps = 2;
+          if (limits == 2) ctl.max_cost = 4.0;
+          const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+          // the Newton solve over the rows in memory, then the sums that score every column
+          Index refits = 0;
+          const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0) {
+            ++refits;
+            SelectedColumns sel;
+            Index m1 = 1;
+            for (Index g : groups) {
+              sel.cols.push_back(lay.cols[g]);
+              sel.T.push_back(wh.T[g]);
+              m1 += wh.rank[g];
+            }
+            MatrixXd Z1(n, m1);
+            Z1.col(0).setOnes();
+            for (size_t k = 0, at = 1; k < groups.size(); at += sel.T[k].cols(), ++k)
+              Z1.middleCols(static_cast<Index>(at), sel.T[k].cols()) = whitened_columns(dx, sel.cols[k], bs.st, sel.T[k]);
+            const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
+            const NewtonSolution sol = newton_solve(start, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+            GlmRefit f;
+            f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, 1);
+            f.risk = sol.point.risk;
+            f.converged = sol.converged;
+            const GlmSums sums = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, f.theta);
+            f.deviance = sums.deviance;
+            f.xr = sums.xr;
+            f.rsum = sums.rsum;
+            return f;
+          };
+          const MatrixXd null_theta = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W));
+          const FitResult a = fit_path(dx, yg, wt, off, group_of, 5, cost, family, ctl);
+          const FitResult b = fit_glm_refit(whitening_from_maps(wh.T), bs.st, lay, W, null_theta, refit, cost, ctl);
+          const double K = static_cast<double>(a.path.sequence.size());
+          check(a.path.sequence == b.path.sequence, "GlmRefitModel: GlmModel's sequence",
+                static_cast<double>(b.path.sequence.size()), K);
+          check(refits == static_cast<Index>(b.path.sequence.size()) + 1, "GlmRefitModel: one refit per step",
+                static_cast<double>(refits), K + 1);
+          if (limits == 1) check(K == 2, "GlmRefitModel: max_steps", K, 2);
+          if (limits == 0) check(K == 5, "GlmRefitModel: every group", K, 5);
+          double spent = 0.0;
+          for (Index g : b.path.sequence) spent += cost[g];
+          if (limits == 2) check(spent <= 4.0 && K < 5, "GlmRefitModel: max_cost", spent, 4.0);
+          for (size_t k = 0; k < a.path.objective.size() && k < b.path.objective.size(); ++k) {
+            check(std::abs(a.path.objective[k] - b.path.objective[k]) < 1e-8, "GlmRefitModel: GlmModel's objective",
+                  b.path.objective[k], a.path.objective[k]);
+            check(std::abs(a.path.r2[k] - b.path.r2[k]) < 1e-8, "GlmRefitModel: GlmModel's r2", b.path.r2[k], a.path.r2[k]);
+            check((a.beta[0].col(k) - b.beta[0].col(k)).cwiseAbs().maxCoeff() < 1e-8 &&
+                  std::abs(a.a0(0, k) - b.a0(0, k)) < 1e-8, "GlmRefitModel: GlmModel's coefficients",
+                  b.a0(0, k), a.a0(0, k));
+          }
+          for (size_t k = 0; k < a.path.score.size() && k < b.path.score.size(); ++k)
+            check(std::abs(a.path.score[k] - b.path.score[k]) <= 1e-8 * (1 + a.path.score[k]),
+                  "GlmRefitModel: GlmModel's scores", b.path.score[k], a.path.score[k]);
+          check(std::abs(a.null_risk - b.null_risk) < 1e-12 && a.converged == b.converged,
+                "GlmRefitModel: null risk and convergence", b.null_risk, a.null_risk);
+        }
     }
   }
   std::printf("core: %d passed, %d failed\n", passes, failures);

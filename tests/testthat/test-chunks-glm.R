@@ -112,3 +112,35 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   expect_equal(drop(pass0$hessian), sum(plogis(eta) * (1 - plogis(eta))))
   expect_error(part(list(x = x), 3L), "chunk 3: chunk 3 must be a list")
 })
+
+test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, max_cost, max_time)", {
+  d <- glm_chunk_data(seed = 7)
+  y <- rbinom(nrow(d$x), 1, plogis(d$x[, 1] - d$x[, 5] + 0.5 * d$x[, 8]))
+  chunks <- fgseq_chunks(lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])))
+  for (limit in list(list(max_steps = 2), list(max_cost = 3), list(max_steps = 4, max_cost = 5))) {
+    a <- do.call(fgseq, c(list(d$x, y, d$group, d$cost, family = "binomial", lambda = 1e-3), limit))
+    b <- do.call(fgseq, c(list(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3), limit))
+    expect_lt(length(a$sequence), 4L)
+    expect_identical(b$sequence, a$sequence)
+    expect_equal(b$beta, a$beta, tolerance = 1e-7)
+    expect_equal(b$path$objective, a$path$objective, tolerance = 1e-8)
+    expect_false(b$partial)
+  }
+  expect_lte(sum(b$cost[b$sequence]), 5)
+  full <- fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3)
+  short <- fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3, max_time = 1e-9)
+  expect_true(short$partial)
+  expect_length(short$sequence, 0L)
+  expect_false(full$partial)
+  expect_equal(fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3,
+                     progress = TRUE)$beta, full$beta)
+  # an error in a later pass over the chunks stops the fit with its message
+  reads <- new.env()
+  reads$n <- 0
+  flaky <- fgseq_chunks(function(i) {
+    reads$n <- reads$n + 1
+    if (reads$n > 4) stop("chunk source went away")
+    list(x = d$x[d$idx[[i]], ], y = y[d$idx[[i]]])
+  }, n_chunks = 3)
+  expect_error(fgseq(flaky, group = d$group, family = "binomial"), "chunk source went away")
+})

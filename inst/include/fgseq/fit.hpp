@@ -3,6 +3,7 @@
 #define FGSEQ_FIT_HPP
 
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "design.hpp"
@@ -123,6 +124,27 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
                           const std::vector<double>& cost, Family family, const Control& ctl,
                           const Services& svc = Services()) {
   return fit_path(DenseDesign(x, svc.cross_product), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
+}
+
+// The CS-G-OMP path of a GLM whose refits run elsewhere (GlmRefitModel): from the column statistics
+// and the whitening of the whole data (wh: T, rank and offset), the total weight, the null model's
+// starting intercepts null_theta (1 x P) and the refit. max_time counts from the call.
+inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
+                               const MatrixXd& null_theta, const GlmRefitter& refit,
+                               const std::vector<double>& cost, const Control& ctl,
+                               const Services& svc = Services()) {
+  if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
+    throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
+  const auto started = detail::Clock::now();
+  GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl);
+  FitResult out;
+  out.path = greedy_path(model, cost, detail::selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  out.converged = model.converged();
+  out.null_risk = model.null_risk();
+  original_scale(out.path, wh, st, lay, out.beta, out.a0);
+  out.constant = st.constant;
+  out.rank = wh.rank;
+  return out;
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path

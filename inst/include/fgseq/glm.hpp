@@ -10,12 +10,17 @@
 // scores the decrease of R, exactly (a refit per candidate) or by its quadratic approximation (one
 // Newton step through the Schur complement of the Hessian). The risk, gradient and Hessian are sums
 // over rows: glm_chunk_sums() gives one chunk's part, so fits from chunks of rows share all of this.
+// GlmModel fits the rows in memory; GlmRefitModel runs the same CS-G-OMP selection with its refits done
+// by a callback (the chunked fits: a Newton solve whose every point is one pass over the chunks).
 #ifndef FGSEQ_GLM_HPP
 #define FGSEQ_GLM_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "design.hpp"
@@ -334,64 +339,129 @@ struct NewtonFit {
   bool converged = true;
 };
 
-class GlmModel : public SelectionModel {
+// What GlmModel and GlmRefitModel share: the selected groups in order, the current fit (theta, risk,
+// deviance), the null fit, and the OMP criterion from the gradients of the log-likelihood part.
+class GlmPathModel : public SelectionModel {
  public:
-  GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-           Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
-      : x_(x), y_(y), w_(w), offset_(offset), fam_{family}, wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
-    W_ = w_.sum();
-    selected_.assign(static_cast<size_t>(lay_.size()), false);
-    Z_ = MatrixXd::Ones(x_.rows(), 1);
-    // start the intercepts at the link of the weighted mean response
-    const VectorXd ybar = y_.transpose() * w_ / W_;
-    fit_ = newton(Z_, fam_.null_intercepts(ybar));
-    resid_ = w_.asDiagonal() * (y_ - fit_.mu);
-    null_risk_ = fit_.risk;
-    null_deviance_ = fam_.deviance(fit_.mu, y_, w_);
-    converged_ = fit_.converged;
-  }
-
   Index n_groups() const override { return lay_.size(); }
   bool selectable(Index h) const override { return rank(h) > 0; }
-  double objective() const override { return null_risk_ - fit_.risk; }
+  double objective() const override { return null_risk_ - risk_; }
   double score_scale() const override { return 1.0; }
-  double r2() const override { return null_deviance_ > 0 ? 1.0 - deviance() / null_deviance_ : 0.0; }
-  VectorXd intercept() const override { return fit_.theta.row(0).transpose(); }
+  double r2() const override { return null_deviance_ > 0 ? 1.0 - deviance_ / null_deviance_ : 0.0; }
+  VectorXd intercept() const override { return theta_.row(0).transpose(); }
   MatrixXd coef() const override {
-    MatrixXd w = MatrixXd::Zero(wh_.q, y_.cols());
+    MatrixXd w = MatrixXd::Zero(wh_.q, theta_.cols());
     Index row = 1;
     for (Index g : order_) {
-      w.middleRows(offset(g), rank(g)) = fit_.theta.middleRows(row, rank(g));
+      w.middleRows(offset(g), rank(g)) = theta_.middleRows(row, rank(g));
       row += rank(g);
     }
     return w;
   }
   double null_deviance() const { return null_deviance_; }
   double null_risk() const { return null_risk_; }
-  double deviance() const { return fam_.deviance(fit_.mu, y_, w_); }
+  double deviance() const { return deviance_; }
   bool converged() const { return converged_; }
+
+ protected:
+  GlmPathModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
+      : wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
+    if (static_cast<Index>(wh_.rank.size()) != lay_.size() || static_cast<Index>(wh_.T.size()) != lay_.size())
+      throw std::invalid_argument("GLM model: one whitening map per group is needed");
+  }
+
+  const Whitened& wh_;
+  const GramStats& st_;
+  const GroupLayout& lay_;
+  Control ctl_;
+  std::vector<Index> order_;  // selected groups, in order
+  MatrixXd theta_;            // the current fit: (m + 1) x P, intercepts in row 0
+  double risk_ = 0.0, deviance_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
+  bool converged_ = true;     // every fit so far converged
+
+  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
+  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+
+  // Records a fit over the groups in order_; the first one recorded is the null model.
+  void set_fit(MatrixXd theta, double risk, double deviance, bool converged) {
+    if (!has_fit_) {
+      null_risk_ = risk;
+      null_deviance_ = deviance;
+      has_fit_ = true;
+    }
+    theta_ = std::move(theta);
+    risk_ = risk;
+    deviance_ = deviance;
+    converged_ = converged_ && converged;
+  }
+
+  // The current theta with zero rows for a group of rank r: the start of the refit after adding it
+  MatrixXd extended_theta(Index r) const {
+    MatrixXd theta(theta_.rows() + r, theta_.cols());
+    theta << theta_, MatrixXd::Zero(r, theta_.cols());
+    return theta;
+  }
+
+  // Gradient of the log-likelihood part with respect to the standardized columns of h (d_h x P):
+  // (x_j' r - mean_j 1'r) / (sd_j W) with r = diag(w) (y - mu), 0 for constant columns. xr(j) gives
+  // x_j' r (1 x P), rsum is 1'r.
+  template <class ColumnProduct>
+  MatrixXd standardized_gradient(Index h, const ColumnProduct& xr, const VectorXd& rsum, double W) const {
+    const auto& cols = lay_.cols[static_cast<size_t>(h)];
+    MatrixXd g(static_cast<Index>(cols.size()), rsum.size());
+    for (size_t a = 0; a < cols.size(); ++a) {
+      const Index j = cols[a];
+      if (st_.constant[static_cast<size_t>(j)]) {
+        g.row(static_cast<Index>(a)).setZero();
+        continue;
+      }
+      g.row(static_cast<Index>(a)) = (xr(j) - st_.mean(j) * rsum.transpose()) / (st_.scale(j) * W);
+    }
+    return g;
+  }
+
+  // The OMP criterion of h from its standardized gradient bs: ||T_h' bs||^2 (whitened), ||bs||^2 (l2),
+  // the largest squared row of bs (linf)
+  double omp_criterion(Index h, const MatrixXd& bs) const {
+    switch (ctl_.criterion) {
+      case Criterion::L2:
+        return bs.squaredNorm();
+      case Criterion::Linf:
+        return bs.rowwise().squaredNorm().maxCoeff();
+      default:
+        return (wh_.T[static_cast<size_t>(h)].transpose() * bs).squaredNorm();
+    }
+  }
+
+ private:
+  bool has_fit_ = false;
+};
+
+// The GLM over rows in memory: every refit is a Newton solve over the rows.
+class GlmModel : public GlmPathModel {
+ public:
+  GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+           Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
+      : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family} {
+    W_ = w_.sum();
+    Z_ = MatrixXd::Ones(x_.rows(), 1);
+    // start the intercepts at the link of the weighted mean response
+    const VectorXd ybar = y_.transpose() * w_ / W_;
+    accept(newton(Z_, fam_.null_intercepts(ybar)));
+  }
 
   double raw_score(Index h) override {
     if (ctl_.method == Method::OMP) {
-      const MatrixXd bs = standardized_gradient(h);
-      switch (ctl_.criterion) {
-        case Criterion::Whitened:
-          return (wh_.T[static_cast<size_t>(h)].transpose() * bs).squaredNorm();
-        case Criterion::L2:
-          return bs.squaredNorm();
-        case Criterion::Linf:
-          return bs.rowwise().squaredNorm().maxCoeff();
-      }
+      const auto xr = [this](Index j) { return x_.col_tmul(j, resid_); };
+      return omp_criterion(h, standardized_gradient(h, xr, rsum_, W_));
     }
     const MatrixXd Zh = whitened_columns(h);
     if (ctl_.fr_gain == FrGain::Exact) {
       MatrixXd Z(x_.rows(), Z_.cols() + Zh.cols());
       Z << Z_, Zh;
-      MatrixXd theta(fit_.theta.rows() + Zh.cols(), y_.cols());
-      theta << fit_.theta, MatrixXd::Zero(Zh.cols(), y_.cols());
-      const NewtonFit f = newton(Z, theta);
+      const NewtonFit f = newton(Z, extended_theta(Zh.cols()));
       converged_ = converged_ && f.converged;
-      return std::max(fit_.risk - f.risk, 0.0);
+      return std::max(risk_ - f.risk, 0.0);
     }
     return quadratic_gain(Zh);
   }
@@ -400,14 +470,8 @@ class GlmModel : public SelectionModel {
     const MatrixXd Zg = whitened_columns(g);
     Z_.conservativeResize(Eigen::NoChange, Z_.cols() + Zg.cols());
     Z_.rightCols(Zg.cols()) = Zg;
-    MatrixXd theta(fit_.theta.rows() + Zg.cols(), y_.cols());
-    theta << fit_.theta, MatrixXd::Zero(Zg.cols(), y_.cols());
-    fit_ = newton(Z_, theta);
-    resid_ = w_.asDiagonal() * (y_ - fit_.mu);
-    converged_ = converged_ && fit_.converged;
-    hessian_ready_ = false;
-    selected_[g] = true;
     order_.push_back(g);
+    accept(newton(Z_, extended_theta(Zg.cols())));
   }
 
  private:
@@ -416,43 +480,26 @@ class GlmModel : public SelectionModel {
   const VectorXd& w_;
   const MatrixXd& offset_;
   FamilyOps fam_;
-  const Whitened& wh_;
-  const GramStats& st_;
-  const GroupLayout& lay_;
-  Control ctl_;
-  double W_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
+  double W_ = 0.0;
   MatrixXd Z_;                 // n x (m + 1): a column of ones, then the whitened columns of the selected groups
-  std::vector<Index> order_;
-  std::vector<bool> selected_;
-  NewtonFit fit_;
-  MatrixXd resid_;                    // w * (y - mu) at the current fit, shared by every candidate's score
-  bool converged_ = true;
+  MatrixXd mu_;                // fitted means at the current fit
+  MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
+  VectorXd rsum_;              // its column sums
   bool hessian_ready_ = false;        // H_ldlt_ is the Hessian at the current fit
   Eigen::LDLT<MatrixXd> H_ldlt_;      // factorized Hessian at the current fit (quadratic FR gains)
 
-  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
-  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+  // Makes f the current fit.
+  void accept(NewtonFit f) {
+    mu_ = std::move(f.mu);
+    resid_ = w_.asDiagonal() * (y_ - mu_);
+    rsum_ = resid_.colwise().sum().transpose();
+    hessian_ready_ = false;
+    set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged);
+  }
 
   // z_h = (x_h - mean) / sd * T_h, n x r_h
   MatrixXd whitened_columns(Index h) const {
     return fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(h)], st_, wh_.T[static_cast<size_t>(h)]);
-  }
-
-  // Gradient of the log-likelihood part with respect to the standardized columns of h: Xs_h' r / W
-  MatrixXd standardized_gradient(Index h) const {
-    const MatrixXd& r = resid_;
-    const VectorXd rsum = r.colwise().sum().transpose();
-    const auto& cols = lay_.cols[static_cast<size_t>(h)];
-    MatrixXd g(static_cast<Index>(cols.size()), y_.cols());
-    for (size_t a = 0; a < cols.size(); ++a) {
-      const Index j = cols[a];
-      if (st_.constant[static_cast<size_t>(j)]) {
-        g.row(static_cast<Index>(a)).setZero();
-        continue;
-      }
-      g.row(static_cast<Index>(a)) = (x_.col_tmul(j, r) - st_.mean(j) * rsum.transpose()) / (st_.scale(j) * W_);
-    }
-    return g;
   }
 
   // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0.
@@ -474,14 +521,14 @@ class GlmModel : public SelectionModel {
   double quadratic_gain(const MatrixXd& Zh) {
     const Index r = Zh.cols(), P = y_.cols();
     if (!hessian_ready_) {
-      MatrixXd H = glm_hessian(fam_, Z_, fit_.mu, w_, W_, ctl_.lambda);
+      MatrixXd H = glm_hessian(fam_, Z_, mu_, w_, W_, ctl_.lambda);
       H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
       H_ldlt_.compute(H);
       hessian_ready_ = true;
     }
     const MatrixXd Gh = -(Zh.transpose() * resid_) / W_;
-    const MatrixXd Hac = glm_weighted_cross(fam_, Zh, Z_, fit_.mu, w_, W_);
-    MatrixXd Mhh = glm_weighted_cross(fam_, Zh, Zh, fit_.mu, w_, W_);
+    const MatrixXd Hac = glm_weighted_cross(fam_, Zh, Z_, mu_, w_, W_);
+    MatrixXd Mhh = glm_weighted_cross(fam_, Zh, Zh, mu_, w_, W_);
     Mhh.diagonal().array() += ctl_.lambda;
     Mhh.noalias() -= Hac * H_ldlt_.solve(Hac.transpose());
     Mhh = 0.5 * (Mhh + Mhh.transpose()).eval();
@@ -493,6 +540,67 @@ class GlmModel : public SelectionModel {
     for (Index i = 0; i < u.size(); ++i)
       if (es.eigenvalues()(i) > tol) s += u(i) * u(i) / es.eigenvalues()(i);
     return 0.5 * s;
+  }
+};
+
+// ---- a GLM whose refits run elsewhere ----
+
+// What the selection needs of one fit: the solution and, at it, the sums that score every column.
+struct GlmRefit {
+  MatrixXd theta;          // (m + 1) x P: intercepts in row 0, then the selected groups' whitened coefficients
+  double risk = 0.0;       // penalized risk
+  double deviance = 0.0;
+  MatrixXd xr;             // x' diag(w) (y - mu), p x P
+  VectorXd rsum;           // 1' diag(w) (y - mu), P
+  bool converged = true;
+};
+
+// The penalized fit over `groups` (selection order) from theta0 ((m + 1) x P); an empty list is the
+// null model. The chunked fits of the R package run it as a Newton solve over sums from chunks of rows.
+using GlmRefitter = std::function<GlmRefit(const std::vector<Index>& groups, const MatrixXd& theta0)>;
+
+// CS-G-OMP for a GLM through a refit callback: the scores come from the X'W(y - mu) and 1'W(y - mu)
+// the refit returns, so no rows are needed here. wh needs T, rank and offset (not S); st the column
+// means, scales and constant flags; weight_sum the total weight; null_theta (1 x P) the null model's
+// starting intercepts. The first refit (the null model) runs in the constructor.
+class GlmRefitModel : public GlmPathModel {
+ public:
+  GlmRefitModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
+                const MatrixXd& null_theta, GlmRefitter refit, const Control& ctl)
+      : GlmPathModel(wh, st, lay, ctl), W_(weight_sum), refit_(std::move(refit)) {
+    if (ctl_.method != Method::OMP) throw std::invalid_argument("GlmRefitModel: only CS-G-OMP is supported");
+    if (!refit_) throw std::invalid_argument("GlmRefitModel: a refit is needed");
+    if (null_theta.rows() != 1) throw std::invalid_argument("GlmRefitModel: the null theta has one row");
+    accept(refit_(order_, null_theta), null_theta.cols());
+  }
+
+  double raw_score(Index h) override {
+    const auto xr = [this](Index j) { return xr_.row(j); };
+    return omp_criterion(h, standardized_gradient(h, xr, rsum_, W_));
+  }
+
+  void add_group(Index g) override {
+    const MatrixXd theta0 = extended_theta(rank(g));
+    order_.push_back(g);
+    accept(refit_(order_, theta0), theta0.cols());
+  }
+
+ private:
+  double W_;
+  GlmRefitter refit_;
+  MatrixXd xr_;
+  VectorXd rsum_;
+
+  void accept(GlmRefit f, Index P) {
+    Index m1 = 1;
+    for (Index g : order_) m1 += rank(g);
+    if (f.theta.rows() != m1 || f.theta.cols() != P)
+      throw std::invalid_argument("GlmRefitModel: the refit's theta needs one row per whitened column and the intercept");
+    if (f.xr.rows() != lay_.p || f.xr.cols() != P || f.rsum.size() != P)
+      throw std::invalid_argument("GlmRefitModel: the refit's xr must be p x P and its rsum of length P");
+    xr_ = std::move(f.xr);
+    rsum_ = std::move(f.rsum);
+    set_fit(std::move(f.theta), f.risk, f.deviance, f.converged);
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "stats.hpp"
@@ -76,6 +77,21 @@ inline Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_t
     q += r;
   }
   w.q = q;
+  return w;
+}
+
+// A whitening from given maps T_g (d_g x r_g, as whiten_blocks() made them): ranks, offsets and q;
+// S, C and rho are left empty.
+inline Whitened whitening_from_maps(std::vector<MatrixXd> T) {
+  Whitened w;
+  w.offset.reserve(T.size());
+  w.rank.reserve(T.size());
+  for (const MatrixXd& t : T) {
+    w.offset.push_back(w.q);
+    w.rank.push_back(t.cols());
+    w.q += t.cols();
+  }
+  w.T = std::move(T);
   return w;
 }
 
