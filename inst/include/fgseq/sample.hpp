@@ -15,15 +15,13 @@
 // from the n x r_g block A V. Memory: U (n x m) and Q (at most q_S x m), kept in one block per step,
 // and the small per-group blocks.
 //
-// Screening (dense x, ctl.screen): the passes A'R and A'U_new read a single-precision copy of A
-// (screen.hpp) and give each group a range for its score: for CS-G-OMP from b~_h, ||b~_h - b_h||_F <=
-// beta_h; for CS-G-FR from b~_h and an approximate Schur complement M~_h, ||M~_h - M_hh||_2 <= delta_h
-// (delta_h grows by e (2 ||P~_h||_F + e), e = ||eta_h|| ||U_new||_F, at each step). greedy_path() asks
-// for the exact score of the groups whose range reaches the best: b_h = A_h'R from x, and for FR M_hh
-// brought up to date from the stored basis (A_h'U for the columns added since its last exact update).
-// The ranges: OMP (whitened) (||b~|| -+ beta)^2; FR with N = M~ - delta I = L L' and t = tr(N^-1) > tol,
-//   [ (||L^-1 b~|| - sqrt(t) beta)_+^2 / (1 + 2 delta t),  (||L^-1 b~|| + sqrt(t) beta)^2 ] / 2,
-// since N <= M_hh <= N (1 + 2 delta t). The copy costs 4 n q bytes (half of x).
+// Screening (CS-G-OMP, dense x, ctl.screen): the pass A'R reads a single-precision copy of A
+// (screen.hpp), which gives b~ with ||b~_h - b_h||_F <= beta_h = ||eta_h|| ||R||_F, and so a range for
+// each group's score: (||b~_h||_F -+ beta_h)^2 for the whitened criterion, the same with ||S_h b~_h||
+// and beta_h ||S_h||_2 for "l2" and "linf". greedy_path() asks for the exact score (b_h = A_h'R from x)
+// of the few groups whose range reaches the best. The copy costs 4 n q bytes (half of x). CS-G-FR does
+// not screen: near saturation its Schur complements fall to the size of their single-precision error
+// bounds, and the exact blocks of every group would then have to be formed at once.
 #ifndef FGSEQ_SAMPLE_HPP
 #define FGSEQ_SAMPLE_HPP
 
@@ -63,19 +61,12 @@ class SampleModel : public SelectionModel {
     yy_total_ = yt_.squaredNorm();
     wsel_.resize(0, P);
     selected_.assign(static_cast<size_t>(lay_.size()), false);
-    if (ctl_.screen && !x_.is_sparse()) make_copy();
+    if (ctl_.method == Method::OMP && ctl_.screen && !x_.is_sparse()) make_copy();
     if (ctl_.method != Method::OMP) {
+      b_ = whitened_tmul(yt_);
       M_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
       for (Index h = 0; h < lay_.size(); ++h)
         M_[h] = (1.0 + ctl_.lambda) * MatrixXd::Identity(rank(h), rank(h));
-      if (screening()) {
-        exact_M_ = M_;
-        exact_upto_.assign(static_cast<size_t>(lay_.size()), 0);
-        delta_.assign(static_cast<size_t>(lay_.size()), 0.0);
-        screen_gradients(copy_.tmul(R_, threads_));
-      } else {
-        b_ = whitened_tmul(yt_);
-      }
     }
   }
 
@@ -99,13 +90,7 @@ class SampleModel : public SelectionModel {
   double raw_score(Index h) override {
     const auto hs = static_cast<size_t>(h);
     const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
-    if (screening()) {  // exact, from x and the stored basis
-      const MatrixXd Ah = whitened_columns(h);
-      const MatrixXd bh = Ah.transpose() * R_;
-      if (ctl_.method == Method::OMP) return omp_score(bh, wh_.S[hs], ctl_.criterion);
-      update_exact_M(h, Ah);
-      return 0.5 * pinv_quad(M_[hs], bh, tol);
-    }
+    if (screening()) return omp_score(whitened_columns(h).transpose() * R_, wh_.S[hs], ctl_.criterion);
     if (ctl_.method == Method::OMP) {
       if (stale_) {  // one pass over x per step: the gradients of every group at once
         b_ = whitened_tmul(R_);
@@ -119,44 +104,28 @@ class SampleModel : public SelectionModel {
   std::pair<double, double> score_range(Index h) override {
     if (!screening()) return SelectionModel::score_range(h);
     const auto hs = static_cast<size_t>(h);
-    if (ctl_.method == Method::OMP && stale_) {  // one pass over the copy per step
-      screen_gradients(copy_.tmul(R_, threads_));
+    if (stale_) {  // one pass over the copy per step
+      b_ = copy_.tmul(R_, threads_);
+      beta_ = eta_group_ * R_.norm();
       stale_ = false;
     }
     const auto bh = b_.middleRows(offset(h), rank(h));
     const double beta = beta_(h);
-    const double inf = std::numeric_limits<double>::infinity();
-    if (ctl_.method == Method::OMP) {
-      const MatrixXd& S = wh_.S[hs];
-      switch (ctl_.criterion) {
-        case Criterion::L2: {
-          const double v = (S * bh).norm(), e = sigma_[hs] * beta;
-          return widen(std::max(0.0, v - e), v + e, true);
-        }
-        case Criterion::Linf: {
-          const VectorXd rows = (S * bh).rowwise().norm();
-          const double e = sigma_[hs] * beta;
-          return widen(std::max(0.0, rows.maxCoeff() - e), rows.maxCoeff() + e, true);
-        }
-        default: {
-          const double v = bh.norm();
-          return widen(std::max(0.0, v - beta), v + beta, true);
-        }
+    const MatrixXd& S = wh_.S[hs];
+    switch (ctl_.criterion) {
+      case Criterion::L2: {
+        const double v = (S * bh).norm(), e = sigma_[hs] * beta;
+        return squared_range(v - e, v + e);
+      }
+      case Criterion::Linf: {
+        const double v = (S * bh).rowwise().norm().maxCoeff(), e = sigma_[hs] * beta;
+        return squared_range(v - e, v + e);
+      }
+      default: {
+        const double v = bh.norm();
+        return squared_range(v - beta, v + beta);
       }
     }
-    // FR and Doubling: N = M~ - delta I <= M_hh <= N (1 + 2 delta t)
-    const Index r = rank(h);
-    MatrixXd N = M_[hs];
-    N.diagonal().array() -= delta_[hs];
-    Eigen::LLT<MatrixXd> llt(N);
-    if (llt.info() != Eigen::Success) return {0.0, inf};
-    const MatrixXd Linv = llt.matrixL().solve(MatrixXd::Identity(r, r));
-    const double t = Linv.squaredNorm();
-    if (!(std::isfinite(t) && 1.0 / t > ctl_.pivot_tol * (1.0 + ctl_.lambda))) return {0.0, inf};
-    const double v = (Linv * bh).norm(), e = std::sqrt(t) * beta;
-    const double lo = std::max(0.0, v - e), hi = v + e;
-    const std::pair<double, double> range = widen(lo, hi, true);
-    return {0.5 * range.first / (1.0 + 2.0 * delta_[hs] * t), 0.5 * range.second};
   }
 
   void add_group(Index g) override {
@@ -215,24 +184,7 @@ class SampleModel : public SelectionModel {
     stale_ = true;
     selected_[g] = true;
     order_.push_back(g);
-    if (k > 0) append(Un, Qn);
-    if (!M_.empty() && screening()) {  // one pass over the copy: A'U_new and A'R, with their error bounds
-      MatrixXd UR(Un.rows(), k + R_.cols());
-      UR << Un, R_;
-      const MatrixXd PR = copy_.tmul(UR, threads_);
-      const double un = Un.norm();
-      for (Index h = 0; h < lay_.size(); ++h) {
-        const auto hs = static_cast<size_t>(h);
-        if (selected_[h] || rank(h) == 0) continue;
-        const auto Ph = PR.block(offset(h), 0, rank(h), k);
-        M_[hs].noalias() -= Ph * Ph.transpose();
-        const double e = eta_group_(h) * un, pn = Ph.norm();
-        delta_[hs] += e * (2.0 * pn + e) + 1e-14 * (pn * pn + M_[hs].norm());
-      }
-      screen_gradients(PR.rightCols(R_.cols()));
-      M_[g].resize(0, 0);
-      exact_M_[g].resize(0, 0);
-    } else if (!M_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
+    if (!M_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
       const MatrixXd Pn = whitened_tmul(Un);
       b_.noalias() -= Pn * zn;
       for (Index h = 0; h < lay_.size(); ++h) {
@@ -242,6 +194,7 @@ class SampleModel : public SelectionModel {
       }
       M_[g].resize(0, 0);
     }
+    if (k > 0) append(Un, Qn);
   }
 
  private:
@@ -270,14 +223,11 @@ class SampleModel : public SelectionModel {
   std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
   std::vector<bool> selected_;
   std::vector<Index> order_;
-  // screening: the copy, ||eta_h|| per group, ||S_h||_2, the bound beta_h of the current b~ (OMP, FR),
-  // and for FR the bound delta_h of M~_h and the exact blocks with the basis columns they include
+  // screening (OMP): the copy, ||eta_h|| per group, ||S_h||_2, and the bounds beta_h of the current b~
   ScreeningCopy copy_;
   bool copy_made_ = false;
   VectorXd eta_group_, beta_;
-  std::vector<double> sigma_, delta_;
-  std::vector<MatrixXd> exact_M_;
-  std::vector<Index> exact_upto_;
+  std::vector<double> sigma_;
 
   bool screening() const { return copy_made_; }
 
@@ -303,36 +253,11 @@ class SampleModel : public SelectionModel {
     copy_made_ = true;
   }
 
-  // b~ = the copy's A'R and its bounds beta_h = ||eta_h|| ||R||_F
-  void screen_gradients(const MatrixXd& bt) {
-    b_ = bt;
-    const double rn = R_.norm();
-    beta_ = eta_group_ * rn;
-  }
-
-  // a range [lo, hi] of a norm widened by the rounding of its computation; squared when asked
-  static std::pair<double, double> widen(double lo, double hi, bool square) {
-    lo *= 1 - 1e-12;
+  // the range of a squared norm from a range of the norm, widened by the rounding of its computation
+  static std::pair<double, double> squared_range(double lo, double hi) {
+    lo = std::max(0.0, lo) * (1 - 1e-12);
     hi *= 1 + 1e-12;
-    return square ? std::make_pair(lo * lo, hi * hi) : std::make_pair(lo, hi);
-  }
-
-  // M_hh exact: the downdates of the basis columns added since the last exact update, from A_h (n x r);
-  // the screening block restarts from it with delta_h = 0
-  void update_exact_M(Index h, const MatrixXd& Ah) {
-    const auto hs = static_cast<size_t>(h);
-    Index start = 0;
-    for (const Block& blk : blocks_) {
-      const Index lo = std::max(exact_upto_[hs] - start, Index(0));
-      if (lo < blk.cols) {
-        const MatrixXd Ph = Ah.transpose() * blk.U.middleCols(lo, blk.cols - lo);
-        exact_M_[hs].noalias() -= Ph * Ph.transpose();
-      }
-      start += blk.cols;
-    }
-    exact_upto_[hs] = start;
-    M_[hs] = exact_M_[hs];
-    delta_[hs] = 0.0;
+    return {lo * lo, hi * hi};
   }
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
