@@ -54,6 +54,13 @@
 #' sparse; the Gram engine otherwise. The GLM families never form the `p x p` matrix (only each group's
 #' block), so `engine` does not apply to them.
 #'
+#' With a dense `x`, CS-G-OMP in the sample-space engine screens the groups: the pass `x'r` reads a
+#' single-precision copy of the whitened columns (`4 n q` bytes, half the size of `x`), whose products
+#' come with a rigorous bound on their rounding error (Higham 2002, section 3.1). Each group gets a range
+#' for its score, and only the groups whose range reaches the best are scored again in double precision
+#' from `x`, so the sequence, scores and path are those of the exact algorithm. Set
+#' `options(fgseq.screen = FALSE)` to make every pass in double precision (and save the copy's memory).
+#'
 #' `x` may be a sparse matrix of the Matrix package (a `dgCMatrix`, or anything that coerces to one):
 #' it is read in place, never densified; centring is implicit (`x'v - m (1'v)`). In the sample-space
 #' engine a dense `x` is centred implicitly too, so for columns whose mean exceeds their standard

@@ -294,6 +294,61 @@ int main() {
         }
     }
   }
+  // 8. the single-precision screening copy: every product within its bound, for 1, 5, 13 and 20 columns
+  //    (one-column, 8-wide and 16-wide kernels), rows and columns not multiples of the padding, columns
+  //    of very different scales, and a vector aligned with a column's rounding error (the worst case)
+  {
+    const Index nn = 203, qq = 37;
+    MatrixXd A(nn, qq), M(nn, 20);
+    for (Index j = 0; j < qq; ++j)
+      for (Index i = 0; i < nn; ++i) A(i, j) = N(rng) * std::pow(10.0, static_cast<double>(j % 7) - 3);
+    for (Index c = 0; c < M.cols(); ++c)
+      for (Index i = 0; i < nn; ++i) M(i, c) = N(rng);
+    for (Index i = 0; i < nn; ++i) M(i, 0) = static_cast<double>(static_cast<float>(A(i, 3))) - A(i, 3);
+    ScreeningCopy copy(nn, qq);
+    for (Index j = 0; j < qq; ++j) copy.set_column(j, A.col(j));
+    for (Index k : {1, 5, 13, 20}) {
+      for (int threads : {1, 2}) {
+        const MatrixXd got = copy.tmul(M.leftCols(k), threads), want = A.transpose() * M.leftCols(k);
+        double worst = 0.0, loosest = 0.0;  // largest error / bound, largest bound / (||a|| ||m||)
+        for (Index j = 0; j < qq; ++j)
+          for (Index c = 0; c < k; ++c) {
+            const double bound = copy.eta()(j) * M.col(c).norm();
+            worst = std::max(worst, std::abs(got(j, c) - want(j, c)) / bound);
+            loosest = std::max(loosest, bound / (A.col(j).norm() * M.col(c).norm()));
+          }
+        check(worst <= 1.0, "screening copy: products within their bound", worst, 1.0);
+        check(loosest < 1e-5, "screening copy: the bound is of single-precision size", loosest, 1e-5);
+      }
+    }
+    // CS-G-OMP with and without screening: the same path on a wide problem with a duplicated group
+    const Index nw = 30, gw = 16;
+    MatrixXd xw(nw, 3 * gw);
+    for (Index j = 0; j < xw.cols(); ++j)
+      for (Index i = 0; i < nw; ++i) xw(i, j) = N(rng);
+    xw.middleCols(3 * (gw - 1), 3) = xw.leftCols(3);
+    MatrixXd yw = xw.col(1) - 0.5 * xw.col(7) + 0.3 * MatrixXd::Random(nw, 1);
+    std::vector<int> gof;
+    for (Index j = 0; j < xw.cols(); ++j) gof.push_back(static_cast<int>(j / 3));
+    std::vector<double> cw(static_cast<size_t>(gw));
+    for (Index g = 0; g < gw; ++g) cw[static_cast<size_t>(g)] = 1.0 + static_cast<double>(g % 3);
+    for (Criterion cr : {Criterion::Whitened, Criterion::L2, Criterion::Linf}) {
+      Control on;
+      on.engine = Engine::Sample;
+      on.criterion = cr;
+      on.lambda = 0.01;
+      Control off = on;
+      off.screen = false;
+      const FitResult a = fit_path(DenseDesign(xw), yw, VectorXd(), MatrixXd(), gof, static_cast<int>(gw), cw,
+                                   Family::Gaussian, off);
+      const FitResult b = fit_path(DenseDesign(xw), yw, VectorXd(), MatrixXd(), gof, static_cast<int>(gw), cw,
+                                   Family::Gaussian, on);
+      check(a.path.sequence == b.path.sequence, "screened CS-G-OMP: same sequence", 0, 0);
+      for (size_t k = 0; k < a.path.score.size() && k < b.path.score.size(); ++k)
+        check(std::abs(a.path.score[k] - b.path.score[k]) <= 1e-9 * (1 + std::abs(a.path.score[k])),
+              "screened CS-G-OMP: same scores", b.path.score[k], a.path.score[k]);
+    }
+  }
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }
