@@ -74,6 +74,20 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
   out.rank = wh.rank;
   return out;
 }
+// The greedy path of a GLM model (in memory or refitted elsewhere), on the original scale of x.
+template <class Model>
+FitResult glm_path(Model& model, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
+                   const std::vector<double>& cost, const Control& ctl, Clock::time_point started,
+                   const Services& svc) {
+  FitResult out;
+  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  out.converged = model.converged();
+  out.null_risk = model.null_risk();
+  original_scale(out.path, wh, st, lay, out.beta, out.a0);
+  out.constant = st.constant;
+  out.rank = wh.rank;
+  return out;
+}
 }  // namespace detail
 
 // x: n x p, dense or sparse (see design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
@@ -103,19 +117,12 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
     }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
-  FitResult out;
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
   const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
   const GramStats& st = bs.st;
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
-  out.path = greedy_path(model, cost, detail::selection_control(ctl, started), svc.check_interrupt, svc.progress);
-  out.converged = model.converged();
-  out.null_risk = model.null_risk();
-  original_scale(out.path, wh, st, lay, out.beta, out.a0);
-  out.constant = st.constant;
-  out.rank = wh.rank;
-  return out;
+  return detail::glm_path(model, wh, st, lay, cost, ctl, started, svc);
 }
 
 // Dense x read in place.
@@ -137,14 +144,7 @@ inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const Gr
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
   const auto started = detail::Clock::now();
   GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl);
-  FitResult out;
-  out.path = greedy_path(model, cost, detail::selection_control(ctl, started), svc.check_interrupt, svc.progress);
-  out.converged = model.converged();
-  out.null_risk = model.null_risk();
-  original_scale(out.path, wh, st, lay, out.beta, out.a0);
-  out.constant = st.constant;
-  out.rank = wh.rank;
-  return out;
+  return detail::glm_path(model, wh, st, lay, cost, ctl, started, svc);
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path
