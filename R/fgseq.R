@@ -239,7 +239,6 @@ choose_engine <- function(engine, x, family) {
   if (wide) "sample" else "gram"
 }
 
-# OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
 # Whether the sample-space engine screens groups with a single-precision copy of dense x (see the
 # section Computation of ?fgseq): option `fgseq.screen`, TRUE by default.
 fit_screen <- function() {
@@ -250,6 +249,7 @@ fit_screen <- function() {
   screen
 }
 
+# OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
 fit_threads <- function() {
   threads <- getOption("fgseq.threads", min(2L, parallel::detectCores(), na.rm = TRUE))
   if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1) {

@@ -121,15 +121,21 @@ int main() {
               "sample-space engine: same objective", b.path.objective[k], a.path.objective[k]);
     }
   }
-  // 6. GLM sums by chunks of rows, and the Newton solver over either evaluator
-  {
+  // random weights in [0.5, 2] and offsets for the GLM checks (6 and 7 draw their own)
+  auto glm_weights_offsets = [&](VectorXd& wt, MatrixXd& off) {
     std::uniform_real_distribution<double> U(0.5, 2.0);
-    VectorXd wt(n);
-    MatrixXd off(n, 1);
+    wt.resize(n);
+    off.resize(n, 1);
     for (Index i = 0; i < n; ++i) {
       wt(i) = U(rng);
       off(i, 0) = 0.2 * N(rng);
     }
+  };
+  // 6. GLM sums by chunks of rows, and the Newton solver over either evaluator
+  {
+    VectorXd wt;
+    MatrixXd off;
+    glm_weights_offsets(wt, off);
     const DenseDesign dx(x);
     const GroupLayout lay = make_layout(group_of, 5);
     const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
@@ -210,13 +216,9 @@ int main() {
   }
   // 7. the GLM path through a refit callback
   {
-    std::uniform_real_distribution<double> U(0.5, 2.0);
-    VectorXd wt(n);
-    MatrixXd off(n, 1);
-    for (Index i = 0; i < n; ++i) {
-      wt(i) = U(rng);
-      off(i, 0) = 0.2 * N(rng);
-    }
+    VectorXd wt;
+    MatrixXd off;
+    glm_weights_offsets(wt, off);
     const DenseDesign dx(x);
     const GroupLayout lay = make_layout(group_of, 5);
     const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);

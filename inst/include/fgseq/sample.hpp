@@ -89,7 +89,6 @@ class SampleModel : public SelectionModel {
 
   double raw_score(Index h) override {
     const auto hs = static_cast<size_t>(h);
-    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
     if (screening()) return omp_score(whitened_columns(h).transpose() * R_, wh_.S[hs], ctl_.criterion);
     if (ctl_.method == Method::OMP) {
       if (stale_) {  // one pass over x per step: the gradients of every group at once
@@ -98,7 +97,7 @@ class SampleModel : public SelectionModel {
       }
       return omp_score(b_.middleRows(offset(h), rank(h)), wh_.S[hs], ctl_.criterion);
     }
-    return 0.5 * pinv_quad(M_[hs], b_.middleRows(offset(h), rank(h)), tol);
+    return 0.5 * pinv_quad(M_[hs], b_.middleRows(offset(h), rank(h)), ctl_.pivot_tol * (1.0 + ctl_.lambda));
   }
 
   std::pair<double, double> score_range(Index h) override {
@@ -223,13 +222,13 @@ class SampleModel : public SelectionModel {
   std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
   std::vector<bool> selected_;
   std::vector<Index> order_;
-  // screening (OMP): the copy, ||eta_h|| per group, ||S_h||_2, and the bounds beta_h of the current b~
+  // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, and the
+  // bounds beta_h of the current b~
   ScreeningCopy copy_;
-  bool copy_made_ = false;
   VectorXd eta_group_, beta_;
   std::vector<double> sigma_;
 
-  bool screening() const { return copy_made_; }
+  bool screening() const { return copy_.cols() > 0; }
 
   // the copy of A, made group by group on the fit's threads
   void make_copy() {
@@ -250,7 +249,6 @@ class SampleModel : public SelectionModel {
       const MatrixXd& S = wh_.S[static_cast<size_t>(g)];
       if (S.size()) sigma_[static_cast<size_t>(g)] = Eigen::JacobiSVD<MatrixXd>(S).singularValues()(0);
     }
-    copy_made_ = true;
   }
 
   // the range of a squared norm from a range of the norm, widened by the rounding of its computation

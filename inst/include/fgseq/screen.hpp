@@ -134,7 +134,7 @@ inline bool has_avx2() {
 class ScreeningCopy {
  public:
   ScreeningCopy() = default;
-  // room for q columns of n rows; rows are padded to a multiple of 16 and columns to a multiple of 4,
+  // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 and columns to a multiple of 4,
   // with zeros
   ScreeningCopy(Index n, Index q)
       : n_(n), q_(q), ld_((n + 15) / 16 * 16), qpad_((q + 3) / 4 * 4),
@@ -147,9 +147,7 @@ class ScreeningCopy {
     norm_factor_ = u + (g64 + gnb) * (1 + u);
   }
 
-  Index rows() const { return n_; }
   Index cols() const { return q_; }
-  size_t bytes() const { return data_.size() * sizeof(float); }
 
   // stores fl32(a) as column j and its error factor
   void set_column(Index j, const Eigen::Ref<const VectorXd>& a) {
