@@ -26,45 +26,6 @@ void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::Matri
   F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
 }
 
-// out = a' b through the BLAS R is linked to (dgemm, or dgemv for one column).
-void blas_cross_product(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
-                        Eigen::MatrixXd& out) {
-  const int n = static_cast<int>(a.rows()), p = static_cast<int>(a.cols()), k = static_cast<int>(b.cols());
-  const int lda = static_cast<int>(a.outerStride()), ldb = static_cast<int>(b.outerStride());
-  const int ldc = static_cast<int>(out.outerStride());
-  const double one = 1.0, zero = 0.0;
-  if (p == 0 || k == 0) return;
-  if (n == 0) {
-    out.setZero();
-    return;
-  }
-  const char trans = 'T', notrans = 'N';
-  if (k == 1) {
-    const int inc = 1;
-    F77_CALL(dgemv)(&trans, &n, &p, &one, a.data(), &lda, b.data(), &inc, &zero, out.data(), &inc FCONE);
-  } else {
-    F77_CALL(dgemm)(&trans, &notrans, &p, &k, &n, &one, a.data(), &lda, b.data(), &ldb, &zero, out.data(), &ldc
-                    FCONE FCONE);
-  }
-}
-
-// c = alpha op(a) b + beta c through R's BLAS (dgemm).
-void blas_gemm(bool transpose_a, double alpha, const Eigen::Ref<const Eigen::MatrixXd>& a,
-               const Eigen::Ref<const Eigen::MatrixXd>& b, double beta, Eigen::Ref<Eigen::MatrixXd> c) {
-  const int m = static_cast<int>(c.rows()), n = static_cast<int>(c.cols());
-  const int k = static_cast<int>(transpose_a ? a.rows() : a.cols());
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    c *= beta;
-    return;
-  }
-  const int lda = static_cast<int>(a.outerStride()), ldb = static_cast<int>(b.outerStride());
-  const int ldc = static_cast<int>(c.outerStride());
-  const char ta = transpose_a ? 'T' : 'N', tb = 'N';
-  F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, c.data(), &ldc
-                  FCONE FCONE);
-}
-
 fgseq::Method method_from(const std::string& s) {
   if (s == "omp") return fgseq::Method::OMP;
   if (s == "fr") return fgseq::Method::FR;
@@ -84,8 +45,6 @@ fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function>
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
   if (gram == "blas") {
     svc.rank_update = blas_rank_update;
-    svc.cross_product = blas_cross_product;
-    svc.gemm = blas_gemm;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);
@@ -211,7 +170,7 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                                        family_from(family), ctl, svc));
   }
   const Eigen::Map<Eigen::MatrixXd> xd = Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x);
-  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd, svc.cross_product), y, weights, offset, group_of, n_groups, cost,
+  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, cost,
                                      family_from(family), ctl, svc));
 }
 

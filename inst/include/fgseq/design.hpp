@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
@@ -28,8 +29,6 @@ class Design {
   virtual bool is_sparse() const = 0;
   // out (n x |cols|) = x[, cols]
   virtual void gather(const std::vector<Index>& cols, MatrixXd& out) const = 0;
-  // out.row(j) = x[, j]' M for j in [begin, end)
-  virtual void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const = 0;
   // sum_i w_i x_ij x_ik over rows (the uncentred weighted cross-product of two columns)
   virtual double cross(Index j, Index k, const VectorXd& w) const = 0;
   // the weighted column sums x' w
@@ -37,24 +36,16 @@ class Design {
   // x[, j]' M, 1 x k
   virtual Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const = 0;
 
-  // x' M, p x k, column ranges spread over `threads` threads
-  virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
-    MatrixXd out(cols(), M.cols());
-    parallel_ranges(cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
-    return out;
-  }
+  // x' M, p x k, on `threads` threads
+  virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const = 0;
 };
 
 class DenseDesign : public Design {
  public:
-  // product: an optimized BLAS's x'M (with its own threads), or empty for Eigen on OpenMP threads
-  explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x, CrossProduct product = CrossProduct())
-      : x_(x), product_(std::move(product)) {}
+  explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x) : x_(x) {}
+  // read in place by the dense kernels (kernels.hpp)
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
-    if (!product_) return Design::tmul(M, threads);
-    MatrixXd out(x_.cols(), M.cols());
-    product_(x_, M, out);
-    return out;
+    return kernels::tmul(x_, M, threads);
   }
   Index rows() const override { return x_.rows(); }
   Index cols() const override { return x_.cols(); }
@@ -63,17 +54,6 @@ class DenseDesign : public Design {
   void gather(const std::vector<Index>& cols, MatrixXd& out) const override {
     out.resize(x_.rows(), static_cast<Index>(cols.size()));
     for (size_t a = 0; a < cols.size(); ++a) out.col(static_cast<Index>(a)) = x_.col(cols[a]);
-  }
-  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const override {
-    // blocks of columns keep the product cache-friendly and let a thread stop early on an error
-    const Index step = 256;
-    for (Index j = begin; j < end; j += step) {
-      const Index len = std::min(step, end - j);
-      if (M.cols() == 1)  // a matrix-vector product: x is streamed once, not packed
-        out.col(0).segment(j, len).noalias() = x_.middleCols(j, len).transpose() * M.col(0);
-      else
-        out.middleRows(j, len).noalias() = x_.middleCols(j, len).transpose() * M;
-    }
   }
   double cross(Index j, Index k, const VectorXd& w) const override {
     return (x_.col(j).array() * x_.col(k).array() * w.array()).sum();
@@ -85,7 +65,6 @@ class DenseDesign : public Design {
 
  private:
   Eigen::Ref<const MatrixXd> x_;
-  CrossProduct product_;
 };
 
 class SparseDesign : public Design {
@@ -100,7 +79,13 @@ class SparseDesign : public Design {
     for (size_t a = 0; a < cols.size(); ++a)
       for (SparseMap::InnerIterator it(x_, cols[a]); it; ++it) out(it.row(), static_cast<Index>(a)) = it.value();
   }
-  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const override {
+  // column ranges spread over the threads
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
+    MatrixXd out(x_.cols(), M.cols());
+    parallel_ranges(x_.cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
+    return out;
+  }
+  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const {
     const Index k = M.cols();
     if (k == 1) {
       for (Index j = begin; j < end; ++j) {

@@ -29,8 +29,6 @@ struct FitResult {
 struct Services {
   InterruptCheck check_interrupt;
   RankUpdate rank_update;
-  CrossProduct cross_product;  // x'M for the sample-space engine (dense x)
-  Gemm gemm;                   // the sample-space engine's basis products
   ProgressCallback progress;
 };
 
@@ -66,7 +64,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
   FitResult out;
   const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
-  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, svc.gemm);
+  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
   out.null_risk = 0.5 * bs.st.yy_total();
   out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
   original_scale(out.path, wh, bs.st, lay, out.beta, out.a0);
@@ -130,7 +128,7 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const std::vector<double>& cost, Family family, const Control& ctl,
                           const Services& svc = Services()) {
-  return fit_path(DenseDesign(x, svc.cross_product), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
+  return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
 
 // The CS-G-OMP path of a GLM whose refits run elsewhere (GlmRefitModel): from the column statistics

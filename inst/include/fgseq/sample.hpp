@@ -30,6 +30,7 @@
 
 #include "design.hpp"
 #include "engine.hpp"
+#include "kernels.hpp"
 #include "screen.hpp"
 #include "whiten.hpp"
 
@@ -40,17 +41,8 @@ class SampleModel : public SelectionModel {
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
   // and whiten_blocks() on the same x, weights and layout.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
-              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads, Gemm gemm = Gemm())
-      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads), gemm_(std::move(gemm)) {
-    if (!gemm_) {
-      gemm_ = [](bool ta, double alpha, const Eigen::Ref<const MatrixXd>& a, const Eigen::Ref<const MatrixXd>& b,
-                 double beta, Eigen::Ref<MatrixXd> c) {
-        if (beta == 0.0) c.setZero();
-        else if (beta != 1.0) c *= beta;
-        if (ta) c.noalias() += alpha * (a.transpose() * b);
-        else c.noalias() += alpha * (a * b);
-      };
-    }
+              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
+      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads) {
     const Index n = x_.rows(), P = y.cols();
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
     sw_ = (w / st_.weight_sum).cwiseSqrt();
@@ -140,16 +132,15 @@ class SampleModel : public SelectionModel {
     };
     // one block Gram-Schmidt pass in the C inner product against the stored blocks (U_t, Q_t): the
     // coefficients of V on block t are Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
-    // coordinates selected up to its last column); the large products go through gemm_ (the BLAS)
+    // coordinates selected up to its last column); the products run on the fit's threads (kernels.hpp)
     auto project_out = [&]() {
       for (const Block& blk : blocks_) {
         const auto Ut = blk.U.leftCols(blk.cols);
         const auto Qt = blk.Q.topLeftCorner(blk.rows, blk.cols);
-        MatrixXd Ct(blk.cols, r);
-        gemm_(true, 1.0, Ut, AV, 0.0, Ct);
-        gemm_(true, ctl_.lambda, Qt, VS.topRows(blk.rows), 1.0, Ct);
-        gemm_(false, -1.0, Qt, Ct, 1.0, VS.topRows(blk.rows));
-        gemm_(false, -1.0, Ut, Ct, 1.0, AV);
+        MatrixXd Ct = kernels::tmul(Ut, AV, threads_);
+        if (ctl_.lambda != 0.0) Ct.noalias() += ctl_.lambda * kernels::tmul(Qt, VS.topRows(blk.rows), threads_);
+        kernels::sub_mul(VS.topRows(blk.rows), Qt, Ct, threads_);
+        kernels::sub_mul(AV, Ut, Ct, threads_);
       }
     };
     project_out();
@@ -206,7 +197,6 @@ class SampleModel : public SelectionModel {
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
   double yy_total_ = 0.0;
-  Gemm gemm_;
   // The basis in blocks of up to 64 columns (the last one partly filled; no reallocation of the whole
   // basis as it grows): U = A Q, n x cols; Q on the coordinates selected up to the block's last column.
   struct Block {

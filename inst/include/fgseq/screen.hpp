@@ -1,20 +1,23 @@
-// A single-precision copy of the whitened design, for screening the groups of the sample-space engine.
+// A 16-bit copy of the whitened design, for screening the groups of the sample-space engine.
 //
-// Every step of CS-G-OMP reads all of x once (the gradients A'R), and every step of CS-G-FR once more
-// with a few columns (A'U_new). On wide data these passes are the cost of a fit, and they are bound by
-// memory traffic and floating-point throughput. The copy holds A (n x q) in single precision: half the
-// bytes of x, and twice the arithmetic per vector instruction. Its products are not used as values.
-// Each comes with a rigorous bound on its error, and the engine decides exactly: a group whose score
-// range cannot reach the best is passed over, and the few that can are scored again in double
-// precision from x. The sequence, scores and path are those of the double-precision algorithm.
+// Every step of CS-G-OMP reads all of x once (the gradients A'R). On wide data these passes are the
+// cost of a fit, and they are bound by memory traffic. The copy holds A (n x q) as 16-bit integers
+// with one scale per column: a quarter of the bytes of x. Its products are not used as values. Each
+// comes with a rigorous bound on its error, and the engine decides exactly: a group whose score range
+// cannot reach the best is passed over, and the few that can are scored again in double precision
+// from x. The sequence, scores and path are those of the double-precision algorithm.
 //
-// The bound. For a column a of A and a vector m, the copy stores a~ = fl32(a), and the kernel rounds m
-// to m~ = fl32(m) and adds the products in single precision over blocks of at most 64 rows, the block
-// sums in double. Then (Higham, Accuracy and Stability of Numerical Algorithms, 2002, section 3.1)
+// The copy. Column a is stored as integers k_i = round(a_i / s), |k_i| <= 32767, s = max |a_i| / 32767,
+// which stand for a~ = s k. The kernels convert k exactly to single precision, round m to m~ = fl32(m),
+// add the products k_i m~_i in single precision over blocks of at most 64 rows, the block sums in
+// double, and multiply the total by s. Then (Higham, Accuracy and Stability of Numerical Algorithms,
+// 2002, section 3.1)
 //   |computed - a'm| <= ||a~ - a|| ||m~|| + ||a|| ||m~ - m|| + gamma_64 ||a~|| ||m~|| + (double sums)
 //                    <= eta ||m||,
 //   eta = ||a~ - a|| (1 + 2u) + ||a~|| (u + (gamma_64 + gamma_nb) (1 + u)),  u = 2^-24,
-// with ||a~ - a|| and ||a~|| measured when the copy is made, and nb the number of row blocks.
+// with ||a~ - a|| and ||a~|| measured when the copy is made, and nb the number of row blocks (plus a
+// few for the last sums and the scaling). For columns without extreme entries ||a~ - a|| is about
+// 1e-5 ||a||.
 #ifndef FGSEQ_SCREEN_HPP
 #define FGSEQ_SCREEN_HPP
 
@@ -38,18 +41,19 @@ namespace screen_detail {
 
 constexpr Index kBlock = 64;  // rows summed in single precision before a double-precision sum
 
-// out(j, c) = a_j' m_c for columns [begin, end) of A (column stride ld) and the W columns of M, stored
-// row by row (n rows of W floats). Plain C++: the reference the vector kernels must agree with.
+// out(j, c) = k_j' m_c for the stored integers k_j of columns [begin, end) (column stride ld) and the W
+// columns of M, stored row by row (n rows of W floats); the caller multiplies by the column scales.
+// Plain C++: the reference the vector kernels must agree with.
 template <int W>
-void tmul_plain(const float* A, Index ld, Index n, const float* M, Index begin, Index end, double* out) {
+void tmul_plain(const int16_t* A, Index ld, Index n, const float* M, Index begin, Index end, double* out) {
   for (Index j = begin; j < end; ++j) {
-    const float* a = A + j * ld;
+    const int16_t* a = A + j * ld;
     double acc[W] = {0};
     for (Index i0 = 0; i0 < n; i0 += kBlock) {
       const Index i1 = std::min(n, i0 + kBlock);
       float s[W] = {0};
       for (Index i = i0; i < i1; ++i)
-        for (int c = 0; c < W; ++c) s[c] += a[i] * M[i * W + c];
+        for (int c = 0; c < W; ++c) s[c] += static_cast<float>(a[i]) * M[i * W + c];
       for (int c = 0; c < W; ++c) acc[c] += s[c];
     }
     for (int c = 0; c < W; ++c) out[j * W + c] = acc[c];
@@ -57,35 +61,33 @@ void tmul_plain(const float* A, Index ld, Index n, const float* M, Index begin, 
 }
 
 #ifdef FGSEQ_X86_KERNELS
-// Four columns of A at a time against W = 8 or 16 columns of M: every row of M (one or two vectors)
-// is loaded once for four columns, each entry of A is broadcast. [begin, end) holds whole groups of 4.
+// Four columns at a time against W = 8 or 16 columns of M: every row of M (one or two vectors) is
+// loaded once for four columns, each entry of A is broadcast from a block converted to single
+// precision. [begin, end) holds whole groups of 4.
 template <int W>
-__attribute__((target("avx2,fma"))) void tmul_avx2(const float* A, Index ld, Index n, const float* M, Index begin,
+__attribute__((target("avx2,fma"))) void tmul_avx2(const int16_t* A, Index ld, Index n, const float* M, Index begin,
                                                      Index end, double* out) {
   constexpr int V = W / 8;  // vectors per row of M
+  float buf[4][kBlock];
   for (Index j = begin; j < end; j += 4) {
-    const float* a0 = A + j * ld;
-    const float* a1 = a0 + ld;
-    const float* a2 = a1 + ld;
-    const float* a3 = a2 + ld;
     __m256d acc[4][2 * V];
     for (int c = 0; c < 4; ++c)
       for (int v = 0; v < 2 * V; ++v) acc[c][v] = _mm256_setzero_pd();
     for (Index i0 = 0; i0 < n; i0 += kBlock) {
       const Index i1 = std::min(n, i0 + kBlock);
+      for (int c = 0; c < 4; ++c) {
+        const int16_t* a = A + (j + c) * ld;
+        for (Index i = i0; i < i1; ++i) buf[c][i - i0] = static_cast<float>(a[i]);
+      }
       __m256 s[4][V];
       for (int c = 0; c < 4; ++c)
         for (int v = 0; v < V; ++v) s[c][v] = _mm256_setzero_ps();
       for (Index i = i0; i < i1; ++i) {
         __m256 m[V];
         for (int v = 0; v < V; ++v) m[v] = _mm256_loadu_ps(M + i * W + 8 * v);
-        const __m256 b0 = _mm256_broadcast_ss(a0 + i), b1 = _mm256_broadcast_ss(a1 + i);
-        const __m256 b2 = _mm256_broadcast_ss(a2 + i), b3 = _mm256_broadcast_ss(a3 + i);
-        for (int v = 0; v < V; ++v) {
-          s[0][v] = _mm256_fmadd_ps(b0, m[v], s[0][v]);
-          s[1][v] = _mm256_fmadd_ps(b1, m[v], s[1][v]);
-          s[2][v] = _mm256_fmadd_ps(b2, m[v], s[2][v]);
-          s[3][v] = _mm256_fmadd_ps(b3, m[v], s[3][v]);
+        for (int c = 0; c < 4; ++c) {
+          const __m256 b = _mm256_broadcast_ss(&buf[c][i - i0]);
+          for (int v = 0; v < V; ++v) s[c][v] = _mm256_fmadd_ps(b, m[v], s[c][v]);
         }
       }
       for (int c = 0; c < 4; ++c)
@@ -99,18 +101,22 @@ __attribute__((target("avx2,fma"))) void tmul_avx2(const float* A, Index ld, Ind
   }
 }
 
-// One column of M: the rows of a block are spread over 16 lanes (8 products per lane and block).
-__attribute__((target("avx2,fma"))) inline void tmv_avx2(const float* A, Index ld, Index n, const float* m,
+// One column of M: 16 integers are loaded and converted at a time; the rows of a block are spread over
+// 16 lanes (8 products per lane and block).
+__attribute__((target("avx2,fma"))) inline void tmv_avx2(const int16_t* A, Index ld, Index n, const float* m,
                                                            Index begin, Index end, double* out) {
   for (Index j = begin; j < end; ++j) {
-    const float* a = A + j * ld;
+    const int16_t* a = A + j * ld;
     __m256d acc = _mm256_setzero_pd();
     for (Index i0 = 0; i0 < n; i0 += 2 * kBlock) {  // 128 rows: 8 per lane in each of two vectors
       const Index i1 = std::min(n, i0 + 2 * kBlock);
       __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
       for (Index i = i0; i < i1; i += 16) {
-        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(m + i), s0);
-        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(m + i + 8), s1);
+        const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        const __m256 k0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(k)));
+        const __m256 k1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(k, 1)));
+        s0 = _mm256_fmadd_ps(k0, _mm256_loadu_ps(m + i), s0);
+        s1 = _mm256_fmadd_ps(k1, _mm256_loadu_ps(m + i + 8), s1);
       }
       acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(s0)));
       acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(s0, 1)));
@@ -134,32 +140,39 @@ inline bool has_avx2() {
 class ScreeningCopy {
  public:
   ScreeningCopy() = default;
-  // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 and columns to a multiple of 4,
-  // with zeros
-  ScreeningCopy(Index n, Index q)
+  // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 and
+  // columns to a multiple of 4, with zeros. `vector_kernels = false` keeps to the plain C++ kernels.
+  ScreeningCopy(Index n, Index q, bool vector_kernels = true)
       : n_(n), q_(q), ld_((n + 15) / 16 * 16), qpad_((q + 3) / 4 * 4),
-        data_(static_cast<size_t>(ld_ * qpad_), 0.0f), eta_(VectorXd::Zero(q)) {
+        data_(static_cast<size_t>(ld_ * qpad_), 0), scale_(VectorXd::Zero(qpad_)), eta_(VectorXd::Zero(q)) {
     const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
     const double g64 = 64 * u / (1 - 64 * u);
     const double nb = static_cast<double>((n + screen_detail::kBlock - 1) / screen_detail::kBlock) + 8;
     const double gnb = nb * ud / (1 - nb * ud);
     err_factor_ = 1 + 2 * u;
     norm_factor_ = u + (g64 + gnb) * (1 + u);
+#ifdef FGSEQ_X86_KERNELS
+    avx2_ = vector_kernels && screen_detail::has_avx2();
+#else
+    (void)vector_kernels;
+#endif
   }
 
   Index cols() const { return q_; }
 
-  // stores fl32(a) as column j and its error factor
+  // stores column j as 16-bit integers with its scale, and its error factor
   void set_column(Index j, const Eigen::Ref<const VectorXd>& a) {
-    float* dst = data_.data() + j * ld_;
+    int16_t* dst = data_.data() + j * ld_;
+    const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0;
     double err = 0.0, norm = 0.0;
     for (Index i = 0; i < n_; ++i) {
-      const float f = static_cast<float>(a(i));
-      dst[i] = f;
-      const double d = static_cast<double>(f) - a(i);
+      const double k = s > 0 ? std::nearbyint(a(i) / s) : 0.0;  // |k| <= 32767 (rounding of a / s included)
+      dst[i] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
+      const double stored = s * dst[i], d = stored - a(i);
       err += d * d;
-      norm += static_cast<double>(f) * f;
+      norm += stored * stored;
     }
+    scale_(j) = s;
     // the sums above are themselves rounded: a relative pad of 1e-10 covers them for any n below 1e5 x 2^53
     eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * (1 + 1e-10);
   }
@@ -178,7 +191,7 @@ class ScreeningCopy {
         for (Index i = 0; i < n_; ++i) m[static_cast<size_t>(i)] = static_cast<float>(M(i, c0));
         std::vector<double> o(static_cast<size_t>(qpad_));
         run(threads, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
-        for (Index j = 0; j < q_; ++j) out(j, c0) = o[static_cast<size_t>(j)];
+        for (Index j = 0; j < q_; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
       } else if (kc <= 8) {
         block<8>(M.middleCols(c0, kc), threads, out.middleCols(c0, kc));
       } else {
@@ -190,9 +203,10 @@ class ScreeningCopy {
 
  private:
   Index n_ = 0, q_ = 0, ld_ = 0, qpad_ = 0;
-  std::vector<float> data_;
-  VectorXd eta_;
+  std::vector<int16_t> data_;
+  VectorXd scale_, eta_;
   double err_factor_ = 1.0, norm_factor_ = 0.0;
+  bool avx2_ = false;
 
   // body(begin, end) over the padded columns in ranges of whole groups of 4
   template <class Body>
@@ -202,7 +216,7 @@ class ScreeningCopy {
 
   void tmv(const float* m, Index b, Index e, double* o) const {
 #ifdef FGSEQ_X86_KERNELS
-    if (screen_detail::has_avx2()) {
+    if (avx2_) {
       screen_detail::tmv_avx2(data_.data(), ld_, ld_, m, b, e, o);
       return;
     }
@@ -219,7 +233,7 @@ class ScreeningCopy {
     std::vector<double> o(static_cast<size_t>(qpad_ * W));
     run(threads, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
-      if (screen_detail::has_avx2()) {
+      if (avx2_) {
         screen_detail::tmul_avx2<W>(data_.data(), ld_, ld_, m.data(), b, e, o.data());
         return;
       }
@@ -227,7 +241,7 @@ class ScreeningCopy {
       screen_detail::tmul_plain<W>(data_.data(), ld_, ld_, m.data(), b, e, o.data());
     });
     for (Index j = 0; j < q_; ++j)
-      for (Index c = 0; c < kc; ++c) out(j, c) = o[static_cast<size_t>(j * W + c)];
+      for (Index c = 0; c < kc; ++c) out(j, c) = o[static_cast<size_t>(j * W + c)] * scale_(j);
   }
 };
 

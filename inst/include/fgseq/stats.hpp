@@ -37,15 +37,6 @@ using InterruptCheck = std::function<void()>;
 // rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
 using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
 
-// c = alpha op(a) b + beta c, op(a) = a' when transpose_a, else a. Empty: Eigen. The R glue can inject
-// R's BLAS (dgemm), which an optimized BLAS runs with its own vector kernels and threads.
-using Gemm = std::function<void(bool transpose_a, double alpha, const Eigen::Ref<const MatrixXd>& a,
-                                const Eigen::Ref<const MatrixXd>& b, double beta, Eigen::Ref<MatrixXd> c)>;
-
-// out = a' b (a: n x p, b: n x k, out: p x k). Empty: Eigen. The R glue can inject R's BLAS (dgemm).
-using CrossProduct = std::function<void(const Eigen::Ref<const MatrixXd>& a, const Eigen::Ref<const MatrixXd>& b,
-                                        MatrixXd& out)>;
-
 struct GramStats {
   Index n = 0;
   double weight_sum = 0.0;  // W = sum of the observation weights (n when unweighted)

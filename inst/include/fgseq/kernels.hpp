@@ -1,0 +1,316 @@
+// Dense products with few right-hand columns, for the sample-space engine: A'M and Y -= A C, where A
+// is tall (n x m: the data x, or the basis U of the selected groups) and M, C have k columns (k is the
+// rank of one group, a few to a few dozen). These are the engine's per-step work on wide data.
+//
+// Why not the BLAS: with k this small a BLAS packs A for every call, which costs a pass of its own, and
+// an optimized BLAS runs its own thread pool, which on a machine with few cores spins against the
+// fit's OpenMP threads between the short calls of every step. These kernels read A once, in place,
+// on the fit's threads: the j-th column of A is multiplied with up to 12 columns of M at a time in
+// vector registers (AVX-512 or AVX2 with FMA when the CPU has them, chosen at run time; plain C++
+// otherwise). Sums are in double precision, in a different order than a BLAS's, so results agree with
+// one to rounding.
+#ifndef FGSEQ_KERNELS_HPP
+#define FGSEQ_KERNELS_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+
+#include "stats.hpp"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define FGSEQ_X86_KERNELS 1
+#endif
+
+namespace fgseq {
+
+namespace kernels {
+
+namespace detail {
+
+// out(j, c) = a_j' m_c for columns j in [b, e) of A and the K columns of M (column-major, leading
+// dimensions lda, ldm, ldo)
+template <int K>
+void tmul_plain(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
+                Index ldo) {
+  for (Index j = b; j < e; ++j) {
+    const double* a = A + j * lda;
+    for (int c = 0; c < K; ++c) {
+      const double* m = M + c * ldm;
+      double s = 0.0;
+      for (Index i = 0; i < n; ++i) s += a[i] * m[i];
+      out[j + c * ldo] = s;
+    }
+  }
+}
+
+// rows [b, e) of Y -= A C, for the m columns of A and K columns of C (and of Y)
+template <int K>
+void submul_plain(double* Y, Index ldy, const double* A, Index lda, Index m, const double* C, Index ldc, Index b,
+                  Index e) {
+  for (Index j = 0; j < m; ++j) {
+    const double* a = A + j * lda;
+    for (int c = 0; c < K; ++c) {
+      const double cj = C[j + c * ldc];
+      double* y = Y + c * ldy;
+      for (Index i = b; i < e; ++i) y[i] -= a[i] * cj;
+    }
+  }
+}
+
+#ifdef FGSEQ_X86_KERNELS
+inline bool has_avx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+}
+inline bool has_avx2_fma() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+// Two columns of A at a time, 8 rows per vector: 2K accumulators, each row of M loaded once for both.
+template <int K>
+__attribute__((target("avx512f"))) void tmul_avx512(const double* A, Index lda, Index n, const double* M, Index ldm,
+                                                     Index b, Index e, double* out, Index ldo) {
+  const Index n8 = n / 8 * 8;
+  const __mmask8 tail = static_cast<__mmask8>((1u << (n - n8)) - 1u);
+  Index j = b;
+  for (; j + 1 < e; j += 2) {
+    const double* a0 = A + j * lda;
+    const double* a1 = a0 + lda;
+    __m512d s0[K], s1[K];
+    for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm512_setzero_pd();
+    for (Index i = 0; i < n8; i += 8) {
+      const __m512d x0 = _mm512_loadu_pd(a0 + i), x1 = _mm512_loadu_pd(a1 + i);
+      for (int c = 0; c < K; ++c) {
+        const __m512d mc = _mm512_loadu_pd(M + c * ldm + i);
+        s0[c] = _mm512_fmadd_pd(x0, mc, s0[c]);
+        s1[c] = _mm512_fmadd_pd(x1, mc, s1[c]);
+      }
+    }
+    if (tail) {
+      const __m512d x0 = _mm512_maskz_loadu_pd(tail, a0 + n8), x1 = _mm512_maskz_loadu_pd(tail, a1 + n8);
+      for (int c = 0; c < K; ++c) {
+        const __m512d mc = _mm512_maskz_loadu_pd(tail, M + c * ldm + n8);
+        s0[c] = _mm512_fmadd_pd(x0, mc, s0[c]);
+        s1[c] = _mm512_fmadd_pd(x1, mc, s1[c]);
+      }
+    }
+    for (int c = 0; c < K; ++c) {
+      out[j + c * ldo] = _mm512_reduce_add_pd(s0[c]);
+      out[j + 1 + c * ldo] = _mm512_reduce_add_pd(s1[c]);
+    }
+  }
+  if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
+}
+
+// Rows of Y in chunks of 128 (K columns of a chunk stay in L1): for 8 columns j of A at a time, each
+// column's 8-row vector is loaded once and multiplied into the K columns of the chunk.
+template <int K>
+__attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, const double* A, Index lda, Index m,
+                                                       const double* C, Index ldc, Index b, Index e) {
+  for (Index i0 = b; i0 < e; i0 += 128) {
+    const Index i1 = std::min(e, i0 + 128);
+    Index j = 0;
+    for (; j + 8 <= m; j += 8) {
+      const double* a = A + j * lda;
+      for (Index i = i0; i < i1; i += 8) {
+        const __mmask8 mk = static_cast<__mmask8>(i1 - i >= 8 ? 0xFF : (1u << (i1 - i)) - 1u);
+        __m512d u[8];
+        for (int t = 0; t < 8; ++t) u[t] = _mm512_maskz_loadu_pd(mk, a + t * lda + i);
+        for (int c = 0; c < K; ++c) {
+          const double* cc = C + j + c * ldc;
+          double* y = Y + c * ldy + i;
+          __m512d v = _mm512_maskz_loadu_pd(mk, y), w = _mm512_mul_pd(u[4], _mm512_set1_pd(cc[4]));
+          for (int t = 0; t < 4; ++t) v = _mm512_fnmadd_pd(u[t], _mm512_set1_pd(cc[t]), v);
+          for (int t = 5; t < 8; ++t) w = _mm512_fmadd_pd(u[t], _mm512_set1_pd(cc[t]), w);
+          _mm512_mask_storeu_pd(y, mk, _mm512_sub_pd(v, w));
+        }
+      }
+    }
+    for (; j < m; ++j) {
+      const double* a = A + j * lda;
+      for (Index i = i0; i < i1; i += 8) {
+        const __mmask8 mk = static_cast<__mmask8>(i1 - i >= 8 ? 0xFF : (1u << (i1 - i)) - 1u);
+        const __m512d u = _mm512_maskz_loadu_pd(mk, a + i);
+        for (int c = 0; c < K; ++c) {
+          double* y = Y + c * ldy + i;
+          _mm512_mask_storeu_pd(y, mk, _mm512_fnmadd_pd(u, _mm512_set1_pd(C[j + c * ldc]), _mm512_maskz_loadu_pd(mk, y)));
+        }
+      }
+    }
+  }
+}
+
+// AVX2: the same schemes with 4 rows per vector (16 registers: K at most 6)
+template <int K>
+__attribute__((target("avx2,fma"))) void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm,
+                                                    Index b, Index e, double* out, Index ldo) {
+  const Index n4 = n / 4 * 4;
+  Index j = b;
+  for (; j + 1 < e; j += 2) {
+    const double* a0 = A + j * lda;
+    const double* a1 = a0 + lda;
+    __m256d s0[K], s1[K];
+    for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm256_setzero_pd();
+    for (Index i = 0; i < n4; i += 4) {
+      const __m256d x0 = _mm256_loadu_pd(a0 + i), x1 = _mm256_loadu_pd(a1 + i);
+      for (int c = 0; c < K; ++c) {
+        const __m256d mc = _mm256_loadu_pd(M + c * ldm + i);
+        s0[c] = _mm256_fmadd_pd(x0, mc, s0[c]);
+        s1[c] = _mm256_fmadd_pd(x1, mc, s1[c]);
+      }
+    }
+    for (int c = 0; c < K; ++c) {
+      double t0[4], t1[4];
+      _mm256_storeu_pd(t0, s0[c]);
+      _mm256_storeu_pd(t1, s1[c]);
+      double r0 = (t0[0] + t0[1]) + (t0[2] + t0[3]), r1 = (t1[0] + t1[1]) + (t1[2] + t1[3]);
+      const double* mc = M + c * ldm;
+      for (Index i = n4; i < n; ++i) {
+        r0 += a0[i] * mc[i];
+        r1 += a1[i] * mc[i];
+      }
+      out[j + c * ldo] = r0;
+      out[j + 1 + c * ldo] = r1;
+    }
+  }
+  if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
+}
+
+template <int K>
+__attribute__((target("avx2,fma"))) void submul_avx2(double* Y, Index ldy, const double* A, Index lda, Index m,
+                                                      const double* C, Index ldc, Index b, Index e) {
+  for (Index i0 = b; i0 < e; i0 += 128) {
+    const Index i1 = std::min(e, i0 + 128), i4 = i0 + (i1 - i0) / 4 * 4;
+    Index j = 0;
+    for (; j + 4 <= m; j += 4) {
+      const double* a = A + j * lda;
+      for (Index i = i0; i < i4; i += 4) {
+        __m256d u[4];
+        for (int t = 0; t < 4; ++t) u[t] = _mm256_loadu_pd(a + t * lda + i);
+        for (int c = 0; c < K; ++c) {
+          const double* cc = C + j + c * ldc;
+          double* y = Y + c * ldy + i;
+          __m256d v = _mm256_loadu_pd(y), w = _mm256_mul_pd(u[2], _mm256_broadcast_sd(cc + 2));
+          v = _mm256_fnmadd_pd(u[0], _mm256_broadcast_sd(cc), v);
+          v = _mm256_fnmadd_pd(u[1], _mm256_broadcast_sd(cc + 1), v);
+          w = _mm256_fmadd_pd(u[3], _mm256_broadcast_sd(cc + 3), w);
+          _mm256_storeu_pd(y, _mm256_sub_pd(v, w));
+        }
+      }
+    }
+    if (j < m) submul_plain<K>(Y, ldy, A + j * lda, lda, m - j, C + j, ldc, i0, i4);
+    if (i4 < i1) submul_plain<K>(Y, ldy, A, lda, m, C, ldc, i4, i1);
+  }
+}
+#endif
+
+// The kernels for K = k (1 <= k <= Kmax), chosen by recursion over K at compile time.
+struct TmulArgs {
+  const double* A;
+  Index lda, n;
+  const double* M;
+  Index ldm;
+  double* out;
+  Index ldo;
+};
+struct SubmulArgs {
+  double* Y;
+  Index ldy;
+  const double* A;
+  Index lda, m;
+  const double* C;
+  Index ldc;
+};
+
+template <int K, int Kmax>
+void tmul_k(int k, int isa, const TmulArgs& g, Index b, Index e) {
+  if constexpr (K < Kmax) {
+    if (k != K) return tmul_k<K + 1, Kmax>(k, isa, g, b, e);
+  }
+#ifdef FGSEQ_X86_KERNELS
+  if (isa == 2) return tmul_avx512<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
+  if (isa == 1) return tmul_avx2<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
+#endif
+  tmul_plain<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
+}
+
+template <int K, int Kmax>
+void submul_k(int k, int isa, const SubmulArgs& g, Index b, Index e) {
+  if constexpr (K < Kmax) {
+    if (k != K) return submul_k<K + 1, Kmax>(k, isa, g, b, e);
+  }
+#ifdef FGSEQ_X86_KERNELS
+  if (isa == 2) return submul_avx512<K>(g.Y, g.ldy, g.A, g.lda, g.m, g.C, g.ldc, b, e);
+  if (isa == 1) return submul_avx2<K>(g.Y, g.ldy, g.A, g.lda, g.m, g.C, g.ldc, b, e);
+#endif
+  submul_plain<K>(g.Y, g.ldy, g.A, g.lda, g.m, g.C, g.ldc, b, e);
+}
+
+// the instruction set used (0 plain, 1 AVX2 + FMA, 2 AVX-512) and its widest block of columns;
+// `allow` caps the choice (the tests run every level the CPU has)
+inline int isa_level(int allow) {
+  int isa = 0;
+#ifdef FGSEQ_X86_KERNELS
+  if (has_avx512()) isa = 2;
+  else if (has_avx2_fma()) isa = 1;
+#endif
+  return std::min(isa, allow);
+}
+inline int max_cols(int isa) { return isa == 2 ? 12 : isa == 1 ? 6 : 8; }
+
+// threads only pay for products of more than about a million multiply-adds
+inline int threads_for(double work, int threads) { return work > 1e6 ? threads : 1; }
+
+}  // namespace detail
+
+// A' M (m x k) for A (n x m) and M (n x k), on `threads` threads (over columns of A).
+// `isa` caps the instruction set: 2 (any), 1 (AVX2 at most), 0 (plain C++).
+inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
+                     int isa = 2) {
+  const Index n = A.rows(), m = A.cols(), k = M.cols();
+  MatrixXd out(m, k);
+  if (m == 0 || k == 0) return out;
+  if (n == 0) return MatrixXd::Zero(m, k);
+  isa = detail::isa_level(isa);
+  const int kmax = detail::max_cols(isa);
+  threads = detail::threads_for(static_cast<double>(n) * m * k, threads);
+  // ranges of whole pairs of columns
+  parallel_ranges((m + 1) / 2, threads, [&](Index b2, Index e2) {
+    const Index b = 2 * b2, e = std::min(m, 2 * e2);
+    for (Index c0 = 0; c0 < k; c0 += kmax) {
+      const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
+      const detail::TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
+                               out.data() + c0 * m, m};
+      // blocks of 256 columns keep M's columns in cache across a range
+      for (Index j = b; j < e; j += 256) detail::tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + 256));
+    }
+  });
+  return out;
+}
+
+// Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).
+inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                    int threads = 1, int isa = 2) {
+  const Index n = Y.rows(), m = A.cols(), k = Y.cols();
+  if (n == 0 || m == 0 || k == 0) return;
+  isa = detail::isa_level(isa);
+  const int kmax = detail::max_cols(isa);
+  threads = detail::threads_for(static_cast<double>(n) * m * k, threads);
+  parallel_ranges((n + 15) / 16, threads, [&](Index b16, Index e16) {
+    const Index b = 16 * b16, e = std::min(n, 16 * e16);
+    for (Index c0 = 0; c0 < k; c0 += kmax) {
+      const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
+      const detail::SubmulArgs g{Y.data() + c0 * Y.outerStride(), Y.outerStride(), A.data(), A.outerStride(), m,
+                                 C.data() + c0 * C.outerStride(), C.outerStride()};
+      detail::submul_k<1, 12>(kc, isa, g, b, e);
+    }
+  });
+}
+
+}  // namespace kernels
+
+}  // namespace fgseq
+
+#endif
