@@ -55,8 +55,9 @@
 #' block), so `engine` does not apply to them.
 #'
 #' With a dense `x`, CS-G-OMP in the sample-space engine screens the groups: the pass `x'r` reads a
-#' single-precision copy of the whitened columns (`4 n q` bytes, half the size of `x`), whose products
-#' come with a rigorous bound on their rounding error (Higham 2002, section 3.1). Each group gets a range
+#' 16-bit copy of the whitened columns (integers with one scale per column, `2 n q` bytes, a quarter of
+#' the size of `x`), whose products come with a rigorous bound on their error (Higham 2002, section
+#' 3.1). Each group gets a range
 #' for its score, and only the groups whose range reaches the best are scored again in double precision
 #' from `x`, so the sequence, scores and path are those of the exact algorithm. Set
 #' `options(fgseq.screen = FALSE)` to make every pass in double precision (and save the copy's memory).
@@ -68,7 +69,10 @@
 #'
 #' The passes over `x` run on `getOption("fgseq.threads", 2)` OpenMP threads (the Gram engine's
 #' cross-product splits the rows, with an exact merge of the parts; the sample-space engine splits the
-#' columns); with an optimized BLAS the cross-product uses the BLAS's own threads instead.
+#' columns); with an optimized BLAS the Gram engine's cross-product uses the BLAS's own threads
+#' instead. The sample-space engine's products (`x'M` and the orthogonalization, with a few columns in
+#' `M`) run on fgseq's own kernels, which use AVX-512 or AVX2 vector instructions when the CPU has them
+#' (detected at run time).
 #'
 #' @section Families:
 #' `family = "gaussian"` (numeric `y`) and `"mgaussian"` (numeric matrix `y`, one column per response;
@@ -239,7 +243,7 @@ choose_engine <- function(engine, x, family) {
   if (wide) "sample" else "gram"
 }
 
-# Whether the sample-space engine screens groups with a single-precision copy of dense x (see the
+# Whether the sample-space engine screens groups with a 16-bit copy of dense x (see the
 # section Computation of ?fgseq): option `fgseq.screen`, TRUE by default.
 fit_screen <- function() {
   screen <- getOption("fgseq.screen", TRUE)

@@ -161,7 +161,7 @@ test_that("a sparse x gives the dense fit in both engines, for GLMs, and predict
   expect_close(fitted_at(f$beta, f$a0, x[, 1:9], 4), fitted(lm(d$y ~ x[, 1:9])), 1e-8)
 })
 
-test_that("screening with the single-precision copy gives the unscreened sequence, scores and path", {
+test_that("screening with the 16-bit copy gives the unscreened sequence, scores and path", {
   # without the copy every score is exact; with it, ranges decide and only near-best groups are rescored
   unscreened <- function(...) withr_options(list(fgseq.screen = FALSE), fgseq(..., engine = "sample"))
   screened <- function(...) withr_options(list(fgseq.screen = TRUE), fgseq(..., engine = "sample"))

@@ -44,7 +44,7 @@ struct Control {
   double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
   Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
   int threads = 1;               // OpenMP threads for the passes over x
-  bool screen = true;            // sample-space engine, dense x: screen groups with a single-precision copy
+  bool screen = true;            // sample-space engine, dense x: screen groups with a 16-bit copy
 };
 
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.

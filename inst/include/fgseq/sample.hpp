@@ -15,12 +15,12 @@
 // from the n x r_g block A V. Memory: U (n x m) and Q (at most q_S x m), kept in one block per step,
 // and the small per-group blocks.
 //
-// Screening (CS-G-OMP, dense x, ctl.screen): the pass A'R reads a single-precision copy of A
+// Screening (CS-G-OMP, dense x, ctl.screen): the pass A'R reads a 16-bit copy of A
 // (screen.hpp), which gives b~ with ||b~_h - b_h||_F <= beta_h = ||eta_h|| ||R||_F, and so a range for
 // each group's score: (||b~_h||_F -+ beta_h)^2 for the whitened criterion, the same with ||S_h b~_h||
 // and beta_h ||S_h||_2 for "l2" and "linf". greedy_path() asks for the exact score (b_h = A_h'R from x)
-// of the few groups whose range reaches the best. The copy costs 4 n q bytes (half of x). CS-G-FR does
-// not screen: near saturation its Schur complements fall to the size of their single-precision error
+// of the few groups whose range reaches the best. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
+// does not screen: near saturation its Schur complements fall to the size of their reduced-precision error
 // bounds, and the exact blocks of every group would then have to be formed at once.
 #ifndef FGSEQ_SAMPLE_HPP
 #define FGSEQ_SAMPLE_HPP
@@ -177,11 +177,13 @@ class SampleModel : public SelectionModel {
     if (!M_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
       const MatrixXd Pn = whitened_tmul(Un);
       b_.noalias() -= Pn * zn;
-      for (Index h = 0; h < lay_.size(); ++h) {
-        if (selected_[h] || rank(h) == 0) continue;
-        const auto Ph = Pn.middleRows(offset(h), rank(h));
-        M_[h].noalias() -= Ph * Ph.transpose();
-      }
+      parallel_ranges(lay_.size(), threads_, [&](Index h0, Index h1) {
+        for (Index h = h0; h < h1; ++h) {
+          if (selected_[h] || rank(h) == 0) continue;
+          const auto Ph = Pn.middleRows(offset(h), rank(h));
+          M_[h].noalias() -= Ph * Ph.transpose();
+        }
+      });
       M_[g].resize(0, 0);
     }
     if (k > 0) append(Un, Qn);
@@ -237,7 +239,8 @@ class SampleModel : public SelectionModel {
       if (rank(g) == 0) continue;
       eta_group_(g) = copy_.eta().segment(offset(g), rank(g)).norm();
       const MatrixXd& S = wh_.S[static_cast<size_t>(g)];
-      if (S.size()) sigma_[static_cast<size_t>(g)] = Eigen::JacobiSVD<MatrixXd>(S).singularValues()(0);
+      if (S.size() && ctl_.criterion != Criterion::Whitened)
+        sigma_[static_cast<size_t>(g)] = Eigen::JacobiSVD<MatrixXd>(S).singularValues()(0);
     }
   }
 
@@ -271,30 +274,47 @@ class SampleModel : public SelectionModel {
     b.rows = rows;
   }
 
-  // A_g, n x r_g
+  // A_g = diag(sw) (X_g - 1 m') D^-1 T_g, n x r_g: centred explicitly (accurate for any column means),
+  // the scales folded into T_g (rows of constant columns zero), the product by the dense kernels
   MatrixXd whitened_columns(Index g) const {
-    return sw_.asDiagonal() * fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(g)], st_, wh_.T[static_cast<size_t>(g)]);
+    const auto gs = static_cast<size_t>(g);
+    const auto& cols = lay_.cols[gs];
+    MatrixXd xg, T = wh_.T[gs];
+    x_.gather(cols, xg);
+    for (Index a = 0; a < xg.cols(); ++a) {
+      const Index j = cols[static_cast<size_t>(a)];
+      xg.col(a).array() -= st_.mean(j);
+      if (st_.constant[static_cast<size_t>(j)]) T.row(a).setZero();
+      else T.row(a) /= st_.scale(j);
+    }
+    MatrixXd Ag = MatrixXd::Zero(xg.rows(), T.cols());
+    kernels::sub_mul(Ag, xg, -T);
+    Ag.array().colwise() *= sw_.array();
+    return Ag;
   }
 
   // A' M (q x k) for an n x k matrix M: x'(sw M) in one threaded pass, centred and scaled column by
   // column, then whitened group by group
   MatrixXd whitened_tmul(const MatrixXd& M) const {
     const MatrixXd SM = sw_.asDiagonal() * M;
-    MatrixXd xt = x_.tmul(SM, threads_);
+    const MatrixXd xt = x_.tmul(SM, threads_);
     const Eigen::RowVectorXd s = SM.colwise().sum();  // A'M = T' D^-1 (x'(sw M) - m 1'(sw M))
-    for (Index j = 0; j < xt.rows(); ++j) {
-      if (st_.constant[static_cast<size_t>(j)]) xt.row(j).setZero();
-      else xt.row(j) = (xt.row(j) - st_.mean(j) * s) / st_.scale(j);
-    }
     MatrixXd out(wh_.q, M.cols());
-    for (Index g = 0; g < lay_.size(); ++g) {
-      const Index r = rank(g);
-      if (r == 0) continue;
-      const auto& cols = lay_.cols[static_cast<size_t>(g)];
-      MatrixXd rows(static_cast<Index>(cols.size()), M.cols());
-      for (size_t a = 0; a < cols.size(); ++a) rows.row(static_cast<Index>(a)) = xt.row(cols[a]);
-      out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
-    }
+    parallel_ranges(lay_.size(), threads_, [&](Index g0, Index g1) {
+      MatrixXd rows;
+      for (Index g = g0; g < g1; ++g) {
+        const Index r = rank(g);
+        if (r == 0) continue;
+        const auto& cols = lay_.cols[static_cast<size_t>(g)];
+        rows.resize(static_cast<Index>(cols.size()), M.cols());
+        for (size_t a = 0; a < cols.size(); ++a) {
+          const Index j = cols[a];
+          if (st_.constant[static_cast<size_t>(j)]) rows.row(static_cast<Index>(a)).setZero();
+          else rows.row(static_cast<Index>(a)) = (xt.row(j) - st_.mean(j) * s) / st_.scale(j);
+        }
+        out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
+      }
+    });
     return out;
   }
 };

@@ -163,10 +163,11 @@ class ScreeningCopy {
   // stores column j as 16-bit integers with its scale, and its error factor
   void set_column(Index j, const Eigen::Ref<const VectorXd>& a) {
     int16_t* dst = data_.data() + j * ld_;
-    const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0;
+    const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
+    const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
     double err = 0.0, norm = 0.0;
     for (Index i = 0; i < n_; ++i) {
-      const double k = s > 0 ? std::nearbyint(a(i) / s) : 0.0;  // |k| <= 32767 (rounding of a / s included)
+      const double k = (a(i) * inv + round) - round;  // |k| <= 32767, up to the rounding of a(i) * inv
       dst[i] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
       const double stored = s * dst[i], d = stored - a(i);
       err += d * d;
