@@ -129,22 +129,22 @@ class SparseDesign : public Design {
   SparseMap x_;
 };
 
-// The columns `cols` of x standardized by the statistics of a fit, n x |cols| (constant columns 0).
-inline MatrixXd standardized_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st) {
-  MatrixXd xs;
-  x.gather(cols, xs);
-  for (Index a = 0; a < xs.cols(); ++a) {
-    const Index j = cols[static_cast<size_t>(a)];
-    if (st.constant[static_cast<size_t>(j)]) xs.col(a).setZero();
-    else xs.col(a) = (xs.col(a).array() - st.mean(j)) / st.scale(j);
-  }
-  return xs;
-}
-
-// z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant)
+// z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant),
+// n x r. Centred explicitly (accurate for any column means); the scales are folded into T (the rows of
+// constant columns zero), and the product runs on the dense kernels (z = 0 - x_c (-T~)).
 inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
                                  const MatrixXd& T) {
-  return standardized_columns(x, cols, st) * T;
+  MatrixXd xg, Ts = T;
+  x.gather(cols, xg);
+  for (Index a = 0; a < xg.cols(); ++a) {
+    const Index j = cols[static_cast<size_t>(a)];
+    xg.col(a).array() -= st.mean(j);
+    if (st.constant[static_cast<size_t>(j)]) Ts.row(a).setZero();
+    else Ts.row(a) /= st.scale(j);
+  }
+  MatrixXd z = MatrixXd::Zero(xg.rows(), Ts.cols());
+  kernels::sub_mul(z, xg, -Ts);
+  return z;
 }
 
 // Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p

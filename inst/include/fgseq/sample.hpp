@@ -274,21 +274,10 @@ class SampleModel : public SelectionModel {
     b.rows = rows;
   }
 
-  // A_g = diag(sw) (X_g - 1 m') D^-1 T_g, n x r_g: centred explicitly (accurate for any column means),
-  // the scales folded into T_g (rows of constant columns zero), the product by the dense kernels
+  // A_g = diag(sw) (X_g - 1 m') D^-1 T_g, n x r_g
   MatrixXd whitened_columns(Index g) const {
     const auto gs = static_cast<size_t>(g);
-    const auto& cols = lay_.cols[gs];
-    MatrixXd xg, T = wh_.T[gs];
-    x_.gather(cols, xg);
-    for (Index a = 0; a < xg.cols(); ++a) {
-      const Index j = cols[static_cast<size_t>(a)];
-      xg.col(a).array() -= st_.mean(j);
-      if (st_.constant[static_cast<size_t>(j)]) T.row(a).setZero();
-      else T.row(a) /= st_.scale(j);
-    }
-    MatrixXd Ag = MatrixXd::Zero(xg.rows(), T.cols());
-    kernels::sub_mul(Ag, xg, -T);
+    MatrixXd Ag = fgseq::whitened_columns(x_, lay_.cols[gs], st_, wh_.T[gs]);
     Ag.array().colwise() *= sw_.array();
     return Ag;
   }

@@ -28,12 +28,8 @@
 #include <limits>
 #include <vector>
 
+#include "kernels.hpp"  // the x86 vector kernel switch and CPU detection
 #include "stats.hpp"
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <immintrin.h>
-#define FGSEQ_X86_KERNELS 1
-#endif
 
 namespace fgseq {
 
@@ -128,11 +124,6 @@ __attribute__((target("avx2,fma"))) inline void tmv_avx2(const int16_t* A, Index
     out[j] = (t[0] + t[1]) + (t[2] + t[3]);
   }
 }
-
-inline bool has_avx2() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
 #endif
 
 }  // namespace screen_detail
@@ -152,7 +143,7 @@ class ScreeningCopy {
     err_factor_ = 1 + 2 * u;
     norm_factor_ = u + (g64 + gnb) * (1 + u);
 #ifdef FGSEQ_X86_KERNELS
-    avx2_ = vector_kernels && screen_detail::has_avx2();
+    avx2_ = vector_kernels && kernels::detail::has_avx2_fma();
 #else
     (void)vector_kernels;
 #endif
