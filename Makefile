@@ -1,5 +1,7 @@
 # Developer tasks for the fgseq package.
-#   make deps       install missing build/check dependencies (tools/install-deps.sh)
+#   make deps       install what make check needs and is missing (tools/install-deps.sh check)
+#   make deps-demo  install what make demo needs: the hard dependencies only (install-deps.sh demo)
+#   make fresh      the fresh-machine path with CRAN installs hidden (tools/check-fresh.sh)
 #   make document   regenerate NAMESPACE and man/ with roxygen2
 #   make install    install the package from this directory
 #   make demo       run inst/scripts/heart-demo.R; output and figure in demo-output/
@@ -27,12 +29,18 @@ HAVE_PANDOC := $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 
-.PHONY: all deps document install demo readme-figure check test test-core bench clean
+.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core bench clean
 
 all: check
 
 deps:
-	bash tools/install-deps.sh
+	bash tools/install-deps.sh check
+
+deps-demo:
+	bash tools/install-deps.sh demo
+
+fresh:
+	bash tools/check-fresh.sh
 
 document:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
@@ -42,16 +50,16 @@ install:
 	@echo "$(R) CMD INSTALL --preclean . (log: install.log)"
 	@$(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
 
-demo: deps install
+demo: deps-demo install
 	mkdir -p $(DEMO_DIR)
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) | tee $(DEMO_DIR)/heart-demo.txt
 
-readme-figure: deps install
+readme-figure: deps-demo install
 	mkdir -p $(DEMO_DIR)
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
 
 # The C++ core alone, without R: compiled against the Eigen headers that RcppEigen ships.
-test-core: deps
+test-core: deps-demo
 	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
 	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \
 	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core

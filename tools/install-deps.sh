@@ -1,50 +1,85 @@
 #!/usr/bin/env bash
-# Install what building, checking and running fgseq needs, and only what is missing:
-#   R with a C++ toolchain, Rcpp, RcppEigen, cli, testthat, roxygen2, knitr, rmarkdown, mlbench,
-#   modeldata, pandoc; and grpreg (not a Debian package: always from CRAN).
-# On Debian/Ubuntu run as root (or with password-less sudo) it uses apt-get (one
-# `apt-get update`, then `apt-get install -y` of the missing Debian packages);
-# otherwise, or for anything apt could not provide, it falls back to
-# install.packages() from CRAN. Quick and silent apart from one line when all is present.
+# Install what building, checking and running fgseq needs, and only what is missing.
 #
-# Usage: bash tools/install-deps.sh      (also: make deps)
-# Environment: CRAN_REPO (default https://cloud.r-project.org)
+# Usage: bash tools/install-deps.sh [demo|check]
+#   demo   (make demo)  a C++ toolchain and the package's hard dependencies: the Depends, Imports
+#          and LinkingTo fields of DESCRIPTION. Suggested packages that are missing are listed in
+#          one line; they are not installed and never fail this step.
+#   check  (make deps, make check; the default) also every Suggests package (the tests and the
+#          vignettes use them: none may be skipped); fails if one cannot be installed. Also
+#          pandoc for the vignettes (without it make check skips them, with a notice).
+#
+# The package lists come from DESCRIPTION, so a dependency added there is installed here.
+# Debian/Ubuntu as root (or with password-less sudo): missing R packages come from apt-get
+# (r-cran-<name>) where Debian has them. Everything still missing comes from CRAN through
+# install.packages(), into the first library of .libPaths() that is writable, or else into
+# R_LIBS_USER, created if needed (R searches it from then on).
+#
+# Environment: CRAN_REPO, the CRAN mirror. Default: getOption("repos")["CRAN"] when set, else
+# https://cloud.r-project.org.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-CRAN_REPO="${CRAN_REPO:-https://cloud.r-project.org}"
-
-# Debian package -> R package it provides ("-" = not an R package)
-DEB_PKGS=(r-cran-rcpp r-cran-rcppeigen r-cran-cli r-cran-testthat r-cran-roxygen2 r-cran-knitr r-cran-rmarkdown
-          r-cran-mlbench r-cran-modeldata r-cran-future r-cran-future.apply pandoc)
-R_PKGS=(Rcpp RcppEigen cli testthat roxygen2 knitr rmarkdown mlbench modeldata future future.apply -)
-# R packages with no Debian package: installed from CRAN when missing
-CRAN_ONLY_PKGS=(grpreg)
+level="${1:-check}"
+case "$level" in
+  demo | check) ;;
+  *) echo "install-deps: unknown level '$level': use 'demo' or 'check'" >&2; exit 2 ;;
+esac
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# R packages (from R_PKGS) that R cannot load right now, space separated.
-missing_r_pkgs() {
-  local wanted=() p
-  for p in "${R_PKGS[@]}" "${CRAN_ONLY_PKGS[@]}"; do [ "$p" = "-" ] || wanted+=("$p"); done
-  if ! have Rscript; then echo "${wanted[*]}"; return; fi
-  # system.file() is quick: it does not load the packages
-  Rscript --vanilla -e '
-    pk <- commandArgs(trailingOnly = TRUE)
-    ok <- nzchar(vapply(pk, function(p) system.file(package = p), ""))
-    cat(pk[!ok])' "${wanted[@]}" 2>/dev/null
-}
-
-missing_r="$(missing_r_pkgs)"
 need_toolchain=0
 if ! have Rscript || ! have make || ! { have g++ || have c++; }; then need_toolchain=1; fi
-need_pandoc=0
-have pandoc || need_pandoc=1
 
-if [ -z "$missing_r" ] && [ "$need_toolchain" -eq 0 ] && [ "$need_pandoc" -eq 0 ]; then
-  echo "install-deps: all dependencies present"
+# The R packages of DESCRIPTION's fields that R cannot find right now (base packages excluded),
+# one line "hard: ..." and one line "suggests: ...".
+missing_r_pkgs() {
+  have Rscript || { echo "hard: Rcpp RcppEigen"; echo "suggests:"; return; }
+  Rscript --vanilla -e '
+    d <- read.dcf("DESCRIPTION", fields = c("Depends", "Imports", "LinkingTo", "Suggests"))[1, ]
+    pkgs <- function(f) {
+      x <- if (is.na(d[[f]])) character() else trimws(strsplit(d[[f]], ",")[[1L]])
+      x <- trimws(sub("\\(.*$", "", x))
+      x[nzchar(x) & x != "R"]
+    }
+    base <- rownames(installed.packages(priority = "base"))
+    missing <- function(p) {
+      p <- setdiff(p, base)
+      p[!nzchar(vapply(p, function(q) system.file(package = q), ""))]
+    }
+    hard <- unique(unlist(lapply(c("Depends", "Imports", "LinkingTo"), pkgs)))
+    cat("hard:", missing(hard), "\n")
+    cat("suggests:", missing(setdiff(pkgs("Suggests"), hard)), "\n")'
+}
+
+read_missing() {
+  local out
+  out="$(missing_r_pkgs)"
+  missing_hard="$(sed -n 's/^hard:[[:space:]]*//p' <<<"$out" | xargs)"
+  missing_suggests="$(sed -n 's/^suggests:[[:space:]]*//p' <<<"$out" | xargs)"
+  wanted="$missing_hard"
+  [ "$level" = check ] && wanted="$missing_hard $missing_suggests"
+  wanted="$(xargs <<<"$wanted")"
+}
+
+read_missing
+need_pandoc=0
+[ "$level" = check ] && ! have pandoc && need_pandoc=1
+
+report_optional() {
+  if [ "$level" = demo ] && [ -n "$missing_suggests" ]; then
+    echo "install-deps: optional packages not installed (not needed here; make check installs them): $missing_suggests"
+  fi
+}
+
+if [ -z "$wanted" ] && [ "$need_toolchain" -eq 0 ] && [ "$need_pandoc" -eq 0 ]; then
+  echo "install-deps: all $level dependencies present"
+  report_optional
   exit 0
 fi
-echo "install-deps: missing R packages: ${missing_r:-none}; toolchain: $([ $need_toolchain -eq 1 ] && echo missing || echo ok); pandoc: $([ $need_pandoc -eq 1 ] && echo missing || echo ok)"
+echo "install-deps ($level): missing R packages: ${wanted:-none};" \
+     "toolchain: $([ $need_toolchain -eq 1 ] && echo missing || echo ok);" \
+     "pandoc: $([ $need_pandoc -eq 1 ] && echo missing || echo ok)"
 
 # ---- apt route -------------------------------------------------------------------
 SUDO=""
@@ -58,22 +93,18 @@ if have apt-get && have dpkg; then
 fi
 
 if [ "$use_apt" -eq 1 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
   deb_missing=()
   [ "$need_toolchain" -eq 1 ] && deb_missing+=(r-base-dev)
-  for i in "${!DEB_PKGS[@]}"; do
-    deb="${DEB_PKGS[$i]}"; rp="${R_PKGS[$i]}"
-    if [ "$rp" = "-" ]; then
-      [ "$need_pandoc" -eq 1 ] || continue
-    else
-      case " $missing_r " in *" $rp "*) ;; *) continue ;; esac
-    fi
-    dpkg -s "$deb" >/dev/null 2>&1 || deb_missing+=("$deb")
+  [ "$need_pandoc" -eq 1 ] && deb_missing+=(pandoc)
+  for p in $wanted; do
+    deb="r-cran-$(tr '[:upper:]' '[:lower:]' <<<"$p")"
+    # only names this release knows; the rest come from CRAN below
+    if apt-cache show "$deb" >/dev/null 2>&1; then deb_missing+=("$deb"); fi
   done
   if [ "${#deb_missing[@]}" -gt 0 ]; then
     echo "install-deps: apt-get install ${deb_missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -qq
-    # install one by one only if the batch fails (a name unknown to this release)
     if ! $SUDO apt-get install -y -qq --no-install-recommends "${deb_missing[@]}"; then
       for deb in "${deb_missing[@]}"; do
         $SUDO apt-get install -y -qq --no-install-recommends "$deb" ||
@@ -81,37 +112,45 @@ if [ "$use_apt" -eq 1 ]; then
       done
     fi
   fi
-  missing_r="$(missing_r_pkgs)"
+  read_missing
 fi
 
-# ---- CRAN fallback -----------------------------------------------------------------
+# ---- CRAN route ------------------------------------------------------------------
 if ! have Rscript; then
   echo "install-deps: R is not installed and apt-get is not usable here;" \
        "install R (>= 4.1) with a C++ compiler first (https://cloud.r-project.org)" >&2
   exit 1
 fi
-if [ -n "$missing_r" ]; then
-  echo "install-deps: install.packages($missing_r) from $CRAN_REPO"
+if [ -n "$wanted" ]; then
   # shellcheck disable=SC2086
   Rscript --vanilla -e '
     pk <- commandArgs(trailingOnly = TRUE)
-    lib <- .libPaths()[1L]
-    if (file.access(lib, 2L) != 0L) {
-      lib <- Sys.getenv("R_LIBS_USER")
-      dir.create(lib, recursive = TRUE, showWarnings = FALSE)
-      .libPaths(c(lib, .libPaths()))
-      message("installing into ", lib)
+    repo <- Sys.getenv("CRAN_REPO")
+    if (!nzchar(repo)) {
+      repo <- getOption("repos")[["CRAN"]]
+      if (is.null(repo) || is.na(repo) || !nzchar(repo) || repo == "@CRAN@")
+        repo <- "https://cloud.r-project.org"
     }
-    utils::install.packages(pk, lib = lib, repos = Sys.getenv("CRAN_REPO"))
+    writable <- .libPaths()[file.access(.libPaths(), 2L) == 0L]
+    lib <- if (length(writable)) writable[[1L]] else path.expand(Sys.getenv("R_LIBS_USER"))
+    if (!nzchar(lib)) stop("no writable R library: set R_LIBS_USER to a directory you can write")
+    dir.create(lib, recursive = TRUE, showWarnings = FALSE)
+    .libPaths(c(lib, .libPaths()))
+    message("install-deps: install.packages(", paste(pk, collapse = ", "), ") from ", repo,
+            " into ", lib)
+    utils::install.packages(pk, lib = lib, repos = repo, quiet = TRUE)
     ok <- vapply(pk, requireNamespace, logical(1), quietly = TRUE)
-    if (!all(ok)) stop("could not install: ", paste(pk[!ok], collapse = ", "))' $missing_r
+    if (!all(ok)) stop("could not install: ", paste(pk[!ok], collapse = ", "), " (from ", repo, ")")
+  ' $wanted
 fi
-if ! have pandoc; then
-  echo "install-deps: pandoc is still missing: the vignette cannot be built" \
-       "(make check then skips it); install pandoc from https://pandoc.org" >&2
+if [ "$level" = check ] && ! have pandoc; then
+  echo "install-deps: pandoc is missing: make check builds and checks without the vignettes;" \
+       "install pandoc (Debian: apt-get install pandoc; or https://pandoc.org)" >&2
 fi
 if ! have make || ! { have g++ || have c++; }; then
   echo "install-deps: no C++ compiler or make: install a toolchain (Debian: r-base-dev)" >&2
   exit 1
 fi
+read_missing
+report_optional
 echo "install-deps: done"
