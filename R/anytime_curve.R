@@ -42,7 +42,9 @@
 #'   one column per response, for mgaussian fits; a factor for multinomial fits); 0/1, logical or a
 #'   factor for `"accuracy"`; 0/1, logical or a two-level factor for `"logloss"` and `"auc"`;
 #'   non-negative relevance grades for `"ndcg"`.
-#' @param ... Passed to [predict()] (for example `newoffset` for a fit with an offset).
+#' @param newoffset For a fit with an offset and test data in `newx`: the offset of the new rows, as for
+#'   [predict.fgseq()] (a formula fit takes it from `newdata`).
+#' @param ... Not used (an unknown argument is an error).
 #' @return A data frame with one row per step `k = 0..K` and columns `step`, `group` (the group added
 #'   at that step, NA at step 0), `cost` (cumulative cost `C_k`, in the cost units of the fit) and
 #'   `value` (the metric of the model after step `k`). Attributes `metric` and `data` (`"training"` or
@@ -81,7 +83,8 @@ anytime_curve <- function(object, ...) UseMethod("anytime_curve")
 #' @rdname anytime_curve
 #' @export
 anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
-                                      newdata = NULL, ...) {
+                                      newdata = NULL, newoffset = NULL, ...) {
+  check_dots(...)
   metric <- check_metric(metric)
   path <- object$path
   if (is.null(newx) && is.null(newdata)) {
@@ -94,14 +97,15 @@ anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric =
     data <- "training"
   } else {
     if (metric == "ndcg") k <- check_k(k)
-    x <- new_design(object, newx, newdata)
+    d <- new_design(object, newx, newdata)
+    x <- d$x
     y <- curve_response(object, newy, newdata, nrow(x), metric)
     if (metric == "ndcg") {
       query <- check_query(query, nrow(x))
       check_ndcg_relevance(y, query)
     }
     if (metric == "auc") check_two_classes(y, metric)
-    value <- metric_values(metric, y, step_predictions(object, x, ...), object$family, query, k)
+    value <- metric_values(metric, y, step_predictions(object, x, if (is.null(d$offset)) newoffset else d$offset), object$family, query, k)
     data <- "test"
   }
   new_curve(path$step, path$group, path$cost, value, metric, data, k)

@@ -65,6 +65,7 @@ fgseq_chunks <- function(source, n_chunks = NULL, read = readRDS) {
 
 #' @export
 print.fgseq_chunks <- function(x, ...) {
+  check_dots(...)
   kind <- if (is.function(x$source)) "a function" else if (is.character(x$source)) "files" else "a list"
   cat("Data in ", x$n, " chunks of rows (from ", kind, "); read at each pass of a fit\n", sep = "")
   invisible(x)
@@ -79,6 +80,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
                                lambda = 1e-6, family = c("gaussian", "binomial", "poisson"),
                                criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
                                max_steps = Inf, max_time = Inf, progress = FALSE, ...) {
+  check_dots(...)
   call <- match.call()
   method <- match.arg(method)
   family <- match.arg(family)

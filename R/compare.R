@@ -49,6 +49,7 @@
 #' @export
 compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metric = "r2", stop_cost = NULL,
                               query = NULL, k = 5, newdata = NULL, ...) {
+  check_dots(...)
   fits <- check_fits(fits, function(f) if (inherits(f, "fgseq_oracle")) f$label else method_label(f))
   alpha <- check_alpha(alpha)
   metric <- check_metric(metric)
@@ -81,6 +82,7 @@ compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metr
 #' @param digits Number of significant digits.
 #' @export
 print.fgseq_comparison <- function(x, digits = 4, ...) {
+  check_dots(...)
   how <- if (is.na(x$alpha)) "given" else paste0("alpha = ", format(x$alpha), " of the training r2 of ",
                                                   x$reference)
   cat("Timeliness of ", nrow(x$table), " sequences, ", x$data, " ", metric_label(x$metric, x$k),

@@ -75,6 +75,7 @@
 cv_fgseq <- function(x, y, group = NULL, cost = NULL, lambda = 10^seq(-6, 0), nfolds = 10, foldid = NULL,
                      metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
                      interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE, ...) {
+  check_dots(..., forwarded = setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda")))
   x <- check_x(x)
   n <- nrow(x)
   family <- list(...)$family
@@ -143,7 +144,7 @@ take_rows <- function(y, i) if (is.matrix(y)) y[i, , drop = FALSE] else y[i]
 # Evaluate `expr` with the fold-level warnings about constant columns muffled.
 quiet_constant <- function(expr) {
   withCallingHandlers(expr, warning = function(w) {
-    if (grepl("constant column|only constant columns", conditionMessage(w))) invokeRestart("muffleWarning")
+    if (inherits(w, c("fgseq_warning_constant", "fgseq_warning_constant_group"))) invokeRestart("muffleWarning")
   })
 }
 
@@ -200,6 +201,7 @@ mean_curve <- function(curves, lambda) {
 #' @param digits Number of significant digits.
 #' @export
 print.cv_fgseq <- function(x, digits = 4, ...) {
+  check_dots(...)
   cat(x$nfolds, "-fold cross-validated timeliness of held-out ", metric_label(x$metric, x$k),
       " up to the stopping cost ", format(x$stop_cost, digits = digits), "\n\n", sep = "")
   print(format(x$timeliness, digits = digits), row.names = FALSE)

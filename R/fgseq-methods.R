@@ -26,6 +26,7 @@ method_label <- function(object) {
 #' print(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"))
 #' @export
 print.fgseq <- function(x, digits = 4, ...) {
+  check_dots(...)
   family <- if (is.null(x$family) || x$family == "gaussian") "" else paste0(" (", x$family, ")")
   cat(method_label(x), " sequence", family, ": ", length(x$sequence), " of ", length(x$cost), " groups, ",
       x$nobs, " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
@@ -65,6 +66,7 @@ print_path <- function(path, first, digits) {
 #' summary(fgseq(diagnosis ~ ., data = heart, cost = heart_cost))
 #' @export
 summary.fgseq <- function(object, alpha = c(0.9, 0.97, 0.99, 1), ...) {
+  check_dots(...)
   for (a in alpha) check_alpha(a)
   sc <- vapply(alpha, function(a) stop_cost(object, alpha = a), numeric(1))
   tl <- vapply(sc, function(b) timeliness(object, stop_cost = b), numeric(1))
@@ -80,6 +82,7 @@ summary.fgseq <- function(object, alpha = c(0.9, 0.97, 0.99, 1), ...) {
 #' @param digits Number of significant digits.
 #' @export
 print.summary.fgseq <- function(x, digits = 4, ...) {
+  check_dots(...)
   cat(x$method, " sequence of ", x$n_groups, " groups on ", x$nobs, " observations (lambda = ",
       format(x$lambda, digits = digits), ")\n", sep = "")
   cat("Total cost ", format(x$total_cost, digits = digits), ", final training r2 ",
@@ -109,7 +112,8 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' coef(fit, budget = c(5, 20, 120))
 #' @export
-coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
+coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
+  check_dots(...)
   steps <- resolve_steps(object, budget, step)
   one <- function(beta, a0) {
     out <- rbind(`(Intercept)` = a0[steps + 1L], beta[, steps + 1L, drop = FALSE])
@@ -132,8 +136,14 @@ coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
 #' @param type `"link"` (the linear predictor), `"response"` (the mean: probabilities for binomial and
 #'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian) or
 #'   `"class"` (binomial and multinomial: the class label of largest probability).
-#' @param newoffset Offset for the new observations (a vector of length `m`, or an `m x P` matrix for
-#'   multinomial and mgaussian fits); required when the fit used an `offset`.
+#' @param newoffset Offset for the new observations in `newx` (a vector of length `m`, or an `m x P`
+#'   matrix for multinomial and mgaussian fits); required when a matrix fit used an `offset` (as in
+#'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
+#'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]).
+#' @details Without `newx` and `newdata`, the training rows are predicted (as [stats::predict.glm()]),
+#'   padded with NA at the rows a fit with `na.action = na.exclude` left out. Rows of `newdata` with NA
+#'   in a model variable predict NA when the fit was made with `na.action = na.omit` or `na.exclude`
+#'   (and are an error otherwise).
 #' @return For gaussian, binomial and poisson fits a numeric matrix with one row per row of `newx` (or
 #'   `newdata`) and one column per requested budget or step; with `type = "class"` a character matrix of
 #'   the same shape. For multinomial and mgaussian fits an array `m x P x steps` (`P` classes or response
@@ -151,21 +161,36 @@ coef.fgseq <- function(object, budget = NULL, step = NULL, ...) {
 #' logistic <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
 #' predict(logistic, newdata = heart[1:5, ], budget = c(5, 20, 120), type = "response")
 #' @export
-predict.fgseq <- function(object, newx, budget = NULL, step = NULL, type = c("link", "response", "class"),
-                          newdata = NULL, newoffset = NULL, ...) {
-  type <- match.arg(type)
+predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL, type = c("link", "response", "class"),
+                          newdata = NULL, newoffset = NULL) {
+  check_dots(...)
+  type <- check_choice(type, c("link", "response", "class"), "type")
   family <- if (is.null(object$family)) "gaussian" else object$family
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", family, ".")
   }
-  x <- new_design(object, if (missing(newx)) NULL else newx, newdata)
   cf <- coef(object, budget = budget, step = step)
   multi <- is.list(cf)
   P <- if (multi) length(cf) else 1L
+  if (missing(newx) && is.null(newdata)) {
+    if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
+    design <- training_design(object)
+  } else {
+    design <- new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
+  }
+  x <- design$x
   offset <- NULL
   if (isTRUE(object$has_offset)) {
-    if (is.null(newoffset)) abort("`newoffset` is needed: the fit used an `offset`.")
-    offset <- check_offset(newoffset, nrow(x), P, name = "newoffset")
+    offset <- if (!is.null(design$offset)) {
+      if (!is.null(newoffset)) {
+        abort("`newoffset` is for `newx`: a formula fit takes its offset from `newdata`, as predict.glm() does.")
+      }
+      design$offset
+    } else {
+      if (is.null(newoffset)) abort("`newoffset` is needed: the fit used an `offset`.")
+      newoffset
+    }
+    offset <- check_offset(offset, nrow(x), P, name = "newoffset")
   }
   link_of <- function(c) {
     b <- if (multi) cf[[c]] else cf
@@ -175,46 +200,39 @@ predict.fgseq <- function(object, newx, budget = NULL, step = NULL, type = c("li
     dimnames(eta) <- list(rownames(x), colnames(b))
     eta
   }
+  pad <- function(out) pad_rows(out, design)
   if (!multi) {
     eta <- link_of(1L)
-    if (type == "link") return(eta)
+    if (type == "link") return(pad(eta))
     mu <- inverse_link(family, eta)
-    if (type == "response") return(mu)
+    if (type == "response") return(pad(mu))
     cls <- matrix(object$classes[(mu > 0.5) + 1L], nrow(mu), dimnames = dimnames(mu))
-    return(cls)
+    return(pad(cls))
   }
   steps <- colnames(cf[[1L]])
   eta <- array(vapply(seq_len(P), link_of, matrix(0, nrow(x), length(steps))),
                dim = c(nrow(x), length(steps), P))
   eta <- aperm(eta, c(1L, 3L, 2L))
   dimnames(eta) <- list(rownames(x), object$responses, steps)
-  if (type == "link") return(eta)
+  if (type == "link") return(pad(eta))
   mu <- eta
   for (k in seq_along(steps)) mu[, , k] <- inverse_link(family, matrix(eta[, , k], nrow(x)))
-  if (type == "response") return(mu)
+  if (type == "response") return(pad(mu))
   cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
-  matrix(cls, nrow(x), dimnames = list(rownames(x), steps))
+  pad(matrix(cls, nrow(x), dimnames = list(rownames(x), steps)))
 }
 
-# The design matrix of new observations: from newx, or rebuilt from newdata for formula fits.
-new_design <- function(object, newx = NULL, newdata = NULL) {
+# The design matrix of new observations: from newx, or rebuilt from newdata for formula fits
+# (newdata_design()). Returns list(x, offset (from newdata; NULL for newx), rows (NULL, or the rows
+# of the input that x holds, the others predicted NA), n (rows of the input)). Without allow_na, rows
+# with NA in newdata are an error.
+new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE) {
   if (!is.null(newdata)) {
-    if (is.null(object$terms)) {
-      abort("`newdata` works with fits made by the formula interface; give `newx` (a matrix) instead.")
-    }
-    if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.")
-    tt <- stats::delete.response(object$terms)
-    missing <- setdiff(all.vars(tt), names(newdata))
-    if (length(missing)) {
-      abort("`newdata` lacks the model variable(s) ", paste(missing, collapse = ", "), ".")
-    }
-    mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
-    if (anyNA(mf)) abort("`newdata` has NA in the model variables; remove or impute those rows first.")
-    mm <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
-    return(mm[, names(object$group), drop = FALSE])
+    d <- newdata_design(object, newdata, allow_na)
+    return(d)
   }
   if (is.null(newx)) abort("give `newx` (a numeric matrix) or, for formula fits, `newdata`.")
-  check_newx(newx, object)
+  list(x = check_newx(newx, object), offset = NULL, rows = NULL)
 }
 
 #' Plot the anytime curve of a fitted sequence

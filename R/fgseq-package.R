@@ -46,7 +46,9 @@ NULL
 #'   model's terms (and the response, where a response is needed). Used instead of `newx`/`newy`.
 #' @param alpha Number in `(0, 1]`: the fraction of the final training objective that defines the
 #'   alpha-stopping cost (Hu et al. 2016, section 5.2).
-#' @param ... Further arguments, passed on or ignored as documented.
+#' @param ... Not used: an argument that is none of the documented ones is an error (naming it and
+#'   suggesting the nearest valid name), so that a misspelt or partially given argument (`s =` for
+#'   `step =`) is never silently ignored or matched.
 #' @name fgseq-arguments
 #' @keywords internal
 NULL

@@ -196,11 +196,14 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                           engine = c("auto", "gram", "sample"), ...) {
+  check_dots(...)
+  call <- match.call()
+  call[[1L]] <- quote(fgseq)
   fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
                criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = match.arg(family),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
-               engine = match.arg(engine), call = match.call())
+               engine = match.arg(engine), call = call)
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
@@ -230,6 +233,12 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
                     criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, label = label)
   fit$engine <- control$engine
+  # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
+  # response are the objects given, or their checked double versions)
+  fit$x <- x
+  fit$y <- if (ncol(response$y) == 1L) drop(response$y) else response$y
+  fit$weights <- if (length(weights)) weights
+  fit$offset <- offset
   fit
 }
 
@@ -267,10 +276,10 @@ finish_fit <- function(raw, names_x, group, cost, control, method, criterion, fa
                        fr_gain, nobs, call, label = NULL) {
   report_constant(stats::setNames(raw$constant, names_x), group, names(cost))
   if (!raw$converged) {
-    warning("the Newton solver did not converge at every step: the data are separable, or nearly so ",
-            "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(control$lambda),
-            "), or the iteration limit was reached; the coefficients are finite but may be very large. ",
-            "A positive `lambda` keeps them bounded.", call. = FALSE)
+    warn("the Newton solver did not converge at every step: the data are separable, or nearly so ",
+         "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(control$lambda),
+         "), or the iteration limit was reached; the coefficients are finite but may be very large. ",
+         "A positive `lambda` keeps them bounded.", class = "convergence")
   }
   fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = control$lambda, method = method,
                    criterion = criterion, cost_sensitive = control$cost_sensitive, family = family,
@@ -282,6 +291,14 @@ finish_fit <- function(raw, names_x, group, cost, control, method, criterion, fa
 
 #' @rdname fgseq
 #' @param data Data frame holding the variables of the formula (formula method).
+#' @param subset,weights,offset,na.action Formula method, evaluated as by [stats::glm()]: `subset` and
+#'   `weights` and `offset` are evaluated in `data` (then in the formula's environment). `subset`: a
+#'   logical vector (one value per row of `data`) or row numbers selecting the rows to fit; `weights`
+#'   and `offset` as for the matrix method (`offset()` terms of the formula add to `offset`;
+#'   [predict()][predict.fgseq] evaluates both in `newdata`). `na.action`: missing or [stats::na.fail()]
+#'   stops when a model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()]
+#'   drops them and pads [fitted()][fitted.fgseq], [residuals()][residuals.fgseq] and `predict()`
+#'   without new data back to every row of `data` with NA, as in [stats::glm()].
 #' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
 #'   column) and makes one group per model term: a numeric term is a group of one column, a factor
 #'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
@@ -290,31 +307,17 @@ finish_fit <- function(raw, names_x, group, cost, control, method, criterion, fa
 #'   constant dummy column, which keeps coefficient 0 (with a warning), so new data holding that level
 #'   can still be predicted (as the reference level).
 #' @export
-fgseq.formula <- function(x, data, cost = NULL, ...) {
-  call <- match.call()
-  d <- formula_design(x, data)
-  fit <- fgseq.default(d$x, d$y, group = d$group, cost = cost, ...)
-  with_formula(fit, d, call)
+fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, ...) {
+  check_dots(..., forwarded = formula_forwarded(fgseq.default))
+  d <- model_design(match.call(), parent.frame())
+  fit <- fgseq.default(d$x, d$y, group = d$group, cost = cost, weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "fgseq")
 }
 
-# The design of a formula: model.matrix() without its intercept column, all factor levels kept, one
-# group per term; the response as model.response() gives it.
-formula_design <- function(formula, data) {
-  if (missing(data)) abort("`data` must be given with the formula interface.")
-  mf <- stats::model.frame(formula, data = data, na.action = stats::na.pass, drop.unused.levels = FALSE)
-  if (anyNA(mf)) {
-    bad <- names(mf)[vapply(mf, anyNA, logical(1))]
-    abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows first.")
-  }
-  mt <- attr(mf, "terms")
-  if (attr(mt, "response") == 0L) abort("`x` (the formula) must have a response, as in y ~ .")
-  labels <- attr(mt, "term.labels")
-  if (!length(labels)) abort("`x` (the formula) must have at least one term on its right-hand side.")
-  mm <- stats::model.matrix(mt, mf)
-  assign <- attr(mm, "assign")
-  keep <- assign > 0L
-  list(x = mm[, keep, drop = FALSE], y = stats::model.response(mf), group = labels[assign[keep]], terms = mt,
-       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(mm, "contrasts"))
+# The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
+# those the formula supplies.
+formula_forwarded <- function(fun) {
+  setdiff(names(formals(fun)), c("x", "y", "group", "weights", "offset", "..."))
 }
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
@@ -349,15 +352,6 @@ gram_backend <- function() {
   }
   blas <- tolower(extSoftVersion()[["BLAS"]])
   if (grepl("openblas|mkl|blis|atlas|accelerate|veclib", blas)) "blas" else "eigen"
-}
-
-# Attach what predict(newdata = ) needs to a fit made from a formula.
-with_formula <- function(fit, design, call) {
-  fit$call <- call
-  fit$terms <- design$terms
-  fit$xlevels <- design$xlevels
-  fit$contrasts <- design$contrasts
-  fit
 }
 
 # Assemble the "fgseq" object from the core's result. Single-response families keep `beta` as a

@@ -16,11 +16,13 @@ is_gaussian <- function(object) is.null(object$family) || identical(object$famil
 
 # Response-scale predictions of every step of `object` (any anytime fit: one row of its path per step)
 # on the design matrix `x`: a list of K + 1 elements, element k + 1 the prediction of the model after
-# step k. One predict() call for all steps (a boosted fit then adds each tree once).
-step_predictions <- function(object, x, ...) {
+# step k. One predict() call for all steps (a boosted fit then adds each tree once). `newoffset`:
+# the offset of the rows of x, for fits with an offset.
+step_predictions <- function(object, x, newoffset = NULL) {
   K <- nrow(object$path) - 1L
-  p <- if (is_gaussian(object)) predict(object, x, step = 0:K, ...) else
-    predict(object, x, step = 0:K, type = "response", ...)
+  args <- list(object, x, step = 0:K, type = if (is_gaussian(object)) "link" else "response")
+  if (!is.null(newoffset)) args$newoffset <- newoffset
+  p <- do.call(predict, args)
   lapply(seq_len(K + 1L), function(j) {
     as_step_prediction(if (length(dim(p)) == 3L) p[, , j, drop = FALSE] else p[, j, drop = FALSE])
   })

@@ -147,8 +147,9 @@ miser <- function(x, ...) UseMethod("miser")
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
                           family = c("gaussian", "binomial", "multinomial"),
                           paid = c("after_tree", "within_tree"), min_node_size = 5, ...) {
-  check_dots_used(list(...), "miser")
+  check_dots(...)
   call <- match.call()
+  call[[1L]] <- quote(miser)
   x <- check_x(x)
   n <- nrow(x)
   family <- check_choice(family, c("gaussian", "binomial", "multinomial"), "family")
@@ -177,13 +178,16 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
 #' @rdname miser
 #' @param data Data frame holding the variables of the formula (formula method). The design is built as
 #'   for [fgseq()]: one group per model term, all factor levels kept as dummy columns.
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()].
 #' @export
-miser.formula <- function(x, data, cost, ...) {
-  call <- match.call()
-  d <- formula_design(x, data)
+miser.formula <- function(x, data, subset, na.action, cost, ...) {
+  check_dots(..., forwarded = formula_forwarded(miser.default))
+  d <- model_design(match.call(), parent.frame(), allowed = character(0))
   if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
   fit <- miser.default(d$x, d$y, cost = cost, group = d$group, ...)
-  with_formula(fit, d, call)
+  with_formula(fit, d, match.call(), "miser")
 }
 
 # Assemble the "miser" object from the core's result.
@@ -211,7 +215,7 @@ new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambd
   paid_step <- trees$step[first]
   paid_tree <- raw$paid_by[match(paid_order, labels)] + 1
   if (!isTRUE(all.equal(paid_tree, trees$tree[first]))) {
-    stop("internal error: the core's paid groups differ from its trees", call. = FALSE)
+    abort("internal error: the core's paid groups differ from its trees.", class = "internal")
   }
   steps <- 0:n_trees
   new_groups <- lapply(steps, function(t) paid_order[paid_step == t])
@@ -271,13 +275,15 @@ new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambd
 #' predict(fit, newdata = heart[1:4, ], budget = c(0, 10, 200), type = "response")
 #' predict(fit, newdata = heart[1:4, ], step = c(10, 30), type = "class")
 #' @export
-predict.miser <- function(object, newx, budget = NULL, step = NULL, type = c("link", "response", "class"),
-                          newdata = NULL, ...) {
+predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = c("link", "response", "class"),
+                          newdata = NULL) {
+  check_dots(...)
   type <- check_choice(type, c("link", "response", "class"), "type")
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", object$family, ".")
   }
-  x <- new_design(object, if (missing(newx)) NULL else newx, newdata)
+  design <- new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
+  x <- design$x
   steps <- resolve_steps(object, budget, step)
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
@@ -289,18 +295,18 @@ predict.miser <- function(object, newx, budget = NULL, step = NULL, type = c("li
   P <- length(object$init)
   if (P == 1L) {
     eta <- matrix(H, nrow(x), m, dimnames = list(rownames(x), names(steps)))
-    if (type == "link") return(eta)
+    if (type == "link") return(pad_rows(eta, design))
     mu <- inverse_link(object$family, eta)
-    if (type == "response") return(mu)
-    return(matrix(object$classes[(mu > 0.5) + 1L], nrow(x), dimnames = dimnames(mu)))
+    if (type == "response") return(pad_rows(mu, design))
+    return(pad_rows(matrix(object$classes[(mu > 0.5) + 1L], nrow(x), dimnames = dimnames(mu)), design))
   }
   eta <- array(H, c(nrow(x), P, m), dimnames = list(rownames(x), object$responses, names(steps)))
-  if (type == "link") return(eta)
+  if (type == "link") return(pad_rows(eta, design))
   mu <- eta
   for (k in seq_len(m)) mu[, , k] <- inverse_link(object$family, matrix(eta[, , k], nrow(x)))
-  if (type == "response") return(mu)
+  if (type == "response") return(pad_rows(mu, design))
   cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
-  matrix(cls, nrow(x), dimnames = list(rownames(x), names(steps)))
+  pad_rows(matrix(cls, nrow(x), dimnames = list(rownames(x), names(steps))), design)
 }
 
 #' Print a Greedy Miser fit
@@ -320,6 +326,7 @@ predict.miser <- function(object, newx, budget = NULL, step = NULL, type = c("li
 #' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 20))
 #' @export
 print.miser <- function(x, digits = 4, ...) {
+  check_dots(...)
   per <- if (x$family == "multinomial") paste0(" (", length(x$classes), " trees per step, one per class)") else ""
   cat(x$label, ", ", x$family, ": ", x$n_trees, " steps", per, " of depth-", x$depth, " trees, eta = ",
       format(x$eta), ", ", x$nobs, " observations\n", sep = "")
@@ -380,6 +387,7 @@ print.miser <- function(x, digits = 4, ...) {
 #' s$features[, c("feature", "group", "step", "charged", "cost")]
 #' @export
 summary.miser <- function(object, ...) {
+  check_dots(...)
   tr <- object$trees
   x_names <- names(object$group)
   cost <- object$cost
@@ -417,6 +425,7 @@ summary.miser <- function(object, ...) {
 #' @param digits Number of significant digits.
 #' @export
 print.summary.miser <- function(x, digits = 4, ...) {
+  check_dots(...)
   cat(x$label, ", ", x$family, ": ", x$n_trees, " steps of depth-", x$depth, " trees, eta = ", format(x$eta),
       ", ", x$nobs, " observations\n", sep = "")
   cat(x$n_features, " of ", x$p, " features used (", x$n_groups, " of ", x$total_groups,
@@ -559,6 +568,7 @@ miser_frontier <- function(fits, lambda, metric, curve_of) {
 #' @param digits Number of significant digits.
 #' @export
 print.miser_path <- function(x, digits = 4, ...) {
+  check_dots(...)
   cat("Greedy Miser over ", length(x$lambda), " values of lambda: best iteration on the validation ",
       metric_label(x$metric, x$k), if (metric_higher_better(x$metric)) "" else " (a loss: smaller is better)",
       "\n\n", sep = "")

@@ -59,6 +59,7 @@
 #' @export
 oracle <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5, newdata = NULL,
                    ...) {
+  check_dots(...)
   object <- check_oracle_source(object)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   path <- oracle_path(curve)
@@ -108,6 +109,7 @@ oracle_as_curve <- function(object) {
 #' @export
 anytime_curve.fgseq_oracle <- function(object, newx = NULL, newy = NULL, metric = object$metric,
                                        query = NULL, k = object$k, newdata = NULL, ...) {
+  check_dots(...)
   metric <- check_metric(metric)
   if (is.null(newx) && is.null(newdata) && is.null(newy) && metric == object$metric &&
       (metric != "ndcg" || identical(as.integer(k), as.integer(object$k)))) {
@@ -122,6 +124,7 @@ anytime_curve.fgseq_oracle <- function(object, newx = NULL, newy = NULL, metric 
 #' @param alpha Number in `(0, 1]`, for the alpha-stopping cost.
 #' @export
 stop_cost.fgseq_oracle <- function(object, alpha = 0.97, ...) {
+  check_dots(...)
   alpha <- check_alpha(alpha)
   path <- if (object$metric == "r2" && object$data == "training") object$path else
     oracle_path(anytime_curve(object$fit, metric = "r2"))
@@ -135,6 +138,7 @@ stop_cost.fgseq_oracle <- function(object, alpha = 0.97, ...) {
 timeliness.fgseq_oracle <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
                                     newdata = NULL, interpolation = c("linear", "step"),
                                     metric = object$metric, query = NULL, k = object$k, ...) {
+  check_dots(...)
   interpolation <- match.arg(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq_oracle(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
@@ -156,6 +160,7 @@ plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, add =
 #' @param digits Number of significant digits.
 #' @export
 print.fgseq_oracle <- function(x, digits = 4, ...) {
+  check_dots(...)
   cat(x$label, ": ", length(x$sequence), " groups reordered by gain per unit cost on the ", x$data, " ",
       metric_label(x$metric, x$k), " curve (gains taken as fixed)\n\n", sep = "")
   tab <- x$path[, c("step", "group", "group_cost", "cost", "source_step", "value")]

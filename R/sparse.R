@@ -72,6 +72,7 @@ sparse_sequence <- function(x, ...) UseMethod("sparse_sequence")
 #' @export
 sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6, nlambda = 200, ...) {
   call <- match.call()
+  call[[1L]] <- quote(sparse_sequence)
   x <- check_x(x)
   y <- check_y(y, nrow(x))
   group <- check_group(group, x)
@@ -80,6 +81,7 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   lambda <- check_lambda(lambda)
   nlambda <- check_nlambda(nlambda)
   check_grpreg()
+  check_dots(..., forwarded = grpreg_arguments())
 
   wh <- whiten_groups_r(x, group, labels)
   entry <- grlasso_entry(wh, y, cost, nlambda, ...)
@@ -97,16 +99,20 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
 #' @param data Data frame holding the variables of the formula (formula method); `predict()`,
 #'   [anytime_curve()] and [compare_sequences()] then accept `newdata`. A two-level factor response is
 #'   read as 0/1 (the second level is 1).
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()].
 #' @export
-sparse_sequence.formula <- function(x, data, cost = NULL, ...) {
-  call <- match.call()
-  d <- formula_design(x, data)
+sparse_sequence.formula <- function(x, data, subset, na.action, cost = NULL, ...) {
+  check_grpreg()
+  check_dots(..., forwarded = c(formula_forwarded(sparse_sequence.default), grpreg_arguments()))
+  d <- model_design(match.call(), parent.frame(), allowed = character(0))
   if (is.factor(d$y)) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
   fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = cost, ...)
-  with_formula(fit, d, call)
+  with_formula(fit, d, match.call(), "sparse_sequence")
 }
 
 # Standardization and group whitening in plain R, as fgseq() defines them (the C++ core does the same
@@ -144,6 +150,11 @@ fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda
   fit$method <- "fixed"
   fit$criterion <- NA_character_
   fit
+}
+
+# The arguments of grpreg::grpreg() a user may pass through `...` (the others are set here).
+grpreg_arguments <- function() {
+  setdiff(names(formals(grpreg::grpreg)), c("X", "y", "group", "penalty", "family", "nlambda", "group.multiplier", "..."))
 }
 
 # Run grpreg's cost-weighted group lasso on the standardized non-constant columns and find where each

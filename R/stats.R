@@ -82,6 +82,7 @@ fgseq_stats <- function(x, ...) UseMethod("fgseq_stats")
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
+  check_dots(...)
   x <- check_x(x)
   n <- nrow(x)
   y <- check_y(y, n)
@@ -94,18 +95,21 @@ fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.character <- function(x, group = NULL, read = readRDS, ...) {
+  check_dots(...)
   map_chunks(as.list(x), read, group)
 }
 
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.list <- function(x, group = NULL, ...) {
+  check_dots(...)
   map_chunks(x, NULL, group)
 }
 
 #' @rdname fgseq_stats
 #' @export
 fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
+  check_dots(...)
   n_chunks <- check_number(n_chunks, "n_chunks", lower = 1)
   map_chunks(as.list(seq_len(n_chunks)), x, group)
 }
@@ -197,6 +201,7 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
 
 #' @export
 print.fgseq_stats <- function(x, ...) {
+  check_dots(...)
   cat("Sufficient statistics of ", format(x$n), " rows and ", length(x$names), " columns in ",
       length(unique(x$group)), " groups\n", sep = "")
   invisible(x)
@@ -210,6 +215,7 @@ print.fgseq_stats <- function(x, ...) {
 fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
                               criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
                               max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, ...) {
+  check_dots(...)
   call <- match.call()
   method <- match.arg(method)
   criterion <- match.arg(criterion)

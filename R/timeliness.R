@@ -20,6 +20,7 @@ stop_cost <- function(object, alpha = 0.97, ...) UseMethod("stop_cost")
 #' @rdname stop_cost
 #' @export
 stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
+  check_dots(...)
   alpha <- check_alpha(alpha)
   path <- object$path
   final <- path$r2[nrow(path)]
@@ -70,6 +71,7 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 timeliness.anytime_fit <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
                                    newdata = NULL, interpolation = c("linear", "step"), metric = "r2",
                                    query = NULL, k = 5, ...) {
+  check_dots(...)
   interpolation <- match.arg(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)

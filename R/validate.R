@@ -2,8 +2,6 @@
 # a message that names the argument and says what to do. Nothing is computed before all checks pass,
 # so a failed call leaves nothing half-done.
 
-abort <- function(...) stop(paste0(...), call. = FALSE)
-
 # x: a numeric matrix (or an all-numeric data frame), stored as double; with `sparse = TRUE` also a
 # sparse matrix of the Matrix package, returned as a dgCMatrix (never densified).
 check_x <- function(x, sparse = FALSE) {
@@ -173,15 +171,15 @@ report_constant <- function(constant, group, labels) {
     dead <- labels[vapply(labels, function(g) all(constant[group == g]), logical(1))]
     cols <- names(constant)[constant & !(group %in% dead)]
     if (length(cols)) {
-      warning("constant column(s) in `x` keep coefficient 0: ", paste(cols, collapse = ", "), ".",
-              call. = FALSE)
+      warn("constant column(s) in `x` keep coefficient 0: ", paste(cols, collapse = ", "), ".",
+           class = "constant")
     }
     if (length(dead) == length(labels)) {
       abort("`x` has only constant columns; every group is constant and none can be sequenced.")
     }
     if (length(dead)) {
-      warning("group(s) with only constant columns are left out of the sequence: ",
-              paste(dead, collapse = ", "), ".", call. = FALSE)
+      warn("group(s) with only constant columns are left out of the sequence: ",
+           paste(dead, collapse = ", "), ".", class = "constant_group")
     }
   }
   invisible(NULL)
@@ -543,17 +541,6 @@ check_choice <- function(value, choices, name) {
     abort("`", name, "` must be one of ", paste0("\"", choices, "\"", collapse = ", "), ".")
   }
   value
-}
-
-# Arguments that reached `...` of a function that takes none of its own.
-check_dots_used <- function(dots, fun) {
-  if (length(dots)) {
-    nm <- names(dots)
-    nm <- if (is.null(nm)) rep("", length(dots)) else nm
-    nm[!nzchar(nm)] <- "(unnamed)"
-    abort(fun, "() does not know the argument(s) ", paste(nm, collapse = ", "), ".")
-  }
-  invisible(NULL)
 }
 
 # A grid of miser trade-off constants: non-negative, finite, distinct.

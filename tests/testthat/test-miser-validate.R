@@ -59,7 +59,7 @@ test_that("unknown family, paid rule or argument", {
   expect_error(miser(vd$x, vd$y, cost = vcost, family = "poisson"),
                "`family` must be one of \"gaussian\", \"binomial\", \"multinomial\"")
   expect_error(miser(vd$x, vd$y, cost = vcost, paid = "never"), "`paid` must be one of \"after_tree\", \"within_tree\"")
-  expect_error(miser(vd$x, vd$y, cost = vcost, ntrees = 5), "miser\\(\\) does not know the argument\\(s\\) ntrees")
+  expect_error(miser(vd$x, vd$y, cost = vcost, ntrees = 5), class = "fgseq_error_unknown_argument")
 })
 
 test_that("predict: class of a gaussian fit, budget with step, a bad newx", {

@@ -96,7 +96,8 @@ test_that("newx: number of columns, names, type", {
   colnames(bad)[2] <- "zz"
   expect_error(predict(vfit, bad), "`newx` column names do not match the training x: unknown zz; missing b")
   expect_error(predict(vfit, matrix("a", 2, 4)), "`newx` must be a numeric matrix with the 4 columns")
-  expect_error(predict(vfit), "give `newx` \\(a numeric matrix\\)")
+  # without new data, predict() predicts the training rows, as predict.glm() does (issue 15)
+  expect_identical(predict(vfit), predict(vfit, vx))
   nx <- vx[1:3, ]
   nx[2, 1] <- NA
   expect_error(predict(vfit, nx), "`newx` contains NA, NaN or Inf")

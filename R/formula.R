@@ -1,0 +1,196 @@
+# The formula interface of every verb (fgseq(), miser(), sparse_sequence(), cv_fgseq()): arguments
+# evaluated as glm() evaluates them. A formula method calls
+#   d <- model_design(match.call(), parent.frame())
+# and fits on d$x, d$y (with d$weights and d$offset where the verb takes them); with_formula() then
+# attaches what the methods of the fit need (terms, factor levels, the model frame, na.action, the call).
+
+# The design of a formula method's call, evaluated in `env` (the caller's frame):
+# * the formula is the call's `x` (or `formula`); `data` a data frame;
+# * `subset`, `weights` and `offset` are evaluated in `data` (then in the formula's environment), as
+#   by stats::model.frame(); `offset()` terms of the formula add to `offset`;
+# * `na.action`: missing or na.fail: a clear error when a model variable holds NA; na.omit or
+#   na.exclude (a function or its name): those rows are dropped (na.exclude pads fitted values,
+#   residuals and predictions back to every row, as in glm());
+# * the design is model.matrix() without its intercept column, all factor levels kept (drop.unused.levels
+#   = FALSE), one group per term: a numeric term is a group of one column, a factor term the group of
+#   its dummy columns, an interaction the group of its product columns.
+# `allowed` names the extra arguments the verb evaluates in `data` ("weights", "offset").
+# Returns list(x, y, group, weights, offset (NULL when none), terms, xlevels, contrasts, na.action, model).
+model_design <- function(call, env, allowed = c("weights", "offset")) {
+  args <- as.list(call)[-1L]
+  form <- if ("formula" %in% names(args)) "formula" else "x"
+  formula <- eval(args[[form]], env)
+  if (!inherits(formula, "formula")) {
+    abort("`", form, "` must be a model formula such as y ~ a + b.", class = "formula")
+  }
+  if (is.null(args$data)) abort("`data` must be given with the formula interface.", class = "formula")
+  data <- eval(args$data, env)
+  if (!is.data.frame(data)) abort("`data` must be a data frame holding the variables of the formula.", class = "formula")
+  n <- nrow(data)
+  fenv <- environment(formula)
+  if (is.null(fenv)) fenv <- env
+  in_data <- function(name) eval(args[[name]], data, fenv)
+
+  mf <- list(formula = formula, data = data, drop.unused.levels = FALSE)
+  if (!is.null(args$subset)) mf$subset <- check_subset(in_data("subset"), n)
+  for (name in intersect(allowed, names(args))) {
+    value <- in_data(name)
+    if (!is.null(value)) mf[[name]] <- check_row_values(value, n, name)
+  }
+  na <- check_na_action(if (is.null(args$na.action)) NULL else eval(args$na.action, env))
+  mf$na.action <- if (is.null(na)) stats::na.pass else na
+  frame <- do.call(stats::model.frame, mf)
+  if (anyNA(frame)) {
+    bad <- names(frame)[vapply(frame, anyNA, logical(1))]
+    abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows, or give ",
+          "na.action = na.omit (or na.exclude) to drop them.", class = "na")
+  }
+  if (nrow(frame) < 2L) abort("`subset` (or `na.action`) leaves fewer than 2 rows to fit.", class = "subset")
+  mt <- attr(frame, "terms")
+  if (attr(mt, "response") == 0L) abort("`", form, "` (the formula) must have a response, as in y ~ .", class = "formula")
+  labels <- attr(mt, "term.labels")
+  if (!length(labels)) {
+    abort("`", form, "` (the formula) must have at least one term on its right-hand side.", class = "formula")
+  }
+  mm <- stats::model.matrix(mt, frame)
+  assign <- attr(mm, "assign")
+  keep <- assign > 0L
+  list(x = mm[, keep, drop = FALSE], y = stats::model.response(frame), group = labels[assign[keep]],
+       weights = stats::model.weights(frame), offset = stats::model.offset(frame), terms = mt,
+       xlevels = stats::.getXlevels(mt, frame), contrasts = attr(mm, "contrasts"),
+       na.action = attr(frame, "na.action"), model = frame)
+}
+
+# subset: logical (one per row of data, no NA), or whole row numbers (all positive or all negative).
+check_subset <- function(subset, n) {
+  ok <- if (is.logical(subset)) {
+    length(subset) == n && !anyNA(subset)
+  } else if (is.numeric(subset)) {
+    !anyNA(subset) && all(subset == round(subset)) && all(abs(subset) >= 1 & abs(subset) <= n) &&
+      (all(subset > 0) || all(subset < 0))
+  } else {
+    FALSE
+  }
+  if (!ok) {
+    abort("`subset` must be a logical vector with one TRUE/FALSE per row of `data` (", n, "), or row ",
+          "numbers between 1 and ", n, " (all positive, or all negative to drop rows), without NA.",
+          class = "subset")
+  }
+  subset
+}
+
+# weights or offset evaluated in data: numeric, one value per row of data (an offset may be a matrix
+# with one row per row, for multinomial and mgaussian fits); the verb checks the values themselves.
+check_row_values <- function(value, n, name) {
+  rows <- if (is.null(dim(value))) length(value) else nrow(value)
+  if (!is.numeric(value) || rows != n) {
+    abort("`", name, "` must be numeric with one value per row of `data` (", n, "); it has ", rows, ".",
+          class = "input")
+  }
+  value
+}
+
+# na.action: NULL (or na.fail: the clear error of model_design()), or na.omit / na.exclude given as a
+# function or its name. Returns NULL or the function.
+check_na_action <- function(na_action) {
+  if (is.null(na_action)) return(NULL)
+  known <- list(na.omit = stats::na.omit, na.exclude = stats::na.exclude, na.fail = stats::na.fail)
+  if (is.character(na_action) && length(na_action) == 1L && na_action %in% names(known)) {
+    na_action <- known[[na_action]]
+  }
+  which <- names(known)[vapply(known, identical, logical(1), na_action)]
+  if (!length(which)) {
+    abort("`na.action` must be na.omit or na.exclude (drop rows with NA in a model variable; na.exclude ",
+          "pads fitted values and residuals back to every row), or na.fail (stop, the default).", class = "na")
+  }
+  if (which == "na.fail") NULL else na_action
+}
+
+# Attach what the methods of a fit need to a fit made from a formula; the stored call names the
+# exported generic (so that update() re-evaluates it).
+with_formula <- function(fit, design, call, generic) {
+  call[[1L]] <- as.name(generic)
+  fit$call <- call
+  fit$terms <- design$terms
+  fit$xlevels <- design$xlevels
+  fit$contrasts <- design$contrasts
+  fit$na.action <- design$na.action
+  fit$model <- design$model
+  fit
+}
+
+# The design of new observations for a formula fit, rebuilt from newdata with the training terms and
+# factor levels, as new_design() returns it: list(x, offset, rows, n). The offset is that of the fit's
+# offset() terms and `offset` argument, evaluated in newdata (as predict.glm() does). Rows with NA in a
+# model variable are an error, unless `allow_na` and the fit dropped such rows itself (na.omit,
+# na.exclude): x then holds the complete rows, `rows` says which, and predictions are NA for the others.
+newdata_design <- function(object, newdata, allow_na = FALSE) {
+  if (is.null(object$terms)) {
+    abort("`newdata` works with fits made by the formula interface; give `newx` (a matrix) instead.")
+  }
+  if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.")
+  tt <- stats::delete.response(object$terms)
+  missing <- setdiff(all.vars(tt), names(newdata))
+  if (length(missing)) {
+    abort("`newdata` lacks the model variable(s) ", paste(missing, collapse = ", "), ".")
+  }
+  mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  offset <- stats::model.offset(mf)
+  call_offset <- object$call$offset
+  if (!is.null(call_offset)) {
+    more <- eval(call_offset, newdata, environment(object$terms))
+    offset <- if (is.null(offset)) more else offset + more
+  }
+  if (!is.null(offset)) offset <- check_row_values(offset, nrow(newdata), "offset")
+  complete <- stats::complete.cases(mf) & (if (is.null(offset)) TRUE else stats::complete.cases(offset))
+  rows <- NULL
+  if (!all(complete)) {
+    if (!allow_na || is.null(object$na.action)) {
+      abort("`newdata` has NA in the model variables; remove or impute those rows first",
+            if (!allow_na) "." else " (or fit with na.action = na.exclude to predict NA for them).", class = "na")
+    }
+    rows <- which(complete)
+    mf <- mf[rows, , drop = FALSE]
+    if (!is.null(offset)) offset <- if (is.matrix(offset)) offset[rows, , drop = FALSE] else offset[rows]
+  }
+  mm <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+  list(x = mm[, names(object$group), drop = FALSE], offset = offset, rows = rows, n = nrow(newdata),
+       names = row.names(newdata))
+}
+
+# The training design of a fit, as new_design() returns it: the x, offset and weights the fit was made
+# from; with na.action = na.exclude, `rows` maps them back to every row of the training data.
+training_design <- function(object) {
+  if (is.null(object[["x"]])) {
+    abort("this fit holds no training data (it was made from chunks or sufficient statistics): give new ",
+          "observations (`newx`) instead.", class = "no_data")
+  }
+  out <- list(x = object[["x"]], offset = object[["offset"]], rows = NULL, n = nrow(object[["x"]]))
+  omit <- object$na.action
+  if (inherits(omit, "exclude")) {
+    out$n <- nrow(object[["x"]]) + length(omit)
+    out$rows <- seq_len(out$n)[-omit]
+    out$names <- character(out$n)
+    out$names[out$rows] <- rownames(object[["x"]]) %||% as.character(out$rows)
+    out$names[omit] <- names(omit) %||% as.character(omit)
+  }
+  out
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# Predictions (a vector, a matrix or an array with one row per row of design$x) padded back to the
+# design's `n` rows with NA where design$rows leaves rows out.
+pad_rows <- function(out, design) {
+  if (is.null(design$rows)) return(out)
+  index <- rep(NA_integer_, design$n)
+  index[design$rows] <- seq_along(design$rows)
+  if (is.null(dim(out))) {
+    out <- out[index]
+    names(out) <- design$names
+    return(out)
+  }
+  out <- if (length(dim(out)) == 2L) out[index, , drop = FALSE] else out[index, , , drop = FALSE]
+  rownames(out) <- design$names
+  out
+}
