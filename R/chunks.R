@@ -83,7 +83,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
   check_dots(...)
   call <- match.call()
   method <- match.arg(method)
-  family <- match.arg(family)
+  family <- check_family(family, c("gaussian", "binomial", "poisson"))
   criterion <- match.arg(criterion)
   if (family == "gaussian") {
     chunks <- x

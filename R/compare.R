@@ -16,7 +16,7 @@
 #'   the stopping cost.
 #' @param stop_cost `NULL` (the alpha-stopping cost of the reference) or a positive number in cost
 #'   units. It must reach at least the first group of one of the sequences.
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_comparison"`, a list with
 #' * `table`: data frame with one row per fit and columns `method`, `linear` and `step` (timeliness up
 #'   to `stop_cost` with linear and step interpolation), `value_at_stop` (the step curve's value at

@@ -4,6 +4,39 @@
 
 families <- c("gaussian", "binomial", "multinomial", "poisson", "mgaussian")
 
+# The canonical link of each family with a stats family object.
+canonical_links <- c(gaussian = "identity", binomial = "logit", poisson = "log")
+
+# family: one of `choices` (the whole default vector means its first), or a family object of stats
+# (binomial(), poisson(), gaussian(), or the function itself, as glm() takes them) with its canonical
+# link. Returns the family name.
+check_family <- function(family, choices) {
+  if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
+  if (inherits(family, "family")) {
+    name <- family$family
+    if (!name %in% intersect(choices, names(canonical_links))) {
+      abort("`family` ", name, "() is not available here; use one of ",
+            paste0("\"", choices, "\"", collapse = ", "), ".", class = "family")
+    }
+    if (!identical(family$link, canonical_links[[name]])) {
+      abort("`family` ", name, "(link = \"", family$link, "\") has a non-canonical link; fgseq fits the ",
+            "canonical link only: use ", name, "() (link \"", canonical_links[[name]], "\").", class = "family")
+    }
+    return(name)
+  }
+  if (identical(family, choices)) return(choices[1L])
+  if (!is.character(family) || length(family) != 1L || is.na(family) || !(family %in% choices)) {
+    abort("`family` must be one of ", paste0("\"", choices, "\"", collapse = ", "),
+          " or a family object with its canonical link (binomial(), poisson(), gaussian()).", class = "family")
+  }
+  family
+}
+
+# The stats family object of a fit's family (NULL for multinomial and mgaussian, which have none).
+family_object <- function(family) {
+  switch(family, gaussian = stats::gaussian(), binomial = stats::binomial(), poisson = stats::poisson(), NULL)
+}
+
 # Returns list(y = n x P matrix for the core, classes = class labels or NULL, responses = column names).
 check_response <- function(y, family, n) {
   switch(family,

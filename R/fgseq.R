@@ -89,8 +89,13 @@
 #' Newton solves at step `k`: slow on large data), `"quadratic"` takes one Newton step through the
 #' Schur complement of the current Hessian (one Hessian border per candidate). The objective is
 #' `F = R(empty) - R(S)` and `r2` the fraction of the null deviance explained (glmnet's `dev.ratio`).
-#' When a Newton solve does not converge (for example separable data at `lambda = 0`), `fgseq()` warns
-#' and returns the finite coefficients of its last iterate.
+#' A Newton solve has converged by the criterion of [stats::glm()]: its last step changed the penalized
+#' deviance `D` by `|D - D_old| / (|D| + 0.1) < 1e-8` (or the gradient vanished). When one does not
+#' converge, `fgseq()` warns (class `fgseq_warning_convergence`) and returns the coefficients of its last
+#' iterate. As [stats::glm()], a binomial or Poisson fit at `lambda = 0` whose last step has fitted
+#' probabilities numerically 0 or 1 (means 0) warns of separation (class `fgseq_warning_boundary`): its
+#' coefficients are finite but may be very large. Probabilities near 0 or 1 alone do not mean
+#' non-convergence (a multinomial fit at `lambda = 0` can have some).
 #'
 #' @section Constant columns:
 #' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
@@ -123,8 +128,10 @@
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,
 #'   no `p x p` matrix, for wide data). The fit records it as `engine`.
-#' @param family One of `"gaussian"`, `"binomial"`, `"multinomial"`, `"poisson"`, `"mgaussian"`; see
-#'   the section Families.
+#' @param family One of `"gaussian"`, `"binomial"`, `"multinomial"`, `"poisson"`, `"mgaussian"`, or a
+#'   family object of stats with its canonical link, as [stats::glm()] takes it (`gaussian()`,
+#'   `binomial()`, `poisson()`, or the function itself); see the section Families. Another link is an
+#'   error.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights (as in [stats::glm()]:
 #'   a weight of 2 counts a row twice). Means, scales and whitening are weighted too.
 #' @param offset `NULL`, a numeric vector of `n` values added to the linear predictor, or an `n x P`
@@ -133,7 +140,9 @@
 #' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
 #'   candidate) or `"quadratic"` (one Newton step); ignored for the Gaussian families, where the gain is
 #'   exact and cheap.
-#' @param ... Not used by the matrix method; the formula method passes them to the matrix method.
+#' @param ... Not used by the matrix method; the formula method passes them to the matrix method. An
+#'   unknown or misspelt argument is an error (class `fgseq_error_unknown_argument`) that names it and
+#'   suggests the nearest valid one.
 #'
 #' @return An object of class `c("fgseq", "anytime_fit")` (the class `"anytime_fit"` holds the methods it
 #'   shares with [miser()] fits: [anytime_curve()], [timeliness()], [stop_cost()], [plot()][plot.fgseq]), a list with
@@ -164,7 +173,16 @@
 #' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
-#' length, or `offset` has the wrong length. The formula method also stops when the data hold NA.
+#' length, or `offset` has the wrong length; when `family` is unknown or a family object with a
+#' non-canonical link (class `fgseq_error_family`); when an argument is unknown (class
+#' `fgseq_error_unknown_argument`). The formula method also stops when `data` is missing or not a data
+#' frame or the formula has no response or no term (class `fgseq_error_formula`), when a model variable
+#' holds NA and `na.action` is missing or [stats::na.fail()], or `na.action` is another function (class
+#' `fgseq_error_na`), and when `subset` is not a logical vector with one value per row (without NA) or
+#' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has
+#' class `fgseq_error` (bad values of other arguments: `fgseq_error_input`); warnings have class
+#' `fgseq_warning` and one of `fgseq_warning_constant`, `fgseq_warning_constant_group`,
+#' `fgseq_warning_convergence`, `fgseq_warning_boundary`.
 #'
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
@@ -200,7 +218,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   call <- match.call()
   call[[1L]] <- quote(fgseq)
   fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
-               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = match.arg(family),
+               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, families),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = match.arg(engine), call = call)
@@ -239,7 +257,23 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
   fit$y <- if (ncol(response$y) == 1L) drop(response$y) else response$y
   fit$weights <- if (length(weights)) weights
   fit$offset <- offset
+  check_boundary(fit)
   fit
+}
+
+# As glm() warns: at lambda = 0, fitted probabilities within 10 machine epsilons of 0 or 1 (binomial),
+# or means of 0 (poisson), at the last step are the sign of separable data, whose coefficients grow
+# without bound (the multinomial family has no such warning, as nnet::multinom()).
+check_boundary <- function(fit) {
+  if (fit$lambda > 0 || !fit$family %in% c("binomial", "poisson") || !length(fit$sequence)) return(invisible())
+  mu <- stats::fitted(fit)
+  eps <- 10 * .Machine$double.eps
+  if (any(mu < eps) || (fit$family == "binomial" && any(mu > 1 - eps))) {
+    warn("fitted ", if (fit$family == "binomial") "probabilities numerically 0 or 1" else "means numerically 0",
+         " occurred at lambda = 0 (as glm() warns): the data are separable, or nearly so, and the ",
+         "coefficients, finite, may be very large. A positive `lambda` keeps them bounded.", class = "boundary")
+  }
+  invisible()
 }
 
 # The linear engine of a Gaussian fit (see the section Computation of ?fgseq): the sample-space engine
@@ -276,10 +310,9 @@ finish_fit <- function(raw, names_x, group, cost, control, method, criterion, fa
                        fr_gain, nobs, call, label = NULL) {
   report_constant(stats::setNames(raw$constant, names_x), group, names(cost))
   if (!raw$converged) {
-    warn("the Newton solver did not converge at every step: the data are separable, or nearly so ",
-         "(fitted probabilities or means numerically 0 or 1 with lambda = ", format(control$lambda),
-         "), or the iteration limit was reached; the coefficients are finite but may be very large. ",
-         "A positive `lambda` keeps them bounded.", class = "convergence")
+    warn("the Newton solver did not converge at every step (by glm()'s criterion on the deviance): the ",
+         "iteration limit was reached or no step decreased the risk; the coefficients are those of the last ",
+         "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
   }
   fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = control$lambda, method = method,
                    criterion = criterion, cost_sensitive = control$cost_sensitive, family = family,

@@ -152,7 +152,7 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   call[[1L]] <- quote(miser)
   x <- check_x(x)
   n <- nrow(x)
-  family <- check_choice(family, c("gaussian", "binomial", "multinomial"), "family")
+  family <- check_family(family, c("gaussian", "binomial", "multinomial"))
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
   response <- check_response(y, family, n)
   group <- check_group(group, x)
@@ -170,9 +170,13 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   lambda_scaled <- lambda * s0 / mean(cost)
   raw <- .miser_fit(x, Y, match(group, labels) - 1L, unname(cost), family, paid, lambda_scaled, n_trees, depth,
                     eta, min_node_size)
-  new_miser(raw, x_names = x_names(x), group = group, cost = cost, response = response, family = family,
-            lambda = lambda, lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta,
-            paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
+  fit <- new_miser(raw, x_names = x_names(x), group = group, cost = cost, response = response, family = family,
+                   lambda = lambda, lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta,
+                   paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
+  # the training data, for fitted(), residuals() and predict() without new data
+  fit$x <- x
+  fit$y <- if (ncol(Y) == 1L) drop(Y) else Y
+  fit
 }
 
 #' @rdname miser
@@ -258,7 +262,7 @@ new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambd
 #'   binomial, class 1 when its probability is above 0.5).
 #' @param newdata For fits made with the formula interface: a data frame with the model's variables,
 #'   used instead of `newx`.
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return For gaussian and binomial fits a numeric matrix with one row per new observation and one
 #'   column per requested budget or step (named `"budget=B"` or `"step<t>"`); with `type = "class"` a
 #'   character matrix of that shape. For multinomial fits an array `m x L x steps` (`L` classes) for
@@ -282,7 +286,8 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = 
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", object$family, ".")
   }
-  design <- new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
+  design <- if (missing(newx) && is.null(newdata)) training_design(object) else
+    new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
   x <- design$x
   steps <- resolve_steps(object, budget, step)
   tr <- object$trees
@@ -316,7 +321,7 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = 
 #'
 #' @param x A `"miser"` fit from [miser()].
 #' @param digits Number of significant digits.
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return `x`, invisibly.
 #' @section Errors: None beyond those of [print()].
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
@@ -355,7 +360,7 @@ print.miser <- function(x, digits = 4, ...) {
 #' cost. `coef()` stops: the model is a sum of trees, it has no linear coefficients.
 #'
 #' @param object A `"miser"` fit from [miser()].
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"summary.miser"`, a list with
 #' * `label` (character), `family`, `nobs`, `lambda`, `n_trees`, `depth`, `eta`, `paid`: as in the fit;
 #' * `n_features` (distinct columns used by the trees), `p` (columns of `x`), `n_groups` (groups

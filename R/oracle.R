@@ -29,7 +29,7 @@
 #' @inheritParams anytime_curve
 #' @param object For `oracle()`: a fitted sequence, an object of class `"fgseq"` (from [fgseq()] or
 #'   [sparse_sequence()]). For the methods: an `"fgseq_oracle"` object.
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_oracle"`, a list with
 #' * `sequence`: character vector of length `K`, the group labels in the Oracle's order;
 #' * `path`: data frame with `K + 1` rows (steps `0..K`) and columns `step`, `group` (NA at step 0),

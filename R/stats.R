@@ -54,7 +54,7 @@
 #' @param weights `NULL` or `n` non-negative observation weights (matrix method).
 #' @param read Function reading one file into a chunk (character method); default [readRDS()].
 #' @param n_chunks Number of chunks (function method).
-#' @param ... Not used.
+#' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_stats"`: a list with `n` (rows), `weight_sum`, `mean` (length
 #'   `p`), `y_mean`, `xx` (`p x p` centred cross-product), `xy` (`p x 1`), `yy` (centred sum of
 #'   squares of `y`), `names` (column names) and `group`. Pass it to [fgseq()].

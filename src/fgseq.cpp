@@ -272,7 +272,7 @@ Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const st
 }
 
 // One chunk's additive parts of a GLM fit at theta ((m + 1) x P) over the selected whitened columns
-// (see columns_from): loss, deviance, gradient, hessian, xr, rsum, boundary (fgseq::GlmSums).
+// (see columns_from): loss, deviance, gradient, hessian, xr, rsum (fgseq::GlmSums).
 // y and offset: n x P matrices.
 // [[Rcpp::export(.glm_chunk_sums)]]
 Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
@@ -286,8 +286,7 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
                                                  sel, theta);
   return Rcpp::List::create(Rcpp::Named("loss") = s.loss, Rcpp::Named("deviance") = s.deviance,
                             Rcpp::Named("gradient") = s.gradient, Rcpp::Named("hessian") = s.hessian,
-                            Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum,
-                            Rcpp::Named("boundary") = static_cast<double>(s.boundary));
+                            Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
 }
 
 // The intercepts of a GLM's null model from the weighted mean response ybar (length P).
@@ -311,7 +310,7 @@ Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Funct
     s.loss = Rcpp::as<double>(sums["loss"]);
     s.gradient = Rcpp::as<Eigen::MatrixXd>(sums["gradient"]);
     s.hessian = Rcpp::as<Eigen::MatrixXd>(sums["hessian"]);
-    s.boundary = static_cast<Eigen::Index>(Rcpp::as<double>(sums["boundary"]));
+    s.deviance = Rcpp::as<double>(sums["deviance"]);
     fgseq::glm_sums_point(s, weight_sum, ctl.lambda, pt);
     seen.resize(static_cast<size_t>(pt.index) + 1);
     seen[static_cast<size_t>(pt.index)] = sums;

@@ -38,6 +38,7 @@ struct Control {
   double zero_tol = 1e-14;  // raw scores <= zero_tol * score_scale count as exactly 0
   double tie_tol = 1e-10;   // scores within tie_tol (relative) of the best tie; first group wins
   double newton_tol = 1e-10;  // GLM: relative decrease of the risk that ends the Newton iterations
+  double deviance_tol = 1e-8; // GLM: glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol
   double grad_tol = 1e-11;    // GLM: largest gradient entry of the risk at which a fit has converged
   int newton_max_iter = 100;
   std::vector<Index> order;   // when not empty: evaluate this sequence of groups instead of selecting

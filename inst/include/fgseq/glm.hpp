@@ -133,25 +133,6 @@ struct FamilyOps {
         return VectorXd::Constant(mu.rows(), c == d ? 1.0 : 0.0);
     }
   }
-
-  // Rows of positive weight whose fitted mean is numerically at the edge of the family's range (a
-  // probability 0 or 1, a Poisson mean 0): the signature of a minimum at infinity (separation)
-  Index boundary_rows(const MatrixXd& mu, const VectorXd& w) const {
-    if (family == Family::Gaussian || family == Family::MGaussian) return 0;
-    const double eps = 1e-10;
-    Index count = 0;
-    for (Index i = 0; i < mu.rows(); ++i) {
-      if (w(i) <= 0) continue;
-      for (Index c = 0; c < mu.cols(); ++c) {
-        const double m = mu(i, c);
-        if (m < eps || (family != Family::Poisson && m > 1 - eps)) {
-          ++count;
-          break;
-        }
-      }
-    }
-    return count;
-  }
 };
 
 // ---- sums over rows, shared by the in-memory and the chunked fits ----
@@ -226,11 +207,12 @@ inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const MatrixXd& Z1, c
     const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
     if (pt.level < NewtonNeed::Risk) {
       pt.eta = offset + Z1 * theta;
-      pt.risk = ridge_risk(fam.loss(pt.eta, y, w), W, theta, lambda);
+      pt.loss = fam.loss(pt.eta, y, w);
+      pt.risk = ridge_risk(pt.loss, W, theta, lambda);
     }
     if (need >= NewtonNeed::Accept && pt.level < NewtonNeed::Accept) {
       pt.mu = fam.mean(pt.eta);
-      pt.at_boundary = fam.boundary_rows(pt.mu, w) > 0;
+      pt.deviance = fam.deviance(pt.mu, y, w) + 2.0 * (W * pt.risk - pt.loss);
     }
     if (need >= NewtonNeed::Gradient && pt.level < NewtonNeed::Gradient) {
       MatrixXd G = glm_gradient(Z1, w, pt.mu, y, W);
@@ -261,7 +243,6 @@ struct GlmSums {
   MatrixXd hessian;       // the blocks Z1' diag(w dmu_c/deta_d) Z1, (m + 1) P square
   MatrixXd xr;            // x' diag(w) (y - mu), p x P
   VectorXd rsum;          // 1' diag(w) (y - mu), P
-  Index boundary = 0;     // rows at the edge of the family's range (FamilyOps::boundary_rows)
 
   GlmSums& operator+=(const GlmSums& o) {
     loss += o.loss;
@@ -270,7 +251,6 @@ struct GlmSums {
     hessian += o.hessian;
     xr += o.xr;
     rsum += o.rsum;
-    boundary += o.boundary;
     return *this;
   }
 };
@@ -311,7 +291,6 @@ inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd
   const MatrixXd r = w.asDiagonal() * (y - mu);
   s.xr = x.tmul(r);
   s.rsum = r.colwise().sum().transpose();
-  s.boundary = fam.boundary_rows(mu, w);
   return s;
 }
 
@@ -321,13 +300,14 @@ inline void glm_sums_point(const GlmSums& s, double W, double lambda, NewtonPoin
   if (pt.theta.size() != m1 * P || s.hessian.rows() != m1 * P || s.hessian.cols() != m1 * P)
     throw std::invalid_argument("glm_sums_point: the sums do not match theta");
   const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), m1, P);
+  pt.loss = s.loss;
   pt.risk = ridge_risk(s.loss, W, theta, lambda);
+  pt.deviance = s.deviance + 2.0 * (W * pt.risk - s.loss);
   MatrixXd G = s.gradient / W;
   add_ridge_gradient(G, theta, lambda);
   pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
   pt.hessian = s.hessian / W;
   add_ridge_hessian(pt.hessian, m1, P, lambda);
-  pt.at_boundary = s.boundary > 0;
   pt.level = NewtonNeed::Hessian;
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 
 #include "engine.hpp"
@@ -22,7 +23,7 @@ namespace fgseq {
 // What the solver asks of a point; each level includes the ones before it.
 //   Risk:     the penalized risk (trial points of the step halving);
 //   Accept:   the point becomes the iterate: whatever the evaluator keeps of an iterate (an in-memory
-//             evaluator its fitted means), and whether it lies at the boundary (see NewtonPoint);
+//             evaluator its fitted means), and its penalized deviance (see NewtonPoint);
 //   Gradient, Hessian: the derivatives of the penalized risk.
 enum class NewtonNeed { None, Risk, Accept, Gradient, Hessian };
 
@@ -31,8 +32,9 @@ struct NewtonPoint {
   NewtonNeed level = NewtonNeed::None;  // filled so far; an evaluator may fill more than asked and say so
   Index index = 0;                      // 0-based number of the point among those a solve evaluated
   double risk = 0.0;
-  bool at_boundary = false;  // the minimum may lie at infinity (fitted means at the edge of the family's
-                             // range): without a ridge such an iterate is not a converged fit
+  double loss = 0.0;         // the weighted sum of the unpenalized losses (filled with the risk)
+  double deviance = std::numeric_limits<double>::quiet_NaN();  // the penalized deviance of an
+                             // iterate, deviance + 2 W (risk - loss / W) (filled at Accept)
   VectorXd gradient;
   MatrixXd hessian;
   MatrixXd eta, mu;          // an in-memory evaluator's linear predictors and fitted means at theta
@@ -48,10 +50,13 @@ struct NewtonSolution {
   Index evaluations = 0;   // points evaluated
 };
 
-// Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter; lambda == 0 makes a
-// boundary iterate unconverged). Converged when the largest gradient entry is at most grad_tol, or
-// when the risk no longer moves and the Newton decrement g'H^-1 g is negligible, or when no step
-// decreases the risk and the decrement is at rounding level.
+// Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter). The iteration stops when the
+// largest gradient entry is at most grad_tol, or when the risk no longer moves and the Newton decrement
+// g'H^-1 g is negligible, or when no step decreases the risk, or after newton_max_iter steps. It has
+// converged when it stopped at a vanishing gradient or decrement, or, by the criterion of glm(), when
+// its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
+// means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
+// non-convergence.
 inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const Control& ctl) {
   Index count = 0;
   auto point = [&count](VectorXd theta) {
@@ -68,6 +73,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
   NewtonPoint f = point(std::move(theta0));
   fill(f, NewtonNeed::Accept);
   bool converged = false;
+  bool deviance_settled = false;  // glm()'s criterion on the last step taken
   for (int it = 0; it < ctl.newton_max_iter; ++it) {
     fill(f, NewtonNeed::Gradient);
     const VectorXd& g = f.gradient;
@@ -102,6 +108,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     }
     fill(next, NewtonNeed::Accept);
     const double change = f.risk - next.risk;
+    deviance_settled = std::abs(next.deviance - f.deviance) / (std::abs(next.deviance) + 0.1) < ctl.deviance_tol;
     f = std::move(next);
     // the risk no longer moves and the last Newton decrement was small: converged
     if (change <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
@@ -109,9 +116,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
       break;
     }
   }
-  // without a ridge, a minimum at infinity (separation: fitted probabilities or means numerically 0 or
-  // 1) is reached only in the limit; the iterate is finite but the fit has not converged
-  if (ctl.lambda == 0 && f.at_boundary) converged = false;
+  converged = converged || deviance_settled;
   NewtonSolution out;
   out.point = std::move(f);
   out.converged = converged;

@@ -1,0 +1,150 @@
+# Tidiers of the generics package (the broom verbs): tidy(), glance() and augment() of fgseq fits.
+
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
+#' @importFrom generics augment
+#' @export
+generics::augment
+
+#' Tidy, glance and augment a fitted sequence
+#'
+#' The broom verbs (through the generics package) for [fgseq()] fits. `tidy()` gives the coefficients
+#' of every step in long format (`what = "coefficients"`) or the path, one row per step
+#' (`what = "steps"`); `glance()` one row describing the fit; `augment()` the data with the fitted
+#' values (and residuals, on the training data) of one step.
+#'
+#' @param x A fit of [fgseq()] or [sparse_sequence()].
+#' @param what For `tidy()`: `"coefficients"` (one row per step and coefficient) or `"steps"` (one row
+#'   per step: the path).
+#' @param budget,step The steps to report (as for [coef.fgseq()]; by default every step for `tidy()`,
+#'   the last step for `augment()`, which takes a single one).
+#' @param data For `augment()`: the training data to add columns to; by default the model frame of a
+#'   formula fit, or the training `x` as a data frame.
+#' @param newdata For `augment()`: new rows (a data frame for formula fits); their fitted values only.
+#' @param newx For `augment()` of a matrix fit: a matrix of new rows.
+#' @param type.predict For `augment()`: `"response"` (the default: means, probabilities) or `"link"`.
+#' @param ... Not used: an unknown argument is an error.
+#' @return Data frames. `tidy(what = "coefficients")`: columns `step`, `cost` (cumulative cost, cost
+#'   units), `term` (`"(Intercept)"` or a column of `x`), `group` (NA for the intercept), `estimate`
+#'   (the coefficient on the original scale of `x`, as in [coef.fgseq()]) and, for multinomial and
+#'   mgaussian fits, `response` (the class or response column); coefficients of groups not yet in the
+#'   prefix (structural zeros) are left out. `tidy(what = "steps")`: the fit's `path` (`step`, `group`,
+#'   `group_cost`, `cost`, `objective`, `r2`, `score`). `glance()`: one row with `method`, `family`,
+#'   `lambda`, `nobs`, `n_groups` (groups in the sequence), `total_cost`, `r2` (final training `r2`),
+#'   `deviance`, `logLik`, `AIC` and `BIC` of the last step (NA where not defined or without training
+#'   data). `augment()`: `data` (or `newdata`) with `.fitted` and, on the training data of a
+#'   single-response fit, `.resid` (response residuals); for multinomial and mgaussian fits one
+#'   `.fitted_<response>` column per class or response.
+#' @section Errors: Stops when `what` or `type.predict` is unknown, as [coef.fgseq()] for `budget` and
+#'   `step`, and as [predict.fgseq()] for `newdata`/`newx`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @examples
+#' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+#' head(tidy(fit))
+#' tidy(fit, what = "steps")
+#' glance(fit)
+#' head(augment(fit, budget = 20))
+#' @name tidy.fgseq
+#' @method tidy fgseq
+#' @export
+tidy.fgseq <- function(x, what = c("coefficients", "steps"), ..., budget = NULL, step = NULL) {
+  check_dots(...)
+  what <- check_choice(what, c("coefficients", "steps"), "what")
+  steps <- resolve_steps(x, budget, step)
+  if (what == "steps") {
+    out <- x$path[steps + 1L, , drop = FALSE]
+    rownames(out) <- NULL
+    return(out)
+  }
+  cf <- coef(x, step = steps)
+  one <- function(m, response) {
+    rows <- lapply(seq_along(steps), function(j) {
+      k <- steps[[j]]
+      prefix <- x$path$group[seq_len(k + 1L)][-1L]
+      keep <- c(TRUE, x$group %in% prefix)
+      term <- rownames(m)[keep]
+      data.frame(step = k, cost = x$path$cost[k + 1L], term = term,
+                 group = c(NA_character_, unname(x$group))[keep], estimate = unname(m[keep, j]),
+                 response = response, stringsAsFactors = FALSE)
+    })
+    do.call(rbind, rows)
+  }
+  out <- if (is.list(cf)) {
+    do.call(rbind, lapply(names(cf), function(r) one(cf[[r]], r)))
+  } else {
+    one(cf, NA_character_)
+  }
+  if (!is.list(cf)) out$response <- NULL
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname tidy.fgseq
+#' @method glance fgseq
+#' @export
+glance.fgseq <- function(x, ...) {
+  check_dots(...)
+  K <- nrow(x$path) - 1L
+  has_data <- !is.null(x[["x"]])
+  family <- if (is.null(x$family)) "gaussian" else x$family
+  ll <- if (has_data && family != "mgaussian") stats::logLik(x) else NULL
+  data.frame(method = method_label(x), family = family, lambda = x$lambda, nobs = stats::nobs(x),
+             n_groups = K, total_cost = x$path$cost[K + 1L], r2 = x$path$r2[K + 1L],
+             deviance = if (has_data) stats::deviance(x) else NA_real_,
+             logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
+             AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
+             BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE)
+}
+
+#' @rdname tidy.fgseq
+#' @method augment fgseq
+#' @export
+augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("response", "link"), ...,
+                          budget = NULL, step = NULL) {
+  check_dots(...)
+  type.predict <- check_choice(type.predict, c("response", "link"), "type.predict")
+  k <- one_step(x, budget, step)
+  if (!is.null(newdata) || !is.null(newx)) {
+    fitted <- if (is.null(newdata)) predict(x, newx, step = k, type = type.predict) else
+      predict(x, newdata = newdata, step = k, type = type.predict)
+    out <- if (!is.null(newdata)) newdata else as.data.frame(as.matrix(newx))
+    return(add_fitted(out, fitted, NULL))
+  }
+  design <- training_design(x)
+  if (is.null(data)) {
+    # the model frame (or x) holds the fitted rows only: no padding
+    data <- if (!is.null(x$model)) x$model else as.data.frame(as.matrix(design$x))
+    design$rows <- NULL
+  }
+  args <- list(x, design$x, step = k, type = type.predict)
+  if (!is.null(design$offset)) args$newoffset <- design$offset
+  fitted <- do.call(predict, args)
+  resid <- NULL
+  if (length(dim(fitted)) == 2L) {
+    mu <- if (type.predict == "response") fitted[, 1L] else predict_design(x, design, k)
+    resid <- pad_rows(x[["y"]] - mu, design)
+  }
+  fitted <- pad_rows(fitted, design)
+  if (NROW(fitted) != nrow(data)) {
+    abort("`data` must have one row per training row (", NROW(fitted), "); it has ", nrow(data), ".")
+  }
+  add_fitted(data, fitted, resid)
+}
+
+# Add .fitted (and .resid) columns: one .fitted per class or response column for multi-column fits.
+add_fitted <- function(out, fitted, resid) {
+  if (length(dim(fitted)) == 3L) {
+    for (r in dimnames(fitted)[[2L]]) out[[paste0(".fitted_", r)]] <- unname(fitted[, r, 1L])
+  } else {
+    out$.fitted <- unname(fitted[, 1L])
+  }
+  if (!is.null(resid)) out$.resid <- unname(resid)
+  out
+}
