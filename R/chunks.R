@@ -79,7 +79,7 @@ print.fgseq_chunks <- function(x, ...) {
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                                lambda = 1e-6, family = c("gaussian", "binomial", "poisson"),
                                criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
-                               max_steps = Inf, max_time = Inf, progress = FALSE, ...) {
+                               max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
   method <- match.arg(method)
@@ -94,7 +94,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
     } else {
       fgseq_stats(chunks$source, group = group)
     }
-    fit <- fgseq(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
+    fit <- fgseq(stats, cost = cost, needs = needs, method = method, lambda = lambda, criterion = criterion,
                  cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps,
                  max_time = max_time, progress = progress)
     fit$call <- call
@@ -105,7 +105,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
           "candidate group, one pass over the chunks each.")
   }
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, NULL, max_time)
-  chunked_glm(x, group, cost, family, control, progress, call)
+  chunked_glm(x, group, cost, needs, family, control, progress, call)
 }
 
 # ---- the map-reduce GLM path --------------------------------------------------------------------
@@ -142,7 +142,7 @@ check_chunk <- function(chunk, i) {
   list(x = x, y = as.numeric(y), w = w, off = off, names = x_names(x))
 }
 
-chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
+chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call) {
   started <- proc.time()[["elapsed"]]
   # pass 1: column moments (weighted), the response's totals, the checks of every chunk
   first <- chunks$items[[1L]]
@@ -151,7 +151,7 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   group <- check_group(group, first$x)
   rm(first)
   labels <- unique(group)
-  cost <- check_cost(cost, labels)
+  meas <- group_measurements(cost, needs, labels)
   mom <- chunk_pass(chunks, moments_pass(names_x, family, gram_backend()))
   moments <- Reduce(.merge_moments, mom$moments)
   W <- mom$w
@@ -176,9 +176,9 @@ chunked_glm <- function(chunks, group, cost, family, control, progress, call) {
   report <- progress_reporter(progress)
   selection <- control
   selection$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
-  raw <- .glm_refit_path(wh, match(group, labels) - 1L, length(labels), unname(cost), W,
+  raw <- .glm_refit_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                          .glm_start(family, mom$wy / W), newton, selection, report)
-  finish_fit(raw, names_x = names_x, group = group, cost = cost, control = control, method = "omp",
+  finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
              criterion = control$criterion, family = family,
              response = list(classes = if (family == "binomial") c("0", "1") else NULL,
                              responses = if (family == "binomial") "1" else "y"),

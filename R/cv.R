@@ -81,7 +81,7 @@ cv_fgseq <- function(x, y, group = NULL, cost = NULL, lambda = 10^seq(-6, 0), nf
   family <- list(...)$family
   if (is.null(family) || identical(family, "gaussian")) y <- check_y(y, n)
   group <- check_group(group, x)
-  cost <- check_cost(cost, unique(group))
+  cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
   lambda <- check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)

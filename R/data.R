@@ -56,6 +56,14 @@
 #' # one feature group per test, each test charged its cost
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' fit
+#'
+#' # chol and fbs share one blood draw (Turney's discount): $2.10 charged once,
+#' # then $5.17 for cholesterol and $3.10 for fasting blood sugar
+#' needs <- list(chol = c("blood_draw", "chol"), fbs = c("blood_draw", "fbs"))
+#' cost <- c(replace(heart_cost, c("chol", "fbs"), c(5.17, 3.10)), blood_draw = 2.10)
+#' shared <- fgseq(diagnosis ~ ., data = heart, cost = cost, needs = needs)
+#' shared$cost[c("chol", "fbs")]   # each test alone costs what heart_cost says
+#' shared$path[shared$path$group %in% c("chol", "fbs"), c("group", "group_cost", "cost")]
 "heart"
 
 #' Cost of each test in the heart-disease data
@@ -68,9 +76,10 @@
 #'
 #' Turney also lists discounts for tests that share a procedure: `chol` and
 #' `fbs` come from the same blood draw, whose $2.10 is charged only once when
-#' both are ordered. Such shared costs are not modelled here: every test is
-#' charged its full cost whenever it is selected, so the cost of a sequence is
-#' the plain sum of the costs of its tests.
+#' both are ordered. `heart_cost` charges every test its full cost (`chol`
+#' 7.27 = 2.10 + 5.17, `fbs` 5.20 = 2.10 + 3.10); the shared draw is modelled by
+#' the `needs` argument of [fgseq()] and [miser()], as in the examples of
+#' [heart].
 #'
 #' @format A named numeric vector of length 13: one cost per test, named by the
 #'   test (a column of [heart]) and in the column order of [heart]:

@@ -33,6 +33,46 @@
 #' go to the group that comes first in `unique(group)`; gradients or gains below `1e-14` times the
 #' variance of `y` count as 0.
 #'
+#' @section Measurement costs:
+#' What is paid for at prediction time is a measurement (a laboratory test, a feature extractor, a
+#' blood draw), and a group may need several, some shared with other groups: `needs` names, for a
+#' group (a variable with the formula method), the measurements it needs, and `cost` is then named by
+#' measurement. A set of groups costs the total cost of the union of their measurements, so a shared
+#' measurement is paid once. Every method uses the marginal cost of a candidate given the groups
+#' already selected, the cost of its measurements not yet paid: CS-G-OMP and CS-G-FR divide their
+#' score by it, Doubling compares it with `c_min` and with the cost so far (and `c_min = NULL` is the
+#' smallest stand-alone group cost), `max_cost` bounds the cumulative cost, the path's `group_cost` is
+#' the marginal cost paid at the step and its `cost` the cost of the union of the measurements of the
+#' prefix. A measurement may cost 0 (read from the record). A candidate of zero marginal cost with a
+#' positive gain (score before division) is taken before any group of positive marginal cost, largest
+#' gain first, and its `score` is that gain; one without gain scores 0. Without `needs` each group
+#' (each variable) is its own measurement and nothing changes: the marginal cost of a group is its cost.
+#'
+#' With the formula method a term needs the measurements of all its variables (the rows of
+#' `attr(terms, "factors")`, each reduced to the columns of `data` it uses): `cp:thal` needs `cp` and
+#' `thal`, `poly(age, 3)` needs `age`, `log(chol)` needs `chol`. So an interaction is never cheaper than
+#' the unpaid part of its variables, and is free once they are bought; `cost` is named by variable
+#' (`heart_cost` serves any formula on [heart]; costs of variables the formula does not use are
+#' ignored) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
+#' measurements.
+#'
+#' What becomes of the paper's guarantees: they assume modular costs, the cost of a sequence being the
+#' sum of the costs of its groups. Shared measurements make the cost of a set the cost of a union,
+#' which is submodular, not modular, and then:
+#' * Theorem 3.2 (CS-G-OMP and CS-G-FR within `1 - exp(-gamma B / K)` of any sequence of cost `K`, at
+#'   the budgets `B` where a group is completed) is not proved as stated. Its proof (Lemma 3.1,
+#'   equations 5-8) charges each group `s_i` of the competing sequence its own cost; with marginal
+#'   costs it goes through with `K` replaced by the sum of the stand-alone costs of the competitor's
+#'   groups, which exceeds `K` by at most the factor `d`, the largest number of its groups that share
+#'   one measurement: the bound weakens to `1 - exp(-gamma B / (d K))`, and with `d = 1` (no sharing
+#'   within the competitor) it is the paper's.
+#' * Theorem 4.3 (Doubling within a constant factor of the optimum of cost `B / 4` at every budget `B`)
+#'   no longer applies: its case analysis compares the costs of single items with costs of prefixes as
+#'   if costs added up. Theorem 4.1 (no sequence does better than cost `4B`) still holds, as modular
+#'   costs are a special case.
+#' * Without `needs` (or when no two groups share a measurement) costs are modular and every result
+#'   of the paper applies unchanged.
+#'
 #' @section Computation:
 #' One pass over `x` forms its column means and the cross-product of the centred columns (rows are
 #' centred in small chunks; `x` is not copied). The cross-product of each chunk goes through the BLAS
@@ -109,7 +149,9 @@
 #'   `NULL` puts each column in its own group, labelled by the column names.
 #' @param cost Numeric vector of positive, finite group costs, in any unit (the unit of budgets later):
 #'   named by group label, or unnamed in the order of `unique(group)`. `NULL` means cost 1 for every
-#'   group. For the formula method, named by term label (for example `heart_cost`).
+#'   group. With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
+#'   each). For the formula method, named by variable (for example `heart_cost`), or by measurement
+#'   with `needs`; see the section Measurement costs.
 #' @param method One of `"omp"` (CS-G-OMP), `"fr"` (CS-G-FR) or `"doubling"`.
 #' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
 #'   `lambda = 0` is least squares (projections handle rank deficiency).
@@ -140,6 +182,10 @@
 #' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
 #'   candidate) or `"quadratic"` (one Newton step); ignored for the Gaussian families, where the gain is
 #'   exact and cheap.
+#' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
+#'   formula method: a variable of `data`), a character vector of the measurements it needs, as in
+#'   `list(chol = c("blood_draw", "chol"))`; groups (variables) not listed need one measurement named by
+#'   their label. See the section Measurement costs.
 #' @param ... Not used by the matrix method; the formula method passes them to the matrix method. An
 #'   unknown or misspelt argument is an error (class `fgseq_error_unknown_argument`) that names it and
 #'   suggests the nearest valid one.
@@ -148,13 +194,20 @@
 #'   shares with [miser()] fits: [anytime_curve()], [timeliness()], [stop_cost()], [plot()][plot.fgseq]), a list with
 #' * `sequence`: character vector of length `K`, the group labels in selection order;
 #' * `path`: data frame with `K + 1` rows (steps `0..K`) and columns `step`, `group` (NA at step 0),
-#'   `group_cost`, `cost` (cumulative cost, in cost units), `objective` (`F` on the training data),
-#'   `r2` (`F / R(empty)`) and `score` (the selection score of the chosen group, NA at step 0);
+#'   `group_cost` (the marginal cost paid at the step: the group's measurements not paid before),
+#'   `cost` (cumulative cost, in cost units: the cost of the union of the measurements of the prefix),
+#'   `objective` (`F` on the training data), `r2` (`F / R(empty)`) and `score` (the selection score of
+#'   the chosen group, NA at step 0);
 #' * `beta`: `p x (K + 1)` matrix of coefficients on the original scale of `x`, column `k + 1` is the
 #'   model after step `k`; rows named by the columns of `x`;
 #' * `a0`: numeric vector of the `K + 1` intercepts;
 #' * `group`: character vector of length `p` (named by column), the group of each column;
-#' * `cost`: named numeric vector, one cost per group in `unique(group)` order;
+#' * `cost`: named numeric vector, one cost per group in `unique(group)` order: the stand-alone cost
+#'   of the group, the total cost of its measurements;
+#' * `needs`: named list, one character vector of measurement names per group, in `unique(group)` order
+#'   (without `needs`, each group needs the measurement named by its label);
+#' * `measurement_cost`: named numeric vector, the cost of each measurement (without `needs`, equal to
+#'   `cost`);
 #' * `rank`: integer vector, the whitened rank of each group (0 for a constant group);
 #' * for multinomial and mgaussian fits, `beta` is a list of such matrices, one per class or response
 #'   column, and `a0` a `P x (K + 1)` matrix;
@@ -169,7 +222,10 @@
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
 #' or Inf (for a sparse `x`: stores one); when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
 #' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
-#' not exist, non-positive or non-finite; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
+#' not exist, non-positive or non-finite; with `needs` (or the formula method), when `needs` is not a
+#' named list of character vectors or names a group or variable that does not exist, when a measurement
+#' has no cost, a cost names a measurement that nothing needs, or a measurement cost is NA, NaN, Inf or
+#' negative, or `cost` is unnamed with `needs`; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
 #' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
@@ -213,11 +269,11 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
-                          engine = c("auto", "gram", "sample"), ...) {
+                          engine = c("auto", "gram", "sample"), needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(fgseq)
-  fit_sequence(x, y, group = group, cost = cost, method = match.arg(method), lambda = lambda,
+  fit_sequence(x, y, group = group, cost = cost, needs = needs, method = match.arg(method), lambda = lambda,
                criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, families),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
@@ -227,7 +283,8 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
 # assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
 # one; `label` names such a fit in print() and plots.
-fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda = 1e-6, criterion = "whitened",
+fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
+                         criterion = "whitened",
                          cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, label = NULL, engine = "auto", call = NULL) {
@@ -238,7 +295,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
-  cost <- check_cost(cost, labels)
+  meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
                          max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L,
                          engine = choose_engine(engine, x, family))
@@ -246,8 +303,8 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, method = "omp", lambda
 
   group_index <- match(group, labels) - 1L
   raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
-                   length(labels), unname(cost), family, control, report)
-  fit <- finish_fit(raw, names_x = x_names(x), group = group, cost = cost, control = control, method = method,
+                   length(labels), measurement_index(meas, labels), family, control, report)
+  fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
                     criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, label = label)
   fit$engine <- control$engine
@@ -305,16 +362,17 @@ fit_threads <- function() {
   as.integer(threads)
 }
 
-# Warnings about the core's result, then the "fgseq" object.
-finish_fit <- function(raw, names_x, group, cost, control, method, criterion, family, response, has_offset,
+# Warnings about the core's result, then the "fgseq" object. `meas`: the fit's measurements
+# (group_measurements()).
+finish_fit <- function(raw, names_x, group, meas, control, method, criterion, family, response, has_offset,
                        fr_gain, nobs, call, label = NULL) {
-  report_constant(stats::setNames(raw$constant, names_x), group, names(cost))
+  report_constant(stats::setNames(raw$constant, names_x), group, names(meas$cost))
   if (!raw$converged) {
     warn("the Newton solver did not converge at every step (by glm()'s criterion on the deviance): the ",
          "iteration limit was reached or no step decreased the risk; the coefficients are those of the last ",
          "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
   }
-  fit <- new_fgseq(raw, x_names = names_x, group = group, cost = cost, lambda = control$lambda, method = method,
+  fit <- new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,
                    criterion = criterion, cost_sensitive = control$cost_sensitive, family = family,
                    response = response, has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call)
   fit$label <- label
@@ -335,22 +393,25 @@ finish_fit <- function(raw, names_x, group, cost, control, method, criterion, fa
 #' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
 #'   column) and makes one group per model term: a numeric term is a group of one column, a factor
 #'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
-#'   named by term label. `predict(fit, newdata = )` rebuilds the design with the training terms and
+#'   named by variable: a term needs the measurements of all its variables (see the section
+#'   Measurement costs). `predict(fit, newdata = )` rebuilds the design with the training terms and
 #'   factor levels. All levels of a factor are kept: a level absent from the training rows gives a
 #'   constant dummy column, which keeps coefficient 0 (with a warning), so new data holding that level
 #'   can still be predicted (as the reference level).
 #' @export
-fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, ...) {
+fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(fgseq.default))
   d <- model_design(match.call(), parent.frame())
-  fit <- fgseq.default(d$x, d$y, group = d$group, cost = cost, weights = d$weights, offset = d$offset, ...)
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  fit <- fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                       weights = d$weights, offset = d$offset, ...)
   with_formula(fit, d, match.call(), "fgseq")
 }
 
 # The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
 # those the formula supplies.
 formula_forwarded <- function(fun) {
-  setdiff(names(formals(fun)), c("x", "y", "group", "weights", "offset", "..."))
+  setdiff(names(formals(fun)), c("x", "y", "group", "weights", "offset", "needs", "..."))
 }
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
@@ -389,14 +450,16 @@ gram_backend <- function() {
 
 # Assemble the "fgseq" object from the core's result. Single-response families keep `beta` as a
 # p x (K+1) matrix and `a0` as a vector; multinomial and mgaussian fits keep a list of such matrices,
-# one per class or response column, and `a0` as a P x (K+1) matrix.
-new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost_sensitive, family, response,
+# one per class or response column, and `a0` as a P x (K+1) matrix. The path's `group_cost` is the
+# marginal cost the core paid at each step (the group's measurements not paid before).
+new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost_sensitive, family, response,
                       has_offset, fr_gain, nobs, call) {
+  cost <- meas$cost
   labels <- names(cost)
   sequence <- labels[raw$sequence]
   K <- length(sequence)
   steps <- paste0("step", 0:K)
-  group_cost <- c(0, unname(cost[sequence]))
+  group_cost <- c(0, raw$group_cost)
   path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
                      cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
                      score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
@@ -413,8 +476,8 @@ new_fgseq <- function(raw, x_names, group, cost, lambda, method, criterion, cost
     a0 <- a0[1L, ]
   }
   structure(list(sequence = sequence, path = path, beta = beta, a0 = a0,
-                 group = stats::setNames(group, x_names), cost = cost,
-                 rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
+                 group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
+                 measurement_cost = meas$measurement_cost, rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
                  criterion = criterion, cost_sensitive = cost_sensitive, family = family,
                  classes = response$classes, responses = response$responses, has_offset = has_offset,
                  fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,

@@ -15,7 +15,8 @@
 #   = FALSE), one group per term: a numeric term is a group of one column, a factor term the group of
 #   its dummy columns, an interaction the group of its product columns.
 # `allowed` names the extra arguments the verb evaluates in `data` ("weights", "offset").
-# Returns list(x, y, group, weights, offset (NULL when none), terms, xlevels, contrasts, na.action, model).
+# Returns list(x, y, group, weights, offset (NULL when none), terms, xlevels, contrasts, na.action, model,
+# variables (term label -> the variables of data it uses, term_variables()), data_names).
 model_design <- function(call, env, allowed = c("weights", "offset")) {
   args <- as.list(call)[-1L]
   form <- if ("formula" %in% names(args)) "formula" else "x"
@@ -58,7 +59,8 @@ model_design <- function(call, env, allowed = c("weights", "offset")) {
   list(x = mm[, keep, drop = FALSE], y = stats::model.response(frame), group = labels[assign[keep]],
        weights = stats::model.weights(frame), offset = stats::model.offset(frame), terms = mt,
        xlevels = stats::.getXlevels(mt, frame), contrasts = attr(mm, "contrasts"),
-       na.action = attr(frame, "na.action"), model = frame)
+       na.action = attr(frame, "na.action"), model = frame, variables = term_variables(mt, names(data)),
+       data_names = names(data))
 }
 
 # subset: logical (one per row of data, no NA), or whole row numbers (all positive or all negative).

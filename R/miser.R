@@ -52,6 +52,19 @@
 #' "used anywhere in the tree"). For multinomial fits `phi` is updated after each class's tree. Either
 #' way the reported `cost` counts every group once, when it is first used.
 #'
+#' @section Measurement costs:
+#' With `needs` (see [fgseq()], section Measurement costs), a group needs measurements that other
+#' groups may share, and `cost` is named by measurement (by variable with the formula method, where a
+#' term needs the measurements of all its variables). A feature is charged the unpaid part of its
+#' group's measurements: `phi_a c_a` of equation (5) becomes the total cost of the measurements of its
+#' group not yet paid (by earlier trees; with `paid = "within_tree"` also by earlier splits of the same
+#' tree), so a tree never pays twice for a shared measurement, and once a tree has used a feature every
+#' measurement of its group is paid. The path's `group_cost` is the cost of the measurements first
+#' paid at the step and its `cost` the cost of the union of the measurements of the groups used so
+#' far; the `mean(cost)` in the scale of `lambda` is the mean stand-alone group cost (`lambda' = 0`
+#' when every group is free). The paper proves no approximation bound for the Miser, with or without
+#' shared costs. Without `needs` each group is its own measurement, as before.
+#'
 #' @section Missing values:
 #' `x` must not hold NA, NaN or Inf (`miser()` stops; impute first). Columns that are constant are
 #' never split on.
@@ -63,8 +76,9 @@
 #'   (`"multinomial"`).
 #' @param cost Required: one positive, finite cost per group (per column when `group` is `NULL`), in any
 #'   unit (the unit of budgets and of the `cost` column of the path), named by group label or unnamed in
-#'   the order of `unique(group)`. For the formula method, named by term label (for example
-#'   `heart_cost`).
+#'   the order of `unique(group)`; with `needs`, one finite cost `>= 0` per measurement, named by
+#'   measurement. For the formula method, named by variable (for example `heart_cost`) or, with
+#'   `needs`, by measurement.
 #' @param group `NULL` (each column its own group, labelled by its column name) or a vector of length
 #'   `p` (integer, character or factor): the group of each column. A group is paid once, when a tree
 #'   first splits on any of its columns; afterwards all its columns are free.
@@ -78,6 +92,9 @@
 #'   log-loss).
 #' @param paid `"after_tree"` (the paper's order) or `"within_tree"`; see the section on trees.
 #' @param min_node_size Whole number `>= 1`: the fewest training rows in a leaf.
+#' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
+#'   formula method: a variable of `data`), a character vector of the measurements it needs; `cost` is
+#'   then named by measurement (finite, `>= 0`). See the section Measurement costs.
 #' @param ... For the default method: nothing (an unknown argument is an error). The formula method
 #'   passes them to the default method.
 #'
@@ -85,8 +102,9 @@
 #' * `path`: data frame with `T + 1` rows (steps `t = 0..T`, boosting iterations) and columns `step`,
 #'   `trees` (trees in the model: `t`, or `t` times the number of classes), `group` (the groups first
 #'   used by the trees of step `t`, comma-separated in the order they were first split on; NA when
-#'   none), `group_cost` (their total cost, 0 when none), `cost` (cumulative cost: the total cost of the
-#'   distinct groups used by the trees of steps `1..t`, in cost units), `loss` (mean training loss),
+#'   none), `group_cost` (the cost of the measurements they pay for first, 0 when none), `cost`
+#'   (cumulative cost: the total cost of the union of the measurements of the groups used by the trees
+#'   of steps `1..t`, in cost units), `loss` (mean training loss),
 #'   `objective` (`loss_0 - loss_t`) and `r2` (`1 - loss_t / loss_0`: `1 - SSE_t / SSE_0` for
 #'   `"gaussian"`, the fraction of the null deviance explained for the log-losses);
 #' * `sequence`: character, the groups in the order they were first used;
@@ -98,7 +116,9 @@
 #'   training rows, the tree's output at a leaf before shrinkage by `eta`);
 #' * `init`: the starting constants `H_0` (length 1, or one per class);
 #' * `group`: character vector of length `p` (named by column), the group of each column; `cost`: named
-#'   numeric, one cost per group in `unique(group)` order;
+#'   numeric, one cost per group in `unique(group)` order (the total cost of its measurements);
+#'   `needs`: named list, the measurements each group needs (in `unique(group)` order);
+#'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
 #' * `lambda`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees`, `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
 #'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
@@ -107,7 +127,8 @@
 #'
 #' @section Errors:
 #' `miser()` stops, naming the argument, when `cost` is missing, not numeric, of the wrong length,
-#' named for unknown groups, negative, zero or not finite; when `x` is not a numeric matrix or holds
+#' named for unknown groups, negative, zero or not finite; with `needs`, as [fgseq()] for `needs` and
+#' measurement costs; when `x` is not a numeric matrix or holds
 #' NA, NaN or Inf; when `y` has the wrong length, holds NA or does not suit `family` (a factor for
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
 #' class of fewer than two rows); when `group` has the wrong length or NA; when `lambda < 0`, `n_trees`
@@ -146,7 +167,7 @@ miser <- function(x, ...) UseMethod("miser")
 #' @export
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
                           family = c("gaussian", "binomial", "multinomial"),
-                          paid = c("after_tree", "within_tree"), min_node_size = 5, ...) {
+                          paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(miser)
@@ -157,7 +178,8 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   response <- check_response(y, family, n)
   group <- check_group(group, x)
   labels <- unique(group)
-  cost <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost))
+  meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
+  cost <- meas$cost
   lambda <- check_number(lambda, "lambda", lower = 0)
   n_trees <- check_whole(n_trees, "n_trees", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
@@ -167,10 +189,10 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   Y <- response$y
   y_mean <- colMeans(Y)
   s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
-  lambda_scaled <- lambda * s0 / mean(cost)
-  raw <- .miser_fit(x, Y, match(group, labels) - 1L, unname(cost), family, paid, lambda_scaled, n_trees, depth,
-                    eta, min_node_size)
-  fit <- new_miser(raw, x_names = x_names(x), group = group, cost = cost, response = response, family = family,
+  lambda_scaled <- if (mean(cost) > 0) lambda * s0 / mean(cost) else 0  # every group free: nothing to charge
+  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), family, paid, lambda_scaled,
+                    n_trees, depth, eta, min_node_size)
+  fit <- new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
                    lambda = lambda, lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta,
                    paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
   # the training data, for fitted(), residuals() and predict() without new data
@@ -186,17 +208,20 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
 #'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
 #'   [stats::na.exclude()].
 #' @export
-miser.formula <- function(x, data, subset, na.action, cost, ...) {
+miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(miser.default))
   d <- model_design(match.call(), parent.frame(), allowed = character(0))
   if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
-  fit <- miser.default(d$x, d$y, cost = cost, group = d$group, ...)
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  fit <- miser.default(d$x, d$y, cost = meas$measurement_cost, group = d$group, needs = meas$needs, ...)
   with_formula(fit, d, match.call(), "miser")
 }
 
-# Assemble the "miser" object from the core's result.
-new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambda_scaled, n_trees, depth, eta,
+# Assemble the "miser" object from the core's result. `meas`: the fit's measurements
+# (group_measurements()); a group first used at step t costs its measurements not paid before.
+new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambda_scaled, n_trees, depth, eta,
                       paid, min_node_size, y_mean, nobs, call) {
+  cost <- meas$cost
   labels <- names(cost)
   P <- length(raw$init)
   n_total <- length(raw$start) - 1L
@@ -223,7 +248,8 @@ new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambd
   }
   steps <- 0:n_trees
   new_groups <- lapply(steps, function(t) paid_order[paid_step == t])
-  group_cost <- vapply(new_groups, function(g) sum(cost[g]), numeric(1))
+  charged <- marginal_costs(paid_order, meas$needs, meas$measurement_cost)
+  group_cost <- vapply(steps, function(t) sum(charged[paid_step == t]), numeric(1))
   loss <- raw$loss
   path <- data.frame(step = steps, trees = steps * P,
                      group = vapply(new_groups, function(g) if (length(g)) paste(g, collapse = ", ") else NA_character_,
@@ -234,7 +260,8 @@ new_miser <- function(raw, x_names, group, cost, response, family, lambda, lambd
   init <- stats::setNames(raw$init, response$responses)
   label <- if (lambda == 0) "Stage-wise regression" else paste0("Greedy Miser (lambda = ", format(lambda), ")")
   structure(list(path = path, sequence = paid_order, trees = trees, init = init,
-                 group = stats::setNames(group, x_names), cost = cost, lambda = lambda,
+                 group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
+                 measurement_cost = meas$measurement_cost, lambda = lambda,
                  lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta, paid = paid,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
@@ -341,7 +368,7 @@ print.miser <- function(x, digits = 4, ...) {
   if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
   cat("\n")
   p <- x$path
-  keep <- unique(c(1L, which(p$group_cost > 0), nrow(p)))
+  keep <- unique(c(1L, which(!is.na(p$group)), nrow(p)))
   print_path(p[keep, ], "(constant only)", digits)
   left <- setdiff(names(x$cost), x$sequence)
   if (length(left)) cat("\nNever used:", paste(left, collapse = ", "), "\n")
@@ -400,7 +427,7 @@ summary.miser <- function(object, ...) {
   first <- split & !duplicated(ifelse(split, tr$column, NA_integer_))
   col <- tr$column[first]
   grp <- unname(object$group[col])
-  charged <- ifelse(duplicated(grp), 0, unname(cost[grp]))
+  charged <- marginal_costs(grp, object$needs, object$measurement_cost)
   features <- data.frame(feature = x_names[col], column = col, group = grp, step = tr$step[first],
                          tree = tr$tree[first], charged = charged, cost = cumsum(charged),
                          splits = tabulate(tr$column[split], nbins = length(x_names))[col],

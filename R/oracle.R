@@ -62,7 +62,7 @@ oracle <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL
   check_dots(...)
   object <- check_oracle_source(object)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  path <- oracle_path(curve)
+  path <- oracle_path(curve, object)
   structure(list(sequence = path$group[-1L], path = path, fit = object, metric = attr(curve, "metric"),
                  k = attr(curve, "k"), data = attr(curve, "data"),
                  label = paste0("Oracle (", method_label(object), ")"), cost = object$cost,
@@ -70,16 +70,21 @@ oracle <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL
             class = "fgseq_oracle")
 }
 
-# Reorder the steps of a curve (from anytime_curve()) by decreasing gain per unit cost.
-oracle_path <- function(curve) {
+# Reorder the steps of a curve (from anytime_curve() of `fit`) by decreasing gain per unit cost (a step
+# of zero cost with a gain first). With measurements shared by groups, the costs of the reordered steps
+# are the marginal costs in the new order (the gains are kept, as the paper's Oracle assumes); without
+# `fit` each step keeps its cost.
+oracle_path <- function(curve, fit = NULL) {
   K <- nrow(curve) - 1L
   metric <- attr(curve, "metric")
   change <- diff(curve$value)
   gain <- if (metric_higher_better(metric)) change else -change
-  group_cost <- diff(curve$cost)
-  ord <- order_by_ratio(gain / group_cost)
-  data.frame(step = 0:K, group = c(NA_character_, curve$group[-1L][ord]),
-             group_cost = c(0, group_cost[ord]), cost = cumsum(c(0, group_cost[ord])),
+  step_cost <- diff(curve$cost)
+  ord <- order_by_ratio(ifelse(step_cost > 0, gain / step_cost, ifelse(gain > 0, Inf, 0)))
+  groups <- curve$group[-1L][ord]
+  group_cost <- if (is.null(fit)) step_cost[ord] else marginal_costs(groups, fit$needs, fit$measurement_cost)
+  data.frame(step = 0:K, group = c(NA_character_, groups),
+             group_cost = c(0, group_cost), cost = cumsum(c(0, group_cost)),
              gain = c(NA_real_, change[ord]), source_step = c(0L, as.integer(ord)),
              value = curve$value[1L] + cumsum(c(0, change[ord])), stringsAsFactors = FALSE)
 }
@@ -92,7 +97,7 @@ order_by_ratio <- function(ratio) {
   while (length(left)) {
     r <- ratio[left]
     m <- max(r)
-    pick <- left[which(r >= m - 1e-10 * abs(m))[1L]]
+    pick <- left[which(if (is.infinite(m)) r == m else r >= m - 1e-10 * abs(m))[1L]]
     out <- c(out, pick)
     left <- left[left != pick]
   }
@@ -116,7 +121,7 @@ anytime_curve.fgseq_oracle <- function(object, newx = NULL, newy = NULL, metric 
     return(oracle_as_curve(object))
   }
   curve <- anytime_curve(object$fit, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  p <- oracle_path(curve)
+  p <- oracle_path(curve, object$fit)
   new_curve(p$step, p$group, p$cost, p$value, attr(curve, "metric"), attr(curve, "data"), attr(curve, "k"))
 }
 
@@ -127,7 +132,7 @@ stop_cost.fgseq_oracle <- function(object, alpha = 0.97, ...) {
   check_dots(...)
   alpha <- check_alpha(alpha)
   path <- if (object$metric == "r2" && object$data == "training") object$path else
-    oracle_path(anytime_curve(object$fit, metric = "r2"))
+    oracle_path(anytime_curve(object$fit, metric = "r2"), object$fit)
   final <- path$value[nrow(path)]
   path$cost[which(path$value >= alpha * final - 1e-12 * abs(final))[1L]]
 }

@@ -22,7 +22,9 @@
 #' `||Z_g' r|| / (n c(g))`, the group lasso's own entry criterion at the end of the path (`Z_g` the
 #' whitened group, `r` the residual of the last fit of the path), that is in the order in which they
 #' would enter next; ties again by cost, then group order. Every non-constant group is in the sequence,
-#' so its total cost is that of [fgseq()] fits on the same data.
+#' so its total cost is that of [fgseq()] fits on the same data. With `needs` (measurements shared by
+#' groups, see [fgseq()]), `c(g)` is the stand-alone cost of the group (the total cost of its
+#' measurements) and the path's costs count each measurement once (marginal costs).
 #'
 #' @inheritParams fgseq
 #' @param x Numeric matrix, `n x p`, as for [fgseq()]; or, for the formula method, a model formula such
@@ -70,14 +72,16 @@ sparse_sequence <- function(x, ...) UseMethod("sparse_sequence")
 
 #' @rdname sparse_sequence
 #' @export
-sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6, nlambda = 200, ...) {
+sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6, nlambda = 200, needs = NULL,
+                                    ...) {
   call <- match.call()
   call[[1L]] <- quote(sparse_sequence)
   x <- check_x(x)
   y <- check_y(y, nrow(x))
   group <- check_group(group, x)
   labels <- unique(group)
-  cost <- check_cost(cost, labels)
+  meas <- group_measurements(cost, needs, labels)
+  cost <- meas$cost  # the group lasso weighs each group by its stand-alone cost
   lambda <- check_lambda(lambda)
   nlambda <- check_nlambda(nlambda)
   check_grpreg()
@@ -86,8 +90,8 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   wh <- whiten_groups_r(x, group, labels)
   entry <- grlasso_entry(wh, y, cost, nlambda, ...)
   sequence <- sparse_order(entry, cost)
-  fit <- fit_sequence(x, y, group = group, cost = cost, lambda = lambda, order = sequence, label = "Sparse",
-                      call = call)
+  fit <- fit_sequence(x, y, group = group, cost = meas$measurement_cost, needs = needs, lambda = lambda,
+                      order = sequence, label = "Sparse", call = call)
   fit$method <- "sparse"
   fit$criterion <- NA_character_
   fit$path$score <- c(NA_real_, unname(entry$lambda[sequence]))
@@ -103,15 +107,16 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
 #'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
 #'   [stats::na.exclude()].
 #' @export
-sparse_sequence.formula <- function(x, data, subset, na.action, cost = NULL, ...) {
+sparse_sequence.formula <- function(x, data, subset, na.action, cost = NULL, needs = NULL, ...) {
   check_grpreg()
   check_dots(..., forwarded = c(formula_forwarded(sparse_sequence.default), grpreg_arguments()))
   d <- model_design(match.call(), parent.frame(), allowed = character(0))
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
   if (is.factor(d$y)) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
-  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = cost, ...)
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs, ...)
   with_formula(fit, d, match.call(), "sparse_sequence")
 }
 

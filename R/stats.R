@@ -214,18 +214,19 @@ print.fgseq_stats <- function(x, ...) {
 #' @export
 fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
                               criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
-                              max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, ...) {
+                              max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, needs = NULL,
+                              ...) {
   check_dots(...)
   call <- match.call()
   method <- match.arg(method)
   criterion <- match.arg(criterion)
   labels <- unique(x$group)
-  cost <- check_cost(cost, labels)
+  meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
   report <- progress_reporter(progress)
   raw <- .fit_moments(unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")],
-                      match(x$group, labels) - 1L, length(labels), unname(cost), control, report)
-  finish_fit(raw, names_x = x$names, group = x$group, cost = cost, control = control, method = method,
+                      match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels), control, report)
+  finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              criterion = criterion, family = "gaussian", response = list(classes = NULL, responses = "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
 }

@@ -507,13 +507,14 @@ check_order <- function(order, labels) {
 
 # --- The Greedy Miser ------------------------------------------------------------------------------------
 
-# cost of miser(): required, one positive finite number per group (as check_cost(), but never implied).
-check_miser_cost <- function(cost, labels, missing = FALSE) {
+# cost of miser(): required, one positive finite number per group (as check_cost(), but never implied),
+# or with `needs` one per measurement. Returns the measurements (group_measurements()).
+check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
   if (missing || is.null(cost)) {
     abort("`cost` is missing: give one positive cost per group (", length(labels), " groups), named by group ",
           "label or in the order of the groups, in the units budgets will be given in.")
   }
-  check_cost(cost, labels)
+  group_measurements(cost, needs, labels)
 }
 
 # A single whole number in [lower, upper].

@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // fit_path_cpp
-Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const std::string& family, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP progressSEXP) {
+Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, const std::string& family, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -23,11 +23,11 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, cost, family, control, progress));
+    rcpp_result_gen = Rcpp::wrap(fit_path_cpp(x, y, weights, offset, group_of, n_groups, measurements, family, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -58,18 +58,18 @@ BEGIN_RCPP
 END_RCPP
 }
 // fit_moments_cpp
-Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_fit_moments_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_fit_moments_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(fit_moments_cpp(moments, group_of, n_groups, cost, control, progress));
+    rcpp_result_gen = Rcpp::wrap(fit_moments_cpp(moments, group_of, n_groups, measurements, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -99,15 +99,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // miser_fit_cpp
-Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const std::vector<double>& cost, const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth, double eta, int min_node_size);
-RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP costSEXP, SEXP lossSEXP, SEXP paidSEXP, SEXP lambdaSEXP, SEXP n_iterSEXP, SEXP depthSEXP, SEXP etaSEXP, SEXP min_node_sizeSEXP) {
+Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const Rcpp::List& measurements, const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth, double eta, int min_node_size);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP lossSEXP, SEXP paidSEXP, SEXP lambdaSEXP, SEXP n_iterSEXP, SEXP depthSEXP, SEXP etaSEXP, SEXP min_node_sizeSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type loss(lossSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type paid(paidSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
@@ -115,7 +115,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type depth(depthSEXP);
     Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
     Rcpp::traits::input_parameter< int >::type min_node_size(min_node_sizeSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, cost, loss, paid, lambda, n_iter, depth, eta, min_node_size));
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, measurements, loss, paid, lambda, n_iter, depth, eta, min_node_size));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -183,21 +183,21 @@ BEGIN_RCPP
 END_RCPP
 }
 // glm_refit_path_cpp
-Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost, double weight_sum, const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_glm_refit_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP costSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP refitSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_glm_refit_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP refitSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type whitening(whiteningSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type cost(costSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta0(theta0SEXP);
     Rcpp::traits::input_parameter< Rcpp::Function >::type refit(refitSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_refit_path_cpp(whitening, group_of, n_groups, cost, weight_sum, theta0, refit, control, progress));
+    rcpp_result_gen = Rcpp::wrap(glm_refit_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, theta0, refit, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }

@@ -67,6 +67,7 @@ Rcpp::List result_list(const fgseq::FitResult& fit) {
   for (size_t c = 0; c < fit.beta.size(); ++c) beta[c] = Rcpp::wrap(fit.beta[c]);
   return Rcpp::List::create(
       Rcpp::Named("sequence") = sequence, Rcpp::Named("score") = fit.path.score,
+      Rcpp::Named("group_cost") = fit.path.group_cost,
       Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.path.r2,
       Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
       Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
@@ -105,6 +106,19 @@ fgseq::Control control_from(const Rcpp::List& opt) {
   if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
   if (opt.containsElementNamed("screen")) ctl.screen = Rcpp::as<bool>(opt["screen"]);
   return ctl;
+}
+
+// The measurements of a fit, from the list R builds (measurement_index() in R/measurements.R):
+// `needs`, one integer vector of 0-based measurement indices per group, and `cost`, one cost per
+// measurement.
+fgseq::Measurements measurements_from(const Rcpp::List& m) {
+  const Rcpp::List needs = m["needs"];
+  std::vector<std::vector<Eigen::Index>> idx(static_cast<size_t>(needs.size()));
+  for (R_xlen_t g = 0; g < needs.size(); ++g) {
+    const std::vector<int> v = Rcpp::as<std::vector<int>>(needs[g]);
+    idx[static_cast<size_t>(g)].assign(v.begin(), v.end());
+  }
+  return fgseq::Measurements(std::move(idx), Rcpp::as<std::vector<double>>(m["cost"]));
 }
 
 fgseq::Moments moments_from(const Rcpp::List& m) {
@@ -151,18 +165,21 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 }  // namespace
 
 // Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
-// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; control: the named
+// or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; measurements: the list
+// of measurement_index() (R/measurements.R), the measurements each group needs and their costs
+// (measurements_from() above); control: the named
 // list of options (its `order`: 0-based groups of a given sequence, or empty to select greedily;
 // `gram`: "blas" forms the cross-product with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
 // progress: NULL or an R function(done, total) called after each step.
 // [[Rcpp::export(.fit_path)]]
 Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
-                        const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                        const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements,
                         const std::string& family, const Rcpp::List& control,
                         Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
   const fgseq::Control ctl = control_from(control);
+  const fgseq::Measurements cost = measurements_from(measurements);
   if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
     const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
     const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
@@ -191,10 +208,11 @@ Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b) {
 // The Gaussian fit from moments (see .fit_path for the other arguments).
 // [[Rcpp::export(.fit_moments)]]
 Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
-                           const std::vector<double>& cost, const Rcpp::List& control,
+                           const Rcpp::List& measurements, const Rcpp::List& control,
                            Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
-  return result_list(fgseq::fit_moments(moments_from(moments), group_of, n_groups, cost, control_from(control), svc));
+  return result_list(fgseq::fit_moments(moments_from(moments), group_of, n_groups, measurements_from(measurements),
+                                        control_from(control), svc));
 }
 
 // Standardization (the constant-column rule) and group whitening from merged moments, as the core
@@ -221,11 +239,11 @@ int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
 }
 
 // The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); group_of: 0-based group of each
-// column; cost: one cost per group; lambda: the lambda of the paper's equation (5) (already scaled).
+// column; measurements: as for .fit_path; lambda: the lambda of the paper's equation (5) (already scaled).
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves).
 // [[Rcpp::export(.miser_fit)]]
 Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
-                         const std::vector<int>& group_of, const std::vector<double>& cost,
+                         const std::vector<int>& group_of, const Rcpp::List& measurements,
                          const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth,
                          double eta, int min_node_size) {
   fgseq::MiserControl ctl;
@@ -241,6 +259,7 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
   ctl.depth = depth;
   ctl.eta = eta;
   ctl.min_node_size = min_node_size;
+  const fgseq::Measurements cost = measurements_from(measurements);
   const fgseq::MiserFit fit = fgseq::miser_fit(x, y, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); });
   const fgseq::Forest& f = fit.forest;
   std::vector<double> start(f.start.begin(), f.start.end());
@@ -329,7 +348,7 @@ Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Funct
 // converged; control, progress: as for .fit_path (max_time: the seconds left). Returns .fit_path's list.
 // [[Rcpp::export(.glm_refit_path)]]
 Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
-                              const std::vector<double>& cost, double weight_sum,
+                              const Rcpp::List& measurements, double weight_sum,
                               const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit,
                               const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
@@ -356,5 +375,6 @@ Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int
     out.converged = Rcpp::as<bool>(f["converged"]);
     return out;
   };
-  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0, fit, cost, ctl, svc));
+  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0, fit, measurements_from(measurements), ctl,
+                                          svc));
 }

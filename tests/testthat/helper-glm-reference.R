@@ -100,7 +100,8 @@ ref_glm_newton <- function(z, y, w, off, fam, lambda) {
 ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial", "poisson", "multinomial"),
                           method = c("omp", "fr", "doubling"), lambda = 0,
                           criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
-                          weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"), c_min = NULL) {
+                          weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"), c_min = NULL,
+                          needs = NULL) {
   family <- match.arg(family)
   method <- match.arg(method)
   criterion <- match.arg(criterion)
@@ -113,8 +114,8 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
   if (is.null(group)) group <- if (is.null(colnames(x))) paste0("V", seq_len(p)) else colnames(x)
   group <- as.character(group)
   labels <- unique(group)
-  if (is.null(cost)) cost <- rep(1, length(labels))
-  cost <- if (is.null(names(cost))) stats::setNames(as.numeric(cost), labels) else cost[labels]
+  meas <- ref_measurements(labels, cost, needs)          # helper-reference.R
+  cost <- meas$cost
   yy <- ref_glm_response(y, family)
   P <- ncol(yy)
   w <- if (is.null(weights)) rep(1, n) else as.numeric(weights)
@@ -162,15 +163,16 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
   selected <- character(0)
   fits <- list(fit_of(selected))
   scores <- NA_real_
+  paid <- numeric(0)                                    # marginal cost of each step
   while (length(selected) < length(labels)) {
     cand <- setdiff(labels, selected)                   # keeps group order
+    marginal <- ref_marginal(meas, cand, selected)      # helper-reference.R
     if (method == "doubling") {                         # paper Algorithm 2 (Doubling)
-      limit <- if (length(selected)) sum(cost[selected]) else c_min
-      ok <- cand[cost[cand] <= limit]
-      cand <- if (length(ok)) ok else cand[cost[cand] <= min(cost[cand])]
+      cand <- ref_doubling_candidates(cand, selected, cost, c_min, marginal, ref_union_cost(meas, selected))
+      marginal <- marginal[cand]
     }
     cur <- fits[[length(fits)]]
-    score <- vapply(cand, function(h) {
+    gain <- vapply(cand, function(h) {
       if (method == "omp") {
         bs <- grad(cur, xs[, cols[[h]], drop = FALSE])  # standardized coordinates, cols x P
         switch(criterion, whitened = sum(grad(cur, wh[[h]]$z)^2), l2 = sum(bs^2), linf = max(rowSums(bs^2)))
@@ -180,11 +182,11 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
         quad_gain(cur, selected, h)
       }
     }, numeric(1))
-    score[score <= 1e-14] <- 0                          # rounding-level scores count as 0
-    if (cost_sensitive) score <- score / cost[cand]
-    tied <- score >= max(score) - 1e-10 * abs(max(score))
-    g <- cand[which(tied)[1]]
-    scores <- c(scores, score[[g]])
+    gain[gain <= 1e-14] <- 0                            # rounding-level scores count as 0
+    pick <- ref_select(cand, gain, marginal, cost_sensitive, 0)
+    g <- pick$g
+    scores <- c(scores, pick$score)
+    paid <- c(paid, marginal[[g]])
     selected <- c(selected, g)
     fits[[length(fits) + 1L]] <- fit_of(selected)
   }
@@ -215,7 +217,7 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
     a0 <- drop(a0)
   }
   list(sequence = selected, objective = risk[1] - risk, r2 = 1 - dev / dev[1], score = unname(scores),
-       beta = beta, a0 = a0, mu = lapply(fits, `[[`, "mu"), cost = unname(cumsum(c(0, cost[selected]))))
+       beta = beta, a0 = a0, mu = lapply(fits, `[[`, "mu"), cost = unname(cumsum(c(0, paid))))
 }
 
 # --- Data -----------------------------------------------------------------------------

@@ -87,14 +87,18 @@ ref_tree_predict <- function(tree, x) {
 }
 
 # Stage-wise regression with the miser impurity. family: "gaussian" (y numeric), "binomial" (y 0/1),
-# "multinomial" (y a factor). lambda_scaled is the lambda' of equation (5); cost one per group; group one
-# label per column. Returns the trees (in order; class by class within an iteration), the predictor H
-# (n x P) after every iteration on x and on newx, the mean loss, and the groups paid by each tree.
+# "multinomial" (y a factor). lambda_scaled is the lambda' of equation (5); cost one per group (with
+# `needs`, group -> measurement names, one per measurement: a split is charged the cost of its group's
+# measurements not yet paid); group one label per column. Returns the trees (in order; class by class
+# within an iteration), the predictor H (n x P) after every iteration on x and on newx, the mean loss,
+# and the groups first used by each tree.
 ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0.1, min_node = 1,
                       lambda_scaled = 0, cost = rep(1, ncol(x)), group = seq_len(ncol(x)),
-                      paid = "after_tree", newx = x) {
+                      paid = "after_tree", newx = x, needs = NULL) {
   labels <- unique(group)
   gi <- match(group, labels)
+  meas <- ref_measurements(as.character(labels), cost, needs)   # helper-reference.R
+  m_of <- lapply(meas$needs, match, names(meas$mcost))          # measurement indices of each group
   Y <- switch(family, gaussian = matrix(y), binomial = matrix(as.numeric(y)),
               multinomial = outer(as.integer(y), seq_len(nlevels(y)), "==") + 0)
   P <- ncol(Y)
@@ -108,7 +112,8 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
     gaussian = 0.5 * mean((Y - H)^2),
     binomial = mean(log1p(exp(H)) - Y * H),
     multinomial = mean(log(rowSums(exp(H))) - rowSums(Y * H)))
-  unpaid <- rep(TRUE, length(labels))
+  unpaid <- rep(TRUE, length(meas$mcost))                      # per measurement
+  unused <- rep(TRUE, length(labels))                           # per group
   trees <- list()
   paid_by <- list()
   steps <- list(H)
@@ -118,16 +123,18 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
     R <- switch(family, gaussian = Y - H, binomial = Y - plogis(H), multinomial = Y - softmax(H))
     for (c in seq_len(P)) {
       r <- R[, c]
-      charge <- function(j, used) {
-        g <- gi[j]
-        if (!unpaid[g] || (paid == "within_tree" && g %in% used)) 0 else cost[g]
+      charge <- function(j, used) {                             # used: groups split on in this tree
+        m <- m_of[[gi[j]]]
+        used_m <- if (paid == "within_tree") unlist(m_of[used]) else integer(0)
+        sum(meas$mcost[m[unpaid[m] & !(m %in% used_m)]])
       }
       tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(r^2))
       H[, c] <- H[, c] + eta * ref_tree_predict(tree, x)
       Hnew[, c] <- Hnew[, c] + eta * ref_tree_predict(tree, newx)
       g_used <- unique(gi[tree$feature[tree$feature > 0L]])
-      paid_by[[length(paid_by) + 1L]] <- labels[g_used[unpaid[g_used]]]
-      unpaid[g_used] <- FALSE
+      paid_by[[length(paid_by) + 1L]] <- labels[g_used[unused[g_used]]]
+      unused[g_used] <- FALSE
+      unpaid[unlist(m_of[g_used])] <- FALSE
       trees[[length(trees) + 1L]] <- tree
     }
     steps[[t + 1L]] <- H

@@ -69,14 +69,60 @@ ref_argmax <- function(cand, score) {
   cand[which(tied)[1L]]
 }
 
+# --- Measurements: marginal costs ---------------------------------------------------
+
+# The measurements of groups `labels`: without `needs`, `cost` is one cost per
+# group and each group is its own measurement; with `needs` (group -> measurement
+# names; a group not listed needs its own label), `cost` is named by measurement.
+# Returns needs (per label), mcost (per measurement) and cost (each group's
+# stand-alone cost: the sum over its measurements).
+ref_measurements <- function(labels, cost, needs = NULL) {
+  if (is.null(cost)) cost <- rep(1, length(labels))
+  if (is.null(needs)) {
+    cost <- if (is.null(names(cost))) setNames(as.numeric(cost), labels) else cost[labels]
+    return(list(needs = setNames(as.list(labels), labels), mcost = cost, cost = cost))
+  }
+  needs <- lapply(setNames(labels, labels), function(g) if (is.null(needs[[g]])) g else needs[[g]])
+  list(needs = needs, mcost = cost, cost = vapply(needs, function(m) sum(cost[m]), numeric(1)))
+}
+
+# The cost of the union of the measurements of `groups`, counted from scratch.
+ref_union_cost <- function(meas, groups) sum(meas$mcost[unique(unlist(meas$needs[groups]))])
+
+# Marginal cost of each candidate given the selected groups: the cost of its
+# measurements that no selected group needs.
+ref_marginal <- function(meas, cand, selected) {
+  paid <- unique(unlist(meas$needs[selected]))
+  vapply(cand, function(h) sum(meas$mcost[setdiff(meas$needs[[h]], paid)]), numeric(1))
+}
+
+# The selection step on marginal costs: with costs, a candidate of zero marginal
+# cost and positive gain (above `tiny`) is taken first, largest gain first (its
+# score is the gain); otherwise the score is the gain per unit of marginal cost
+# (0 for a free candidate without gain), or the gain itself without costs.
+# Returns the chosen group, its score and every candidate's score.
+ref_select <- function(cand, gain, marginal, cost_sensitive, tiny) {
+  free <- cost_sensitive & marginal == 0 & gain > tiny
+  if (any(free)) {
+    g <- ref_argmax(cand[free], gain[free])
+    return(list(g = g, score = gain[[g]], scores = gain))
+  }
+  score <- if (cost_sensitive) ifelse(marginal > 0, gain / marginal, 0) else gain
+  names(score) <- cand
+  g <- ref_argmax(cand, score)
+  list(g = g, score = score[[g]], scores = score)
+}
+
 # --- The greedy sequence: Algorithm 1 (CS-G-OMP), CS-G-FR, Algorithm 2 --------
 
-# Algorithm 2: c(x) <= c_min at step 1, c(x) <= c(G_{j-1}) afterwards;
-# fallback when that is empty: the remaining groups of least cost.
-ref_doubling_candidates <- function(cand, selected, cost, c_min) {
-  limit <- if (length(selected) == 0L) c_min else sum(cost[selected])
-  ok <- cand[cost[cand] <= limit]
-  if (length(ok)) ok else cand[cost[cand] <= min(cost[cand])]
+# Algorithm 2: c(x) <= c_min at step 1, c(x) <= c(G_{j-1}) afterwards, c(x) the
+# marginal cost of x given G_{j-1} and c(G_{j-1}) the cost spent so far;
+# fallback when that is empty: the remaining groups of least marginal cost.
+ref_doubling_candidates <- function(cand, selected, cost, c_min, marginal = cost[cand],
+                                    spent = sum(cost[selected])) {
+  limit <- if (length(selected) == 0L) c_min else spent
+  ok <- cand[marginal <= limit]
+  if (length(ok)) ok else cand[marginal <= min(marginal)]
 }
 
 # OMP scores, Algorithm 1 lines 4-5: b_g = X_g' (Y - X_{G_{j-1}} w) / n, in
@@ -107,7 +153,7 @@ ref_to_original <- function(w, prefix, wh, cols, sdv, p) {
 ref_fgseq <- function(x, y, group = NULL, cost = NULL,
                       method = c("omp", "fr", "doubling"), lambda = 0,
                       criterion = c("whitened", "l2", "linf"),
-                      cost_sensitive = TRUE, c_min = NULL) {
+                      cost_sensitive = TRUE, c_min = NULL, needs = NULL) {
   method <- match.arg(method)
   criterion <- match.arg(criterion)
   x <- as.matrix(x)
@@ -118,8 +164,8 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   }
   group <- as.character(group)
   labels <- unique(group)
-  if (is.null(cost)) cost <- rep(1, length(labels))
-  cost <- if (is.null(names(cost))) setNames(as.numeric(cost), labels) else cost[labels]
+  meas <- ref_measurements(labels, cost, needs)
+  cost <- meas$cost
 
   st <- ref_standardize(x)
   yc <- y - mean(y)
@@ -134,20 +180,26 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   fits <- list(fit_of(selected))
   scores <- NA_real_
   all_scores <- list()                          # every candidate's score, per step
+  paid <- numeric(0)                            # marginal cost of each step
   while (length(selected) < length(pool)) {
     cand <- setdiff(pool, selected)             # keeps group order
-    if (method == "doubling") cand <- ref_doubling_candidates(cand, selected, cost, c_min)
+    marginal <- ref_marginal(meas, cand, selected)
+    if (method == "doubling") {
+      cand <- ref_doubling_candidates(cand, selected, cost, c_min, marginal, ref_union_cost(meas, selected))
+      marginal <- marginal[cand]
+    }
     cur <- fits[[length(fits)]]
-    score <- if (method == "omp") {
+    gain <- if (method == "omp") {
       ref_omp_scores(cand, cur$resid, wh, st$xs, cols, criterion)
     } else {
       # CS-G-FR / Doubling: gain F(G + g) - F(G) = R(G) - R(G + g), refitted
       vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk, numeric(1))
     }
-    if (cost_sensitive) score <- score / cost[cand]   # per unit cost
-    all_scores[[length(all_scores) + 1L]] <- score
-    g <- ref_argmax(cand, score)
-    scores <- c(scores, score[[g]])
+    pick <- ref_select(cand, gain, marginal, cost_sensitive, 1e-12 * fits[[1]]$risk)
+    all_scores[[length(all_scores) + 1L]] <- pick$scores
+    g <- pick$g
+    scores <- c(scores, pick$score)
+    paid <- c(paid, marginal[[g]])
     selected <- c(selected, g)
     fits[[length(fits) + 1L]] <- fit_of(selected)
   }
@@ -162,7 +214,7 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   list(sequence = selected, r2 = objective / risk0, objective = objective,
        score = unname(scores), beta = beta,
        a0 = mean(y) - drop(st$mu %*% beta),
-       cost = unname(cumsum(c(0, cost[selected]))), candidates = all_scores)
+       cost = unname(cumsum(c(0, paid))), candidates = all_scores)
 }
 
 # --- Timeliness by another route ---------------------------------------------------

@@ -1,6 +1,6 @@
 // The greedy engine shared by CS-G-OMP, CS-G-FR and Doubling (Hu, Grubb, Bagnell & Hebert 2016,
 // Algorithm 1, section 2 "CS-G-FR", Algorithm 2) and by every family: one selection loop
-// (candidates, Doubling's cost rule, scores per unit cost, ties, stopping) over a SelectionModel that
+// (candidates, Doubling's cost rule, scores per unit of marginal cost, ties, stopping) over a SelectionModel that
 // knows how to score an unselected group and how to refit after adding one.
 #ifndef FGSEQ_ENGINE_HPP
 #define FGSEQ_ENGINE_HPP
@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "measurements.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
@@ -75,6 +76,7 @@ class SelectionModel {
 struct Path {
   std::vector<Index> sequence;    // group indices in selection order (K)
   std::vector<double> score;      // selection score of each chosen group (K)
+  std::vector<double> group_cost; // marginal cost paid at each step: its measurements not paid before (K)
   std::vector<double> objective;  // F after steps 0..K (K+1)
   std::vector<double> r2;         // r2 after steps 0..K (K+1)
   std::vector<MatrixXd> w;        // whitened coefficients after steps 0..K, q x P each
@@ -82,19 +84,26 @@ struct Path {
   bool partial = false;           // stopped because max_time was spent
 };
 
-inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, const Control& ctl,
+// The greedy selection loop. Costs enter only as the marginal cost of a candidate given the groups
+// selected so far (measurements.hpp: the cost of its measurements not yet paid); with one measurement
+// per group that is the group's cost. Scores are divided by it (cost_sensitive), Doubling's rule
+// compares it, max_cost bounds the cumulative cost. A candidate of zero marginal cost with a positive
+// gain is taken before any group of positive marginal cost (largest gain first; its recorded score is
+// the gain itself); one without gain scores 0.
+inline Path greedy_path(SelectionModel& model, const Measurements& meas, const Control& ctl,
                         const InterruptCheck& check_interrupt = InterruptCheck(),
                         const ProgressCallback& progress = ProgressCallback()) {
   const auto started = std::chrono::steady_clock::now();
   const Index G = model.n_groups();
-  if (static_cast<Index>(cost.size()) != G) throw std::invalid_argument("greedy_path: one cost per group is needed");
+  if (meas.n_groups() != G) throw std::invalid_argument("greedy_path: the measurements of every group are needed");
   std::vector<bool> selected(static_cast<size_t>(G), false);
+  PaidMeasurements paid(meas);
   Index available = 0;
   double smallest = std::numeric_limits<double>::infinity();
   for (Index h = 0; h < G; ++h)
     if (model.selectable(h)) {
       ++available;
-      smallest = std::min(smallest, cost[h]);
+      smallest = std::min(smallest, meas.group_cost(h));
     }
   const double c_min = std::isnan(ctl.c_min) ? smallest : ctl.c_min;
   const double fuzz = 1 + 1e-12;
@@ -106,18 +115,20 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
   path.a.push_back(model.intercept());
   double total_cost = 0.0;
   const Index max_steps = std::min(ctl.max_steps, available);
-  auto take = [&](Index g, double s) {  // add g to the sequence and record the refitted model
+  auto take = [&](Index g, double s) {  // add g to the sequence, pay its measurements, record the refit
     model.add_group(g);
     selected[g] = true;
-    total_cost += cost[g];
+    const double paid_now = paid.pay(g);
+    total_cost += paid_now;
     path.sequence.push_back(g);
     path.score.push_back(s);
+    path.group_cost.push_back(paid_now);
     path.objective.push_back(model.objective());
     path.r2.push_back(model.r2());
     path.w.push_back(model.coef());
     path.a.push_back(model.intercept());
   };
-  std::vector<double> score(static_cast<size_t>(G)), low(static_cast<size_t>(G));
+  std::vector<double> score(static_cast<size_t>(G)), low(static_cast<size_t>(G)), marginal(static_cast<size_t>(G));
   size_t next = 0;  // position in a given order
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
@@ -136,31 +147,52 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
       }
       if (next >= ctl.order.size()) break;
       const Index g = ctl.order[next++];
-      if (total_cost + cost[g] > ctl.max_cost * fuzz) break;
+      if (total_cost + paid.marginal(g) > ctl.max_cost * fuzz) break;
       take(g, std::numeric_limits<double>::quiet_NaN());
       continue;
     }
-    // candidates: every unselected group; Doubling (paper Algorithm 2) only those whose cost is at most
-    // c_min (first step) or the cost so far, falling back to the remaining groups of least cost
+    // candidates: every unselected group; Doubling (paper Algorithm 2) only those whose marginal cost is
+    // at most c_min (first step) or the cost so far, falling back to the remaining groups of least
+    // marginal cost
     std::vector<bool> cand(static_cast<size_t>(G), false);
     bool any = false;
     double least = std::numeric_limits<double>::infinity();
     for (Index h = 0; h < G; ++h) {
       if (selected[h] || !model.selectable(h)) continue;
-      least = std::min(least, cost[h]);
+      marginal[h] = paid.marginal(h);
+      least = std::min(least, marginal[h]);
       const double limit = step == 0 ? c_min : total_cost;
-      cand[h] = ctl.method != Method::Doubling || cost[h] <= limit * fuzz;
+      cand[h] = ctl.method != Method::Doubling || marginal[h] <= limit * fuzz;
       any = any || cand[h];
     }
     if (!any)
-      for (Index h = 0; h < G; ++h) cand[h] = !selected[h] && model.selectable(h) && cost[h] <= least * fuzz;
+      for (Index h = 0; h < G; ++h)
+        cand[h] = !selected[h] && model.selectable(h) && marginal[h] <= least * fuzz;
 
-    // scores per unit cost: first the ranges, then the exact score of every group whose range reaches
-    // the best lower end (less the tie tolerance); the others can neither win nor tie
     const double zero = ctl.zero_tol * model.score_scale();
+    Index g = -1;
+    if (ctl.cost_sensitive) {  // free candidates first: the largest exact gain, if positive
+      double best = zero;
+      for (Index h = 0; h < G; ++h) {
+        if (!cand[h] || marginal[h] > 0.0) continue;
+        score[h] = model.raw_score(h);
+        best = std::max(best, score[h]);
+      }
+      if (best > zero)
+        for (Index h = 0; h < G && g < 0; ++h)
+          if (cand[h] && marginal[h] <= 0.0 && score[h] >= best - ctl.tie_tol * std::abs(best)) g = h;
+    }
+    if (g >= 0) {
+      take(g, score[g]);  // free: nothing to check against max_cost
+      continue;
+    }
+
+    // scores per unit of marginal cost: first the ranges, then the exact score of every group whose
+    // range reaches the best lower end (less the tie tolerance); the others can neither win nor tie
     auto counted = [&](double s, Index h) {  // raw scores at or below the zero threshold count as 0
       if (!(s > zero)) s = 0.0;
-      return ctl.cost_sensitive ? s / cost[h] : s;
+      if (!ctl.cost_sensitive) return s;
+      return marginal[h] > 0.0 ? s / marginal[h] : 0.0;  // free and without gain
     };
     double best_lo = -1.0;
     for (Index h = 0; h < G; ++h) {
@@ -177,11 +209,10 @@ inline Path greedy_path(SelectionModel& model, const std::vector<double>& cost, 
       if (low[h] != score[h] && score[h] >= reach) score[h] = counted(model.raw_score(h), h);
       best = std::max(best, score[h]);
     }
-    Index g = -1;
     for (Index h = 0; h < G && g < 0; ++h)
       if (cand[h] && score[h] >= best - ctl.tie_tol * std::abs(best)) g = h;
     if (g < 0) break;
-    if (total_cost + cost[g] > ctl.max_cost * fuzz) break;
+    if (total_cost + marginal[g] > ctl.max_cost * fuzz) break;
     take(g, score[g]);
   }
   if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);

@@ -1,6 +1,7 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
 // Header-only C++17 core on Eigen, free of R. See stats.hpp (one pass over the data),
-// whiten.hpp (group whitening inside the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
+// measurements.hpp (groups need measurements; marginal costs), whiten.hpp (group whitening inside
+// the Gram matrix), engine.hpp (CS-G-OMP, CS-G-FR, Doubling),
 // design.hpp (dense or sparse x), sample.hpp (the sample-space engine for wide data),
 // newton.hpp (the damped Newton solver over an evaluator of the risk), glm.hpp (binomial, Poisson,
 // multinomial: IRLS refits, and one chunk of rows' parts of them), fit.hpp (a whole fit from x and y),
@@ -9,6 +10,7 @@
 #define FGSEQ_FGSEQ_HPP
 
 #include "stats.hpp"
+#include "measurements.hpp"
 #include "whiten.hpp"
 #include "design.hpp"
 #include "engine.hpp"

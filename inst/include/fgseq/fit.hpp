@@ -9,6 +9,7 @@
 #include "design.hpp"
 #include "engine.hpp"
 #include "glm.hpp"
+#include "measurements.hpp"
 #include "sample.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
@@ -44,7 +45,7 @@ inline Control selection_control(const Control& ctl, Clock::time_point started) 
 }
 
 // The linear engine on standardized statistics (gaussian and mgaussian).
-inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const std::vector<double>& cost,
+inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
   FitResult out;
   const Whitened wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
@@ -59,7 +60,7 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const std
 
 // The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix.
 inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
-                            const std::vector<double>& cost, const Control& ctl, Clock::time_point started,
+                            const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
   FitResult out;
   const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
@@ -75,7 +76,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
 // The greedy path of a GLM model (in memory or refitted elsewhere), on the original scale of x.
 template <class Model>
 FitResult glm_path(Model& model, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
-                   const std::vector<double>& cost, const Control& ctl, Clock::time_point started,
+                   const Measurements& cost, const Control& ctl, Clock::time_point started,
                    const Services& svc) {
   FitResult out;
   out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
@@ -90,10 +91,12 @@ FitResult glm_path(Model& model, const Whitened& wh, const GramStats& st, const 
 
 // x: n x p, dense or sparse (see design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
 // responses; binomial: one 0/1 column; Poisson: one column of counts; multinomial: one indicator
-// column per class); weights: n (or empty); offset: n x P (or empty). ctl.engine picks the linear
-// engine (Gram or sample space); the GLM families need only the diagonal blocks of the Gram matrix.
+// column per class); cost: the measurements each group needs and their costs (measurements.hpp; a
+// vector of one cost per group makes each group its own measurement); weights: n (or empty); offset:
+// n x P (or empty). ctl.engine picks the linear engine (Gram or sample space); the GLM families need
+// only the diagonal blocks of the Gram matrix.
 inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& weights, const MatrixXd& offset,
-                          const std::vector<int>& group_of, int n_groups, const std::vector<double>& cost,
+                          const std::vector<int>& group_of, int n_groups, const Measurements& cost,
                           Family family, const Control& ctl, const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
@@ -126,7 +129,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
 // Dense x read in place.
 inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
-                          const std::vector<double>& cost, Family family, const Control& ctl,
+                          const Measurements& cost, Family family, const Control& ctl,
                           const Services& svc = Services()) {
   return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
@@ -136,7 +139,7 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
 // starting intercepts null_theta (1 x P) and the refit. max_time counts from the call.
 inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
                                const MatrixXd& null_theta, const GlmRefitter& refit,
-                               const std::vector<double>& cost, const Control& ctl,
+                               const Measurements& cost, const Control& ctl,
                                const Services& svc = Services()) {
   if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
@@ -148,7 +151,7 @@ inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const Gr
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path
 // as fit_path() on the rows themselves, without them.
 inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of, int n_groups,
-                             const std::vector<double>& cost, const Control& ctl,
+                             const Measurements& cost, const Control& ctl,
                              const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != m.mean.size())
     throw std::invalid_argument("fit_moments: one group per column is needed");

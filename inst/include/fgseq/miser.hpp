@@ -8,16 +8,20 @@
 // feature a, c_a the feature's cost and phi_a = 1 while feature a has not been extracted by an earlier
 // tree, 0 once it has (paper, section 4; the definition in section 5.2 states the reverse, a slip that
 // its equation (15) contradicts). With groups, a feature costs the price of its group and every
-// feature of a group is free once one of them has been used. Algorithm 1: H <- H + eta h_t, then
-// phi_a <- 0 for every feature used by h_t, so a feature used by tree t is free from tree t + 1 on.
+// feature of a group is free once one of them has been used. With measurements shared by groups
+// (measurements.hpp), a feature costs the unpaid part of its group's measurements: c_a phi_a is the
+// total cost of the measurements of a's group not yet paid. Algorithm 1: H <- H + eta h_t, then
+// phi_a <- 0 for every feature used by h_t (every measurement its group needs is paid), so a feature
+// used by tree t is free from tree t + 1 on.
 //
 // Trees are grown greedily (CART), level by level and, within a level, node by node from left to
 // right. A node is split on the feature and threshold of largest penalized gain
 //   1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda * charge(a),
 // S the sums of r over the rows of a side, when that gain is positive. charge(a) = c_a phi_a with phi
 // as at the start of the tree (PaidUpdate::AfterTree, the paper's order: every split of tree t on a
-// feature not yet paid is charged), or 0 as soon as an earlier split of the same tree has used the
-// feature's group (PaidUpdate::WithinTree: the tree pays once per feature, F_at read as binary).
+// feature not yet paid is charged), or with the measurements an earlier split of the same tree has
+// used counted as paid (PaidUpdate::WithinTree: the tree pays once per measurement, F_at read as
+// binary).
 // lambda = 0 is plain stage-wise regression.
 //
 // Splits are exact: every column is sorted once (stable, ties by row), and each level scans every
@@ -44,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "measurements.hpp"
 #include "stats.hpp"
 
 namespace fgseq {
@@ -118,27 +123,28 @@ class SortedColumns {
 // Grows one tree of the miser on a negative gradient.
 class MiserTreeLearner {
  public:
-  // group_of: 0-based group of each column; cost: one cost per group.
+  // group_of: 0-based group of each column; meas: the measurements of each group and their costs.
   MiserTreeLearner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted, const std::vector<int>& group_of,
-                   const std::vector<double>& cost, const MiserControl& ctl)
-      : x_(x), sorted_(sorted), group_of_(group_of), cost_(cost), ctl_(ctl),
+                   const Measurements& meas, const MiserControl& ctl)
+      : x_(x), sorted_(sorted), group_of_(group_of), meas_(meas), ctl_(ctl),
         row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {
     if (static_cast<Index>(group_of_.size()) != x_.cols())
       throw std::invalid_argument("miser: one group per column of x is needed");
     for (int g : group_of_)
-      if (g < 0 || g >= static_cast<int>(cost_.size())) throw std::invalid_argument("miser: group index out of range");
+      if (g < 0 || g >= meas_.n_groups()) throw std::invalid_argument("miser: group index out of range");
     if (ctl_.depth < 1 || ctl_.min_node_size < 1) throw std::invalid_argument("miser: depth and min_node_size must be >= 1");
   }
 
-  // Grows the tree on r with unpaid[g] = phi_g, appends it to `forest` and writes its output (leaf
-  // value, before eta) for every training row to `fitted`.
+  // Grows the tree on r with unpaid[m] true for every measurement m not paid by an earlier tree,
+  // appends it to `forest` and writes its output (leaf value, before eta) for every training row to
+  // `fitted`.
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest, VectorXd& fitted) {
     const Index n = x_.rows(), p = x_.cols();
     const Index m = ctl_.min_node_size;
     nodes_.clear();
     nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum()});
     std::fill(row_node_.begin(), row_node_.end(), 0);
-    used_.assign(cost_.size(), false);
+    used_.assign(meas_.cost.size(), false);
     const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
     rsorted_.resize(static_cast<size_t>(n * p));
     for (Index j = 0; j < p; ++j) {  // r in the sorted order of every column: the scans read it in sequence
@@ -191,7 +197,8 @@ class MiserTreeLearner {
         for (Index j = 0; j < p && chosen < 0; ++j)
           if (gs[j] > zero && gs[j] - ctl_.lambda * charge(j, unpaid) >= tie) chosen = j;
         split_col[static_cast<size_t>(s)] = static_cast<int>(chosen);
-        used_[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])] = true;
+        for (Index mm : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])])
+          used_[static_cast<size_t>(mm)] = true;
       }
 
       // make the children and move the rows
@@ -254,6 +261,19 @@ class MiserTreeLearner {
     return out;
   }
 
+  // phi_a c_a of column j, as the update rule has it at this point of the tree: the total cost of the
+  // measurements of j's group that no earlier tree has paid (unpaid, one flag per measurement) and,
+  // with PaidUpdate::WithinTree, that no earlier split of this tree has used. The one place a split's
+  // cost is read: every split search calls it.
+  double charge(Index j, const std::vector<bool>& unpaid) const {
+    double c = 0.0;
+    for (Index m : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(j)])]) {
+      const size_t k = static_cast<size_t>(m);
+      if (unpaid[k] && !(ctl_.paid == PaidUpdate::WithinTree && used_[k])) c += meas_.cost[k];
+    }
+    return c;
+  }
+
  private:
   struct Node {
     int feature;
@@ -266,12 +286,12 @@ class MiserTreeLearner {
   Eigen::Ref<const MatrixXd> x_;
   const SortedColumns& sorted_;
   const std::vector<int>& group_of_;
-  const std::vector<double>& cost_;
+  const Measurements& meas_;
   MiserControl ctl_;
   std::vector<Node> nodes_;
   std::vector<Index> row_node_;
   std::vector<int> row_slot_;                    // active node (0..A-1) of each row, -1 when not splitting
-  std::vector<bool> used_;  // groups split on so far in this tree
+  std::vector<bool> used_;  // measurements used by the splits of this tree so far
   std::vector<double> gain_, thr_;
   std::vector<double> rsorted_;                  // r in the sorted order of each column (n x p)
   std::vector<signed char> slot8_;               // row_slot_ in a smaller type, for the scans
@@ -333,14 +353,6 @@ class MiserTreeLearner {
         thr_[static_cast<size_t>(s * p + j)] = midpoint(x_(brow_[s].first, j), x_(brow_[s].second, j));
       }
     }
-  }
-
-  // phi_a c_a of column j, as the update rule has it at this point of the tree
-  double charge(Index j, const std::vector<bool>& unpaid) const {
-    const size_t g = static_cast<size_t>(group_of_[static_cast<size_t>(j)]);
-    if (!unpaid[g]) return 0.0;
-    if (ctl_.paid == PaidUpdate::WithinTree && used_[g]) return 0.0;
-    return cost_[g];
   }
 
   static double midpoint(double a, double b) {
@@ -427,10 +439,11 @@ inline VectorXd miser_init(MiserLoss loss, const MatrixXd& Y) {
 }  // namespace detail
 
 // Fits the miser. x: n x p; Y: n x P targets (squared: the response; logistic: a 0/1 column;
-// multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: one
-// positive cost per group.
+// multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: the
+// measurements of each group and their costs (measurements.hpp; a vector of one cost per group makes
+// each group its own measurement).
 inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const std::vector<int>& group_of,
-                          const std::vector<double>& cost, const MiserControl& ctl,
+                          const Measurements& cost, const MiserControl& ctl,
                           const InterruptCheck& check_interrupt = InterruptCheck()) {
   const Index n = x.rows(), P = Y.cols();
   if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
@@ -445,8 +458,8 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   out.init = detail::miser_init(ctl.loss, Y);
   MatrixXd H = out.init.transpose().replicate(n, 1);
   out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));
-  std::vector<bool> unpaid(cost.size(), true);
-  out.paid_by.assign(cost.size(), -1);
+  std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
+  out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
   MatrixXd R;
   VectorXd fitted;
   for (Index t = 0; t < ctl.n_iter; ++t) {
@@ -457,10 +470,8 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
       H.col(c).noalias() += ctl.eta * fitted;
       const Index tree = out.forest.n_trees() - 1;
       for (int g : learner.groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
-        if (unpaid[static_cast<size_t>(g)]) {
-          unpaid[static_cast<size_t>(g)] = false;
-          out.paid_by[static_cast<size_t>(g)] = tree;
-        }
+        if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
+        for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
       }
     }
     out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));

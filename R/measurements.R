@@ -1,0 +1,164 @@
+# Measurements: what is paid for at prediction time (a test, a feature extractor, a blood draw). A
+# group needs one or more measurements (`needs`); a measurement shared by several groups is paid once,
+# so a set of groups costs the total cost of the union of their measurements, and the marginal cost of
+# a group given the groups already computed is the cost of its measurements not yet paid. Without
+# `needs` each group (each variable of a formula) is its own measurement. The fits of fgseq() and
+# miser() carry `needs` (a named list, one character vector of measurement names per group label, in
+# the order of the fit's groups) and `measurement_cost` (a named numeric vector); `cost` stays the
+# stand-alone cost of each group. The helpers below build, check and count these; the core reads them
+# through measurement_index().
+
+# The measurements of a matrix fit with groups `labels`, checked: without `needs`, `cost` is one
+# positive cost per group (check_cost()) and each group needs the measurement named by its label; with
+# `needs` (a named list: group label -> measurement names; a group not listed needs its own label),
+# `cost` is named by measurement, each finite and >= 0 (NULL: 1 each). Returns list(needs,
+# measurement_cost, cost), `cost` the stand-alone cost of each group.
+group_measurements <- function(cost, needs, labels, what = "group") {
+  if (is.null(needs)) {
+    cost <- check_cost(cost, labels)
+    return(new_measurements(stats::setNames(as.list(labels), labels), cost))
+  }
+  needs <- check_needs(needs, labels, what)
+  full <- stats::setNames(lapply(labels, function(g) if (is.null(needs[[g]])) g else needs[[g]]), labels)
+  new_measurements(full, check_measurement_cost(cost, unique(unlist(full, use.names = FALSE)), what))
+}
+
+# The measurements of a formula fit: a term needs the measurements of all its variables (term_vars:
+# term label -> variables), a variable those `needs` gives it (a named list: variable -> measurement
+# names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
+# 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
+# the formula does not use are ignored, so one cost vector serves every formula on the same data.
+formula_measurements <- function(cost, needs, term_vars, data_names) {
+  known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
+  if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
+  var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
+  full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
+  used <- unique(unlist(full, use.names = FALSE))
+  if (!is.null(cost) && !is.null(names(cost))) {
+    if (is.list(cost)) cost <- unlist(cost)
+    needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
+    unknown <- setdiff(names(cost), needed_by_data)
+    if (length(unknown)) {
+      abort("`cost` names measurement(s) that no variable needs: ", paste(unknown, collapse = ", "),
+            ". Name `cost` by variable, or by the measurements given in `needs`.")
+    }
+    cost <- cost[intersect(names(cost), used)]
+  }
+  new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs)))
+}
+
+# `needs`: NULL or a named list, entries for distinct known groups (or variables), each a character
+# vector of measurement names without NA or empty names. Returns the list with its entries de-duplicated.
+check_needs <- function(needs, known, what) {
+  if (!is.list(needs) || is.data.frame(needs) || (length(needs) && is.null(names(needs))) ||
+      any(!nzchar(names(needs)))) {
+    abort("`needs` must be a named list giving, for a ", what, ", the measurements it needs, as in ",
+          "list(chol = c(\"blood_draw\", \"chol\")).")
+  }
+  unknown <- setdiff(names(needs), known)
+  if (length(unknown)) {
+    abort("`needs` names ", what, "(s) that do not exist: ", paste(unknown, collapse = ", "), ". The ", what,
+          "s are: ", paste(known, collapse = ", "), ".")
+  }
+  if (anyDuplicated(names(needs))) {
+    abort("`needs` names a ", what, " more than once: ",
+          paste(unique(names(needs)[duplicated(names(needs))]), collapse = ", "), ".")
+  }
+  bad <- !vapply(needs, function(m) (is.character(m) || is.factor(m)) && !anyNA(m) && all(nzchar(m)), logical(1))
+  if (any(bad)) {
+    abort("`needs` must give each ", what, " a character vector of measurement names (no NA or empty ",
+          "names); see ", paste(names(needs)[bad], collapse = ", "), ".")
+  }
+  lapply(needs, function(m) unique(as.character(m)))
+}
+
+# Measurement costs: one finite cost >= 0 per measurement of `measurements`, named by measurement
+# (unnamed, when `named` is FALSE: in the order of `measurements`); NULL means 1 each. Returns the named
+# costs in the order of `measurements`.
+check_measurement_cost <- function(cost, measurements, what, named = TRUE) {
+  if (is.null(cost)) return(stats::setNames(rep(1, length(measurements)), measurements))
+  if (is.list(cost)) cost <- unlist(cost)
+  if (!is.numeric(cost)) abort("`cost` must be a numeric vector, one cost per measurement.")
+  if (is.null(names(cost))) {
+    if (named) {
+      abort("`cost` must be named by measurement when `needs` is given; the measurements are: ",
+            paste(measurements, collapse = ", "), ".")
+    }
+    if (length(cost) != length(measurements)) {
+      abort("`cost` must have one value per ", what, " (", length(measurements), "), or be named; it has ",
+            length(cost), " unnamed values.")
+    }
+    names(cost) <- measurements
+  }
+  if (anyDuplicated(names(cost))) {
+    abort("`cost` names a measurement more than once: ",
+          paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
+  }
+  unknown <- setdiff(names(cost), measurements)
+  if (length(unknown)) {
+    abort("`cost` names measurement(s) that no ", what, " needs: ", paste(unknown, collapse = ", "),
+          ". The measurements are: ", paste(measurements, collapse = ", "), ".")
+  }
+  missing <- setdiff(measurements, names(cost))
+  if (length(missing)) {
+    abort("`cost` is missing for measurement(s): ", paste(missing, collapse = ", "),
+          "; give one cost per measurement.")
+  }
+  cost <- cost[measurements]
+  if (!all(is.finite(cost))) {
+    abort("`cost` must be finite; measurement(s) ", paste(names(cost)[!is.finite(cost)], collapse = ", "),
+          " have NA, NaN or Inf.")
+  }
+  if (any(cost < 0)) {
+    abort("`cost` must be non-negative; measurement(s) ", paste(names(cost)[cost < 0], collapse = ", "),
+          " have cost < 0.")
+  }
+  stats::setNames(as.double(cost), measurements)
+}
+
+# list(needs, measurement_cost, cost): `cost` the stand-alone cost of each group.
+new_measurements <- function(needs, measurement_cost) {
+  list(needs = needs, measurement_cost = measurement_cost, cost = group_costs(needs, measurement_cost))
+}
+
+# The stand-alone cost of each group: the total cost of its measurements (named by group).
+group_costs <- function(needs, measurement_cost) {
+  vapply(needs, function(m) sum(measurement_cost[m]), numeric(1))
+}
+
+# The cost of a set of groups: the total cost of the union of their measurements.
+measurement_set_cost <- function(groups, needs, measurement_cost) {
+  sum(measurement_cost[unique(unlist(needs[groups], use.names = FALSE))])
+}
+
+# The marginal cost of each group of a sequence given the groups before it: the cost of its
+# measurements not yet paid (one number per element of `sequence`).
+marginal_costs <- function(sequence, needs, measurement_cost) {
+  paid <- character(0)
+  vapply(sequence, function(g) {
+    new <- setdiff(needs[[g]], paid)
+    paid <<- c(paid, new)
+    sum(measurement_cost[new])
+  }, numeric(1), USE.NAMES = FALSE)
+}
+
+# The variables each term of a model needs (term label -> variable names), from the terms object: the
+# variables of the term (attr(terms, "factors")), each reduced to the names it uses that are columns of
+# the data (so poly(age, 3) and log(chol) need age and chol).
+term_variables <- function(terms, data_names) {
+  f <- attr(terms, "factors")
+  labels <- attr(terms, "term.labels")
+  row_vars <- lapply(rownames(f), function(r) {
+    v <- all.vars(str2lang(r))
+    d <- intersect(v, data_names)
+    if (length(d)) d else v
+  })
+  stats::setNames(lapply(labels, function(t) unique(unlist(row_vars[f[, t] > 0], use.names = FALSE))), labels)
+}
+
+# The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based
+# measurement indices per group (in the order of `labels`), and `cost`, one cost per measurement.
+measurement_index <- function(m, labels) {
+  list(needs = lapply(unname(m$needs[labels]), function(v) match(v, names(m$measurement_cost)) - 1L),
+       cost = unname(m$measurement_cost))
+}
