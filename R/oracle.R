@@ -73,7 +73,7 @@ oracle <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL
 # Reorder the steps of a curve (from anytime_curve() of `fit`) by decreasing gain per unit cost (a step
 # of zero cost with a gain first). With measurements shared by groups, the costs of the reordered steps
 # are the marginal costs in the new order (the gains are kept, as the paper's Oracle assumes); without
-# `fit` each step keeps its cost.
+# shared measurements (or without `fit`) each step keeps its cost.
 oracle_path <- function(curve, fit = NULL) {
   K <- nrow(curve) - 1L
   metric <- attr(curve, "metric")
@@ -82,7 +82,8 @@ oracle_path <- function(curve, fit = NULL) {
   step_cost <- diff(curve$cost)
   ord <- order_by_ratio(ifelse(step_cost > 0, gain / step_cost, ifelse(gain > 0, Inf, 0)))
   groups <- curve$group[-1L][ord]
-  group_cost <- if (is.null(fit)) step_cost[ord] else marginal_costs(groups, fit$needs, fit$measurement_cost)
+  shared <- !is.null(fit) && anyDuplicated(unlist(fit$needs, use.names = FALSE)) > 0
+  group_cost <- if (shared) marginal_costs(groups, fit$needs, fit$measurement_cost) else step_cost[ord]
   data.frame(step = 0:K, group = c(NA_character_, groups),
              group_cost = c(0, group_cost), cost = cumsum(c(0, group_cost)),
              gain = c(NA_real_, change[ord]), source_step = c(0L, as.integer(ord)),

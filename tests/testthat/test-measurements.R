@@ -214,3 +214,14 @@ test_that("Miser with needs: the trees of the plain-R reference; a shared measur
   used <- m$sequence
   expect_equal(m$path$cost[nrow(m$path)], sum(mc[unique(unlist(m$needs[used]))]))
 })
+
+test_that("the Oracle of a fit with shared measurements counts each measurement once in its own order", {
+  d <- shared_design()
+  fit <- fgseq(d$x, d$y, group = d$group, cost = d$mcost, needs = d$needs, method = "omp")
+  or <- oracle(fit)
+  expect_setequal(or$sequence, fit$sequence)
+  recount <- vapply(0:length(or$sequence), function(k) {
+    sum(d$mcost[unique(unlist(fit$needs[or$sequence[seq_len(k)]]))])   # fit$needs: checked above
+  }, numeric(1))
+  expect_equal(or$path$cost, recount)
+})

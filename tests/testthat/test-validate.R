@@ -117,7 +117,7 @@ test_that("newy, newdata and the formula interface", {
   expect_error(fgseq(diagnosis ~ age + sex, data = h2), "`data` has NA in age")
   expect_error(fgseq(diagnosis ~ age), "`data` must be given with the formula interface")
   expect_error(fgseq(~ age + sex, data = heart), "must have a response")
-  expect_error(fgseq(diagnosis ~ age + sex, data = heart, cost = c(age = 1)), "`cost` is missing for group\\(s\\): sex")
+  expect_error(fgseq(diagnosis ~ age + sex, data = heart, cost = c(age = 1)), "`cost` is missing for measurement\\(s\\): sex")
 })
 
 test_that("alpha, stop_cost and curve inputs", {
