@@ -1,7 +1,7 @@
 // The greedy engine shared by CS-G-OMP, CS-G-FR and Doubling (Hu, Grubb, Bagnell & Hebert 2016,
 // Algorithm 1, section 2 "CS-G-FR", Algorithm 2) and by every family: one selection loop
-// (candidates, Doubling's cost rule, scores per unit of marginal cost, ties, stopping) over a SelectionModel that
-// knows how to score an unselected group and how to refit after adding one.
+// (candidates, Doubling's cost rule, scores per unit of marginal cost, ties, stopping) over a
+// SelectionModel that knows how to score an unselected group and how to refit after adding one.
 #ifndef FGSEQ_ENGINE_HPP
 #define FGSEQ_ENGINE_HPP
 

@@ -57,7 +57,8 @@ struct Measurements {
       for (Index m : nd) {
         if (m < 0 || m >= static_cast<Index>(cost.size()))
           throw std::invalid_argument("measurements: a group needs a measurement index out of range");
-        if (seen[static_cast<size_t>(m)]) throw std::invalid_argument("measurements: a group lists a measurement twice");
+        if (seen[static_cast<size_t>(m)])
+          throw std::invalid_argument("measurements: a group lists a measurement twice");
         seen[static_cast<size_t>(m)] = true;
       }
       for (Index m : nd) seen[static_cast<size_t>(m)] = false;
