@@ -118,25 +118,102 @@ new_curve <- function(step, group, cost, value, metric, data, k = 5) {
 }
 
 # Draw an anytime curve (a data frame from anytime_curve()) as plot.fgseq() does; returns the curve
-# with its value column named after the metric, invisibly.
-# `default_main` is the title unless `...` holds `main`.
-draw_curve <- function(curve, add = FALSE, xlab = "cumulative cost", ylab = NULL, type = "s",
-                       default_main = NULL, ...) {
+# with its value column named after the metric, invisibly. `default_main` is the title unless `...`
+# holds `main`. With add = TRUE the curve goes on the current axes, which base graphics cannot rescale:
+# a curve reaching outside them is clipped, and a warning says so.
+draw_curve <- function(curve, add = FALSE, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL,
+                       type = "s", default_main = NULL, ...) {
+  log <- check_choice(log, c("", "x"), "log")
+  labels <- check_flag(labels, "labels")
   metric <- attr(curve, "metric")
   if (is.null(ylab)) ylab <- paste(attr(curve, "data"), metric_label(metric, attr(curve, "k")))
+  if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
+  dots <- list(...)
   if (!add) {
-    dots <- list(...)
-    xlim <- if (is.null(dots$xlim)) range(curve$cost) else dots$xlim
+    xlim <- if (is.null(dots$xlim)) range(cost_at(curve$cost, log == "x")) else dots$xlim
     ylim <- if (!is.null(dots$ylim)) dots$ylim else if (metric == "r2") range(0, curve$value) else
       range(curve$value)
     main <- if (is.null(dots$main)) default_main else dots$main
-    graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
+    graphics::plot(NA, xlim = xlim, ylim = ylim, log = log, xlab = xlab, ylab = ylab, main = main,
+                   xaxt = if (log == "x") "n" else "s")
+    if (log == "x") log_cost_axis(plot_left())
   }
-  args <- list(...)
+  # on a log axis cost 0 sits at the left end of the x range, as plot_left() recovers it
+  at <- cost_at(curve$cost, graphics::par("xlog"), left = plot_left())
+  if (add) check_within_axes(at, curve$value)
+  args <- dots
   args[c("xlim", "ylim", "main")] <- NULL
-  do.call(graphics::lines, c(list(curve$cost, curve$value, type = type), args))
+  do.call(graphics::lines, c(list(at, curve$value, type = type), args))
+  K <- nrow(curve)
+  if (labels && K > 1L) label_steps(at[-1L], pmax(curve$value[-1L], curve$value[-K]), curve$group[-1L])
   out <- data.frame(step = curve$step, group = curve$group, cost = curve$cost, value = curve$value,
                     stringsAsFactors = FALSE)
   names(out)[4L] <- metric
   invisible(out)
+}
+
+# Positions of cumulative costs on the x axis: the costs themselves, or on a log axis with cost 0 (step
+# 0) moved to `left` (by default half the first positive cost), where the plot begins.
+cost_at <- function(cost, log_axis, left = NULL) {
+  if (!log_axis) return(cost)
+  zero_at_left(cost, 0.5, left)
+}
+
+# `v` with its zeros replaced by `left`, or by `frac` times its smallest positive value (1 if none):
+# where a log axis can show them.
+zero_at_left <- function(v, frac, left = NULL) {
+  if (is.null(left)) {
+    pos <- v[v > 0]
+    left <- if (length(pos)) frac * min(pos) else 1
+  }
+  v[v <= 0] <- left
+  v
+}
+
+# The x axis of a log cost plot: the usual ticks above the first positive cost, and "0" at `left`, where
+# cost 0 (step 0) is drawn.
+log_cost_axis <- function(left) {
+  ticks <- graphics::axTicks(1L)
+  graphics::axis(1L, at = ticks[ticks > left * 1.5])
+  graphics::axis(1L, at = left, labels = "0")
+}
+
+# The left end of the current plot's x range as given to plot() (the 4% that R adds on each side taken
+# off again, for the default xaxs = "r"), in data units: where an earlier log plot drew cost 0.
+plot_left <- function() {
+  usr <- graphics::par("usr")[1:2]
+  u <- if (graphics::par("xaxs") == "r") usr[1L] + diff(usr) * 0.04 / 1.08 else usr[1L]
+  if (graphics::par("xlog")) 10^u else u
+}
+
+# An axis label with the cost unit in brackets, when one is known.
+cost_axis_label <- function(label, cost_unit = NULL) {
+  if (is.null(check_cost_unit(cost_unit))) return(label)
+  paste0(label, " (", cost_unit, ")")
+}
+
+# Warn when points (in the axis units of the current plot) fall outside its axes: add = TRUE does not
+# rescale them.
+check_within_axes <- function(x, y) {
+  usr <- graphics::par("usr")
+  xr <- if (graphics::par("xlog")) 10^usr[1:2] else usr[1:2]
+  yr <- if (graphics::par("ylog")) 10^usr[3:4] else usr[3:4]
+  tol <- 1e-9 * c(diff(xr), diff(yr))
+  if (any(x < xr[1L] - tol[1L] | x > xr[2L] + tol[1L] | y < yr[1L] - tol[2L] | y > yr[2L] + tol[2L])) {
+    warn("`add = TRUE` draws on the current axes and does not rescale them: part of this curve lies ",
+         "outside them and is clipped. Give `xlim` and `ylim` that hold every curve to the first plot().",
+         class = "plot_range")
+  }
+  invisible(NULL)
+}
+
+# Group labels written upwards from the points (x, y) of the steps that added them; a label that would
+# overlap the one before it (steps closer than a line of text) is moved right just enough.
+label_steps <- function(x, y, groups, cex = 0.7) {
+  xlog <- graphics::par("xlog")
+  u <- if (xlog) log10(x) else x
+  width <- graphics::par("cin")[2L] * cex * diff(graphics::par("usr")[1:2]) / graphics::par("pin")[1L]
+  for (i in seq_along(u)[-1L]) u[i] <- max(u[i], u[i - 1L] + width)
+  graphics::text(if (xlog) 10^u else u, y, labels = groups, srt = 90, adj = c(-0.15, 0.5), cex = cex,
+                 xpd = NA)
 }

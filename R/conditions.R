@@ -7,7 +7,8 @@
 #             family, no_data (a method needs the training data the fit does not hold), internal;
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
-#             numerically 0 or 1 at lambda = 0, as glm() warns).
+#             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot
+#             reaches beyond its axes, which add = TRUE does not rescale).
 
 # Stop with the message pasted from `...` (no call: the message names the argument).
 abort <- function(..., class = "input") {

@@ -1,9 +1,13 @@
-#' Cross-validated anytime curves and the ridge constant of best timeliness
+#' Cross-validated anytime curves, the ridge constant and the budget
 #'
-#' For each ridge constant `lambda` of a grid and each fold, fits [fgseq()] on the other folds and
-#' computes the held-out anytime curve of `metric` ([anytime_curve()]); then averages the curves, scores
-#' every `lambda` by its cross-validated timeliness (Hu et al. 2016, section 5.2) and refits on all the
-#' data at the best `lambda`.
+#' The workflow of [glmnet::cv.glmnet()] for anytime fits. For each ridge constant `lambda` of a grid
+#' and each fold, fits [fgseq()] on the other folds and computes the held-out anytime curve of `metric`
+#' ([anytime_curve()]); scores every `lambda` by its cross-validated timeliness (Hu et al. 2016,
+#' section 5.2), picks `lambda.min` (the best) and `lambda.1se` (the largest `lambda` within one
+#' standard error of the best), and fits on all the data at every `lambda`. Then it answers the next
+#' question of an anytime predictor: the cross-validated metric at every budget of a fit, with
+#' `budget.min` (the best budget) and `budget.1se` (the cheapest budget within one standard error of
+#' the best: the cheapest set of groups as good as all of them).
 #'
 #' @section Folds:
 #' `foldid` (one fold label per row) fixes the folds; otherwise `nfolds` folds of (nearly) equal size
@@ -12,23 +16,43 @@
 #' the session's random-number stream. For `metric = "ndcg"` whole queries are assigned to folds (a
 #' query is never split), so `nfolds` is at most the number of queries; for `"accuracy"`, `"logloss"`
 #' and `"auc"` with a 0/1 response the folds are drawn within each class (stratified), so that every
-#' fold holds both classes when each class has at least `nfolds` rows.
+#' fold holds both classes when each class has at least `nfolds` rows. The fits of the folds are mapped
+#' with [future.apply::future_lapply()] when the future.apply package is installed (in parallel under a
+#' parallel [future::plan()]), with [lapply()] otherwise; the results are the same.
 #'
-#' @section Averaging and timeliness:
+#' @section Averaging, timeliness and the choice of lambda:
 #' The held-out curves of the folds have different sequences, hence different costs. The mean curve at
 #' each `lambda` is taken on a common grid, the union of the cumulative costs of all folds' curves,
 #' each fold's curve read as a step function there (the value of its longest prefix within the cost,
 #' what an interrupted predictor delivers): `mean` is the average over folds and `se` its standard error
 #' `sd / sqrt(nfolds)`. The CV timeliness of a `lambda` is the mean over folds of each held-out curve's
 #' timeliness up to ONE stopping cost `B` shared by all `lambda`s, so that they are comparable: by
-#' default the alpha-stopping cost of the fit on all data at the first `lambda` of the grid, which plays
-#' the reference's part as in [compare_sequences()] (the default grid starts at [fgseq()]'s default
-#' `lambda`). The best `lambda` has the largest mean timeliness with `interpolation` (smallest for the
-#' losses `"mse"` and `"logloss"`); ties go to the first in the grid.
+#' default the alpha-stopping cost of the fit on all data at the smallest `lambda` of the grid, which
+#' plays the reference's part as in [compare_sequences()]. `cvm` is that mean timeliness with
+#' `interpolation`, `cvsd` its standard error. For the metrics where larger is better (`"r2"`,
+#' `"accuracy"`, `"auc"`, `"ndcg"`) `lambda.min` has the largest `cvm` and `lambda.1se` is the largest
+#' `lambda` with `cvm >= cvm[min] - cvsd[min]`; for the losses `"mse"` and `"logloss"` the smallest
+#' `cvm`, and `cvm <= cvm[min] + cvsd[min]`. Ties go to the first in the grid.
+#'
+#' @section Budgets:
+#' For the fit on all data at a `lambda`, with cumulative costs `C_0 = 0 < C_1 <= ... <= C_K`, the
+#' cross-validated metric at budget `C_k` is the mean over folds of each fold's held-out metric at that
+#' budget (its own sequence's longest prefix within `C_k`): the metric the whole procedure delivers when
+#' stopped at `C_k`. `budget.min` is the budget of the best mean (the first such `C_k`), `budget.1se`
+#' the smallest `C_k` whose mean is within one standard error of the best. The object holds the budget
+#' table of every `lambda`; its `budget.min` and `budget.1se` are those of the fit at `lambda.1se`,
+#' and `predict()` and `coef()` accept `budget = "budget.min"` or `"budget.1se"` for the fit chosen by
+#' `s`.
 #'
 #' @inheritParams fgseq
 #' @inheritParams anytime_curve
-#' @param lambda Numeric vector of non-negative ridge constants (see [fgseq()]) to cross-validate.
+#' @param x Numeric matrix, `n x p`, as for [fgseq()]; or, for the formula method, a model formula such
+#'   as `diagnosis ~ .` (one group per term).
+#' @param lambda `NULL` (the default grid), or a numeric vector of non-negative ridge constants (see
+#'   [fgseq()]) to cross-validate, kept in the order given.
+#' @param nlambda Whole number `>= 2`: the length of the default grid, `nlambda` values log-spaced from
+#'   10 down to `1e-6` (ridge constants on the scale of the whitened groups, where every group has unit
+#'   covariance, so the range suits any data). Ignored when `lambda` is given.
 #' @param nfolds Whole number between 2 and the number of rows (of queries for `"ndcg"`); ignored when
 #'   `foldid` is given.
 #' @param foldid `NULL`, or one fold label per row of `x` (at least two distinct labels).
@@ -37,52 +61,74 @@
 #' @param seed `NULL` or a number: the seed of the fold draw (the session's random-number state is left
 #'   as it was).
 #' @param query For `metric = "ndcg"`: one query id per row of `x`.
-#' @param interpolation `"linear"` (the paper's) or `"step"`: the timeliness that picks the best
-#'   `lambda`. Both are reported.
+#' @param interpolation `"linear"` (the paper's) or `"step"`: the timeliness that gives `cvm`. Both are
+#'   reported in `timeliness`.
 #' @param stop_cost `NULL` (see above) or a positive number in cost units: the stopping cost `B`.
-#' @param progress Logical: show a progress bar (through the cli package) while the folds are fitted.
-#' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, ...). Warnings
-#'   about constant columns of a training fold are not repeated for every fold.
-#' @return An object of class `"cv_fgseq"`, a list with
+#' @param progress Logical: show a progress bar (through the cli package), advanced once per `lambda`.
+#' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, `family`, ...;
+#'   not `weights` or `offset`, which the folds would have to split: an unknown-argument error). Warnings about constant columns of a training fold (class `fgseq_warning_constant`) are not
+#'   repeated for every fold.
+#' @return An object of class `"cv_fgseq"`, a list with the components of `cv.glmnet` objects:
+#' * `lambda`: the grid (length `L`); `cvm`, `cvsd`: numeric vectors of length `L`, the mean CV
+#'   timeliness and its standard error; `cvup = cvm + cvsd`, `cvlo = cvm - cvsd`;
+#' * `name`: what `cvm` measures (for example `"timeliness of held-out r2"`);
+#' * `fgseq.fit`: list of the `L` [fgseq()] fits on all data, one per `lambda`;
+#' * `lambda.min`, `lambda.1se` and `index`, a 2 x 1 matrix (rows `min` and `1se`) of their positions
+#'   in `lambda`;
+#' * `budget`: data frame with one row per `lambda` and step of its fit, columns `lambda`, `step`,
+#'   `group`, `cost` (the budget `C_k`, cost units), `cvm`, `cvsd` (mean and standard error over folds of
+#'   the held-out metric at that budget); `budget.min`, `budget.1se`: the budgets of the fit at
+#'   `lambda.1se` (cost units);
 #' * `timeliness`: data frame with one row per `lambda` and columns `lambda`, `linear`, `linear_se`,
-#'   `step`, `step_se` (mean CV timeliness over folds and its standard error);
+#'   `step`, `step_se` (both interpolations);
 #' * `curve`: data frame (long format) with columns `lambda`, `cost` (the common cost grid of that
 #'   `lambda`, cost units), `mean` and `se` of the held-out metric;
-#' * `lambda`, `lambda_best`, `fit` (the [fgseq()] fit on all data at `lambda_best`), `stop_cost`
-#'   (cost units), `alpha`, `metric`, `k`, `interpolation`, `foldid` (integer fold of each row, `1..nfolds`)
-#'   and `nfolds`.
+#' * `stop_cost` (cost units), `alpha`, `metric`, `k`, `interpolation`, `foldid` (integer fold of each
+#'   row, `1..nfolds`), `nfolds` and `call`.
 #'
-#' `print()` shows the timeliness table and the best `lambda`; `plot()` draws the mean CV curve of a
-#' `lambda` (default the best) with a band of one standard error and the stopping cost.
-#' @section Errors: Stops when `lambda` holds negative, NA or infinite values; when `nfolds` is not a
-#'   whole number between 2 and the number of rows (queries); when `foldid` has the wrong length, NA or a
-#'   single fold; when `alpha` is not in `(0, 1]`; when `seed` is not a single number; when `stop_cost`
-#'   is not a positive number; as [anytime_curve()] for `metric`, `query` and `k` (with `query` checked
-#'   on all rows); and as [fgseq()] for `x`, `y`, `group`, `cost` and the fits of the folds.
+#' `print()` shows the table of `cvm` and the two choices; `plot()` draws `cvm` against `lambda` with
+#' its standard-error bars (`what = "lambda"`) or the metric against the budget of the fit chosen by `s`
+#' (`what = "budget"`); [predict()][predict.cv_fgseq] and [coef()][coef.cv_fgseq] use the fit chosen
+#' by `s`.
+#' @section Errors: Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is not a
+#'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
+#'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
+#'   when `seed` is not a single number; when `stop_cost` is not a positive number; as [anytime_curve()]
+#'   for `metric`, `query` and `k` (with `query` checked on all rows); and as [fgseq()] for `x`, `y`,
+#'   `group`, `cost`, the arguments in `...` and the fits of the folds.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Friedman, J., Hastie, T. and Tibshirani, R. (2010). Regularization paths for generalized linear
+#'   models via coordinate descent. *Journal of Statistical Software* 33(1), 1-22.
+#'   \doi{10.18637/jss.v033.i01}
 #' @seealso [fgseq()], [anytime_curve()], [timeliness()].
 #' @examples
-#' mm <- model.matrix(diagnosis ~ ., heart)
-#' terms <- attr(terms(diagnosis ~ ., data = heart), "term.labels")
-#' grp <- terms[attr(mm, "assign")[-1]]
-#' cv <- cv_fgseq(mm[, -1], heart$diagnosis, group = grp, cost = heart_cost,
-#'                lambda = c(1e-6, 0.1, 1), nfolds = 5, seed = 1)
+#' cv <- cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1, 0.1, 1e-6),
+#'                nfolds = 5, seed = 1, progress = FALSE)
 #' cv
 #' plot(cv)
-#' predict(cv$fit, mm[1:3, -1], budget = 20)
+#' plot(cv, what = "budget", log = "x")
+#' predict(cv, newdata = heart[1:3, ], budget = "budget.1se")
+#' coef(cv, s = "lambda.min", budget = 20)
 #' @export
-cv_fgseq <- function(x, y, group = NULL, cost = NULL, lambda = 10^seq(-6, 0), nfolds = 10, foldid = NULL,
-                     metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
-                     interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE, ...) {
-  check_dots(..., forwarded = setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda")))
+cv_fgseq <- function(x, ...) UseMethod("cv_fgseq")
+
+#' @rdname cv_fgseq
+#' @export
+cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nlambda = 15, nfolds = 10,
+                             foldid = NULL, metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
+                             interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE, ...) {
+  check_dots(..., forwarded = cv_forwarded())
+  call <- match.call()
+  call[[1L]] <- quote(cv_fgseq)
   x <- check_x(x)
   n <- nrow(x)
   family <- list(...)$family
   if (is.null(family) || identical(family, "gaussian")) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
-  lambda <- check_lambda_grid(lambda)
+  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
   seed <- check_seed(seed)
@@ -101,41 +147,177 @@ cv_fgseq <- function(x, y, group = NULL, cost = NULL, lambda = 10^seq(-6, 0), nf
   }
   nfolds <- max(foldid)
 
-  reference <- fgseq(x, y, group, cost, lambda = lambda[1L], ...)
-  B <- if (is.null(stop_cost)) stop_cost(reference, alpha = alpha) else stop_cost
   L <- length(lambda)
-  t_lin <- t_step <- matrix(NA_real_, L, nfolds)
-  curves <- vector("list", L)
-  if (progress) {
-    bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L * nfolds, clear = TRUE)
+  fits <- vector("list", L)
+  ref <- which.min(lambda)
+  fits[[ref]] <- fgseq(x, y, group, cost, lambda = lambda[ref], ...)
+  B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
+  if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
+  fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
+  fold_curve <- function(l, f) {
+    test <- foldid == f
+    fit <- quiet_constant(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
+                                                 lambda = lambda[l]), fit_args)))
+    anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
+                  query = if (metric == "ndcg") query[test], k = k)
   }
+  curves <- vector("list", L)
   for (l in seq_len(L)) {
-    curves[[l]] <- vector("list", nfolds)
-    for (f in seq_len(nfolds)) {
-      test <- foldid == f
-      fit <- quiet_constant(fgseq(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
-                                  lambda = lambda[l], ...))
-      cv <- anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                          query = if (metric == "ndcg") query[test], k = k)
-      curves[[l]][[f]] <- cv
-      t_lin[l, f] <- curve_timeliness(cv$cost, cv$value, B, "linear")
-      t_step[l, f] <- curve_timeliness(cv$cost, cv$value, B, "step")
-      if (progress) cli::cli_progress_update(id = bar)
-    }
+    curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
+    if (is.null(fits[[l]])) fits[[l]] <- fgseq(x, y, group, cost, lambda = lambda[l], ...)
+    if (progress) cli::cli_progress_update(id = bar)
   }
   if (progress) cli::cli_progress_done(id = bar)
 
+  fold_t <- function(how) t(vapply(curves, function(cs) {
+    vapply(cs, function(cv) curve_timeliness(cv$cost, cv$value, B, how), numeric(1))
+  }, numeric(nfolds)))
+  t_lin <- matrix(fold_t("linear"), L)
+  t_step <- matrix(fold_t("step"), L)
   se <- function(m) apply(m, 1L, stats::sd) / sqrt(nfolds)
   tab <- data.frame(lambda = lambda, linear = rowMeans(t_lin), linear_se = se(t_lin),
                     step = rowMeans(t_step), step_se = se(t_step))
-  score <- tab[[interpolation]]
-  best <- if (metric_higher_better(metric)) which.max(score) else which.min(score)
-  fit <- if (best == 1L) reference else fgseq(x, y, group, cost, lambda = lambda[best], ...)
+  cvm <- tab[[interpolation]]
+  cvsd <- tab[[paste0(interpolation, "_se")]]
+  higher <- metric_higher_better(metric)
+  choice <- one_se_choice(cvm, cvsd, higher, among = order(-lambda))
+  budget <- do.call(rbind, lapply(seq_len(L), function(l) budget_table(fits[[l]], curves[[l]], lambda[l])))
   curve <- do.call(rbind, lapply(seq_len(L), function(l) mean_curve(curves[[l]], lambda[l])))
-  structure(list(timeliness = tab, curve = curve, lambda = lambda, lambda_best = lambda[best], fit = fit,
-                 stop_cost = B, alpha = alpha, metric = metric, k = k, interpolation = interpolation,
-                 foldid = foldid, nfolds = nfolds),
-            class = "cv_fgseq")
+  out <- structure(list(lambda = lambda, cvm = cvm, cvsd = cvsd, cvup = cvm + cvsd, cvlo = cvm - cvsd,
+                        name = paste(interpolation, "timeliness of held-out", metric_label(metric, k)),
+                        fgseq.fit = fits, lambda.min = lambda[choice[["min"]]],
+                        lambda.1se = lambda[choice[["1se"]]],
+                        index = matrix(choice, 2L, dimnames = list(c("min", "1se"), "Lambda")),
+                        budget = budget, timeliness = tab, curve = curve, stop_cost = B, alpha = alpha,
+                        metric = metric, k = k, interpolation = interpolation, foldid = foldid,
+                        nfolds = nfolds, call = call),
+                   class = "cv_fgseq")
+  chosen <- budget_choice(out, "lambda.1se")
+  out$budget.min <- chosen[["min"]]
+  out$budget.1se <- chosen[["1se"]]
+  out
+}
+
+#' @rdname cv_fgseq
+#' @param data Data frame holding the variables of the formula (formula method); `predict()` then
+#'   accepts `newdata`.
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
+#'   or [stats::na.exclude()].
+#' @export
+cv_fgseq.formula <- function(x, data, subset, na.action, cost = NULL, needs = NULL, ...) {
+  check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)), c("x", "y", "group", "cost", "...")),
+                                cv_forwarded()))
+  d <- model_design(match.call(), parent.frame(), allowed = character(0))
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs, ...)
+  cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
+  call <- match.call()
+  call[[1L]] <- quote(cv_fgseq)
+  cv$call <- call
+  cv
+}
+
+# The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets
+# (the data, the ridge constant) and the observation weights and offsets, which the folds would have to
+# split (not supported).
+cv_forwarded <- function() {
+  setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "..."))
+}
+
+# The best position of `cvm` ("min") and, among the positions `among` (an order of preference: the
+# most regularized first), the first within one standard error of the best ("1se").
+one_se_choice <- function(cvm, cvsd, higher, among) {
+  best <- if (higher) which.max(cvm) else which.min(cvm)
+  ok <- if (higher) cvm >= cvm[best] - cvsd[best] else cvm <= cvm[best] + cvsd[best]
+  c(min = best, `1se` = among[ok[among]][1L])
+}
+
+# The held-out metric of the folds at every budget of a fit on all data: each fold's curve read as a
+# step function at the fit's cumulative costs.
+budget_table <- function(fit, curves, lambda) {
+  C <- fit$path$cost
+  vals <- vapply(curves, function(cv) cv$value[findInterval(C, cv$cost)], numeric(length(C)))
+  vals <- matrix(vals, nrow = length(C))
+  data.frame(lambda = lambda, step = fit$path$step, group = fit$path$group, cost = C, cvm = rowMeans(vals),
+             cvsd = apply(vals, 1L, stats::sd) / sqrt(ncol(vals)), stringsAsFactors = FALSE)
+}
+
+# budget.min and budget.1se of the fit chosen by `s`: the best budget, and the cheapest within one
+# standard error of the best.
+budget_choice <- function(object, s) {
+  i <- resolve_s(object, s)
+  tab <- object$budget[object$budget$lambda == object$lambda[i], , drop = FALSE]
+  pick <- one_se_choice(tab$cvm, tab$cvsd, metric_higher_better(object$metric), among = order(tab$cost))
+  stats::setNames(tab$cost[pick], c("min", "1se"))
+}
+
+# The position in the grid named by `s`: "lambda.1se", "lambda.min", or a value of the grid.
+resolve_s <- function(object, s) {
+  if (is.character(s) && length(s) == 1L && s %in% c("lambda.1se", "lambda.min")) {
+    return(object$index[if (s == "lambda.min") "min" else "1se", 1L])
+  }
+  if (is.numeric(s) && length(s) == 1L && !is.na(s)) {
+    i <- which(abs(object$lambda - s) <= 1e-8 * pmax(abs(s), 1e-300))
+    if (length(i)) return(i[1L])
+  }
+  abort("`s` must be \"lambda.1se\", \"lambda.min\" or one of the cross-validated `lambda` values (",
+        paste(format(object$lambda, digits = 3), collapse = ", "), "); the fits exist only on that grid.")
+}
+
+# A budget of predict()/coef(): a number (or NULL) passes through; "budget.min" and "budget.1se" name
+# the choices of the fit chosen by `s`.
+resolve_budget <- function(object, budget, s) {
+  if (!is.character(budget)) return(budget)
+  if (length(budget) != 1L || !budget %in% c("budget.min", "budget.1se")) {
+    abort("`budget` must be NULL, non-negative numbers (cost units), \"budget.min\" or \"budget.1se\".")
+  }
+  budget_choice(object, s)[[if (budget == "budget.min") "min" else "1se"]]
+}
+
+#' Predictions and coefficients of a cross-validated fit
+#'
+#' The fit on all data at the `lambda` chosen by `s` (see [cv_fgseq()]), at budgets or steps, as
+#' [predict.fgseq()] and [coef.fgseq()] give them.
+#'
+#' @param object A `"cv_fgseq"` object.
+#' @param newx,newdata,type,newoffset As for [predict.fgseq()].
+#' @param s Which fit: `"lambda.1se"` (the default, as in `glmnet`), `"lambda.min"`, or a value of the
+#'   cross-validated `lambda` grid (fits exist only there). `s`, `budget` and `step` come after `...`
+#'   and are matched by their full names only.
+#' @param budget `NULL` (every step), numbers (cost units), `"budget.1se"` (the cheapest budget whose
+#'   cross-validated metric is within one standard error of the best) or `"budget.min"` (the best).
+#' @param step `NULL` or whole numbers in `0..K`, as for [predict.fgseq()].
+#' @param ... Not used: an argument given here is an error.
+#' @return As [predict.fgseq()] and [coef.fgseq()].
+#' @section Errors: Stops when `s` is not `"lambda.1se"`, `"lambda.min"` or a value of the grid; when
+#'   `budget` is a character string other than `"budget.min"` and `"budget.1se"`; and as
+#'   [predict.fgseq()] and [coef.fgseq()].
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @examples
+#' cv <- cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1, 1e-6), nfolds = 3,
+#'                seed = 1, progress = FALSE)
+#' predict(cv, newdata = heart[1:3, ], budget = "budget.1se")
+#' coef(cv, s = "lambda.min", budget = c(5, 20))
+#' @export
+predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = NULL, step = NULL,
+                             type = c("link", "response", "class"), newdata = NULL, newoffset = NULL) {
+  check_dots(...)
+  fit <- object$fgseq.fit[[resolve_s(object, s)]]
+  budget <- resolve_budget(object, budget, s)
+  if (missing(newx)) {
+    return(stats::predict(fit, budget = budget, step = step, type = type, newdata = newdata, newoffset = newoffset))
+  }
+  stats::predict(fit, newx, budget = budget, step = step, type = type, newdata = newdata, newoffset = newoffset)
+}
+
+#' @rdname predict.cv_fgseq
+#' @export
+coef.cv_fgseq <- function(object, ..., s = "lambda.1se", budget = NULL, step = NULL) {
+  check_dots(...)
+  fit <- object$fgseq.fit[[resolve_s(object, s)]]
+  stats::coef(fit, budget = resolve_budget(object, budget, s), step = step)
 }
 
 # Rows of a response (a vector, a factor, or a matrix for multi-column responses).
@@ -202,32 +384,88 @@ mean_curve <- function(curves, lambda) {
 #' @export
 print.cv_fgseq <- function(x, digits = 4, ...) {
   check_dots(...)
-  cat(x$nfolds, "-fold cross-validated timeliness of held-out ", metric_label(x$metric, x$k),
-      " up to the stopping cost ", format(x$stop_cost, digits = digits), "\n\n", sep = "")
-  print(format(x$timeliness, digits = digits), row.names = FALSE)
-  cat("\nBest lambda (", x$interpolation, " timeliness): ", format(x$lambda_best, digits = digits),
-      "; `$fit` holds the fit on all data at it.\n", sep = "")
+  cat(x$nfolds, "-fold cross-validation; cvm: ", x$name, " up to the stopping cost ",
+      format(x$stop_cost, digits = digits), "\n\n", sep = "")
+  tab <- data.frame(lambda = x$lambda, cvm = x$cvm, cvsd = x$cvsd)
+  print(format(tab, digits = digits), row.names = FALSE)
+  cat("\nlambda.min = ", format(x$lambda.min, digits = digits), ", lambda.1se = ",
+      format(x$lambda.1se, digits = digits), "\n", sep = "")
+  cat("Fit at lambda.1se: budget.min = ", format(x$budget.min, digits = digits), ", budget.1se = ",
+      format(x$budget.1se, digits = digits), " (cost units)\n", sep = "")
   invisible(x)
 }
 
-#' @rdname cv_fgseq
-#' @param which_lambda The `lambda` whose mean curve to draw (default: the best).
-#' @param col Colour of the mean curve (its band is a lighter grey).
-#' @param xlab,ylab,main Axis labels and title.
+#' Plot a cross-validated fit
+#'
+#' `what = "lambda"` draws the cross-validated criterion `cvm` against `lambda` (log axis) with bars of
+#' one standard error and dotted lines at `lambda.min` and `lambda.1se`, as `plot()` does for
+#' `cv.glmnet` objects. `what = "budget"` draws, for the fit chosen by `s`, the cross-validated metric
+#' at each budget of its sequence (a step curve) with bars of one standard error and dotted lines at
+#' `budget.min` and `budget.1se`.
+#'
+#' @param x A `"cv_fgseq"` object.
+#' @param what `"lambda"` or `"budget"`.
+#' @param s The fit of `what = "budget"`, as for [predict.cv_fgseq()].
+#' @param log `""` or `"x"`: a log cost axis for `what = "budget"` (budget 0 is drawn at the left
+#'   edge, half the first positive budget); the `lambda` axis is always logarithmic (a `lambda` of 0 is
+#'   drawn at the left edge, a tenth of the smallest positive `lambda`).
+#' @param cost_unit `NULL` or a character string naming the unit of costs, added to the budget axis
+#'   label (default: the fit's `cost_unit`).
+#' @param xlab,ylab,main Axis labels and title (`NULL`: chosen from `what`).
+#' @param ... Further graphical parameters for [graphics::plot()] (`col`, `pch`, `xlim`, `ylim`, ...).
+#' @return The points drawn, invisibly: a data frame with columns `lambda`, `cvm`, `cvsd` (`what =
+#'   "lambda"`) or the rows of `x$budget` of the chosen fit (`what = "budget"`).
+#' @section Errors: Stops when `what` is not one of the two above, when `log` is not `""` or `"x"`, and
+#'   as [predict.cv_fgseq()] for `s`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @examples
+#' cv <- cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(10, 1, 0.1, 1e-6),
+#'                nfolds = 3, seed = 1, progress = FALSE)
+#' plot(cv)
+#' plot(cv, what = "budget", log = "x")
 #' @export
-plot.cv_fgseq <- function(x, which_lambda = x$lambda_best, col = 1, xlab = "cumulative cost", ylab = NULL,
-                          main = NULL, ...) {
-  cv <- x$curve[x$curve$lambda == which_lambda, , drop = FALSE]
-  if (!nrow(cv)) abort("`which_lambda` must be one of the cross-validated `lambda` values.")
-  if (is.null(ylab)) ylab <- paste("CV", metric_label(x$metric, x$k))
-  if (is.null(main)) main <- paste0("lambda = ", format(which_lambda, digits = 3))
-  lo <- cv$mean - cv$se
-  hi <- cv$mean + cv$se
-  graphics::plot(NA, xlim = range(cv$cost), ylim = range(lo, hi, if (x$metric == "r2") 0), xlab = xlab,
-                 ylab = ylab, main = main, ...)
-  graphics::lines(cv$cost, lo, type = "s", col = "grey60", lty = 2)
-  graphics::lines(cv$cost, hi, type = "s", col = "grey60", lty = 2)
-  graphics::lines(cv$cost, cv$mean, type = "s", col = col)
-  graphics::abline(v = x$stop_cost, lty = 3, col = "grey40")
-  invisible(cv)
+plot.cv_fgseq <- function(x, what = c("lambda", "budget"), s = "lambda.1se", log = "", cost_unit = NULL,
+                          xlab = NULL, ylab = NULL, main = NULL, ...) {
+  what <- check_choice(what, c("lambda", "budget"), "what")
+  log <- check_choice(log, c("", "x"), "log")
+  if (what == "lambda") {
+    at <- zero_at_left(x$lambda, 0.1)
+    pts <- data.frame(lambda = x$lambda, cvm = x$cvm, cvsd = x$cvsd)
+    graphics::plot(at, x$cvm, log = "x", ylim = range(x$cvlo, x$cvup), pch = 20, col = "red",
+                   xlab = if (is.null(xlab)) "lambda (ridge constant)" else xlab,
+                   ylab = if (is.null(ylab)) paste("CV", x$name) else ylab,
+                   main = if (is.null(main)) paste0(x$nfolds, "-fold cross-validation") else main, ...)
+    error_bars(at, x$cvlo, x$cvup)
+    graphics::abline(v = at[x$index[, 1L]], lty = 3)
+    graphics::axis(3, at = at[x$index[, 1L]], labels = c("min", "1se"), tick = FALSE, line = -0.5)
+    return(invisible(pts))
+  }
+  i <- resolve_s(x, s)
+  fit <- x$fgseq.fit[[i]]
+  tab <- x$budget[x$budget$lambda == x$lambda[i], , drop = FALSE]
+  chosen <- budget_choice(x, s)
+  if (is.null(cost_unit)) cost_unit <- fit$cost_unit
+  at <- cost_at(tab$cost, log == "x", left = list(...)$xlim[1L])
+  lo <- tab$cvm - tab$cvsd
+  hi <- tab$cvm + tab$cvsd
+  graphics::plot(at, tab$cvm, type = "s", log = log, ylim = range(lo, hi), xaxt = if (log == "x") "n" else "s",
+                 xlab = if (is.null(xlab)) cost_axis_label("budget", cost_unit) else xlab,
+                 ylab = if (is.null(ylab)) paste("CV", metric_label(x$metric, x$k)) else ylab,
+                 main = if (is.null(main)) paste0("Fit at lambda = ", format(x$lambda[i], digits = 3)) else main,
+                 ...)
+  if (log == "x") log_cost_axis(min(at))
+  graphics::points(at, tab$cvm, pch = 20)
+  error_bars(at, lo, hi)
+  graphics::abline(v = at[match(chosen, tab$cost)], lty = 3)
+  graphics::axis(3, at = at[match(chosen, tab$cost)], labels = c("min", "1se"), tick = FALSE, line = -0.5)
+  invisible(tab)
+}
+
+# Vertical bars from lo to hi at x, with short caps.
+error_bars <- function(x, lo, hi) {
+  ok <- hi > lo
+  if (any(ok)) {
+    graphics::arrows(x[ok], lo[ok], x[ok], hi[ok], angle = 90, code = 3, length = 0.03, col = "grey50")
+  }
 }

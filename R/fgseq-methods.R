@@ -235,44 +235,103 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE) {
   list(x = check_newx(newx, object), offset = NULL, rows = NULL)
 }
 
-#' Plot the anytime curve of a fitted sequence
+#' Plot the anytime curve or the coefficient paths of a fitted sequence
 #'
-#' Draws a metric against cumulative cost as a step curve: the training `r2` (fraction of explained
-#' variance) by default, or a test metric of [anytime_curve()] on test data given by `newx`/`newy` (or
-#' `newdata`); test `r2_k = 1 - SSE_k / SSE_0` with `SSE_0` the squared error of the intercept-only model.
+#' `what = "curve"` draws a metric against cumulative cost as a step curve: the training `r2` (fraction
+#' of explained variance) by default, or a test metric of [anytime_curve()] on test data given by
+#' `newx`/`newy` (or `newdata`); test `r2_k = 1 - SSE_k / SSE_0` with `SSE_0` the squared error of the
+#' intercept-only model. `what = "coef"` draws the coefficient paths: each column's coefficient (on the
+#' original scale of `x`, as [coef.fgseq()] gives it) against the cumulative cost of the step, one line
+#' per column, as `plot()` does for `glmnet` fits against the penalty; for multinomial and mgaussian
+#' fits one plot per class or response column.
+#'
+#' @section Axes and overlays:
+#' The cheap end of a sequence is often where most of its steps are: `log = "x"` draws the cost axis
+#' on a log scale, where step 0 (cost 0) starts at the left edge of the plot (half the first positive
+#' cost). `cost_unit` (default: the fit's `cost_unit`, when it has one) is added to the axis label.
+#' `add = TRUE` draws the curve on the current plot, on its axes (and its log scale, if it has one):
+#' base graphics cannot rescale a plot already drawn, so a curve reaching beyond the axes is clipped
+#' and a warning (class `fgseq_warning_plot_range`) says so; give `xlim` and `ylim` holding every curve
+#' to the first call, or use [compare_sequences()] and its `plot()`, which scales to all curves.
 #'
 #' @inheritParams fgseq-arguments
 #' @inheritParams anytime_curve
 #' @param x An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
-#'   ([miser()], one point per boosting iteration).
-#' @param add Logical: add the curve to an existing plot (to overlay fits).
-#' @param xlab,ylab Axis labels; `ylab = NULL` names the data and the metric (`"training r2"`,
-#'   `"test accuracy"`, ...).
-#' @param type Line type passed to [graphics::lines()]; `"s"` (steps, the default) is what an interrupted
-#'   predictor delivers, `"l"` joins the points as timeliness does by default.
-#' @param ... Further graphical parameters (`col`, `lty`, `lwd`, `xlim`, `ylim`, `main`, ...).
-#' @return The curve, invisibly: a data frame with one row per step `0..K` and columns `step`, `group`,
-#'   `cost` (cumulative cost, cost units) and one named by the metric (`r2`, `mse`, `accuracy`, `ndcg`,
-#'   `logloss` or `auc`). This is the explained-variance-against-cost curve of the paper's section 5
-#'   (Figures 3-5), or its accuracy and NDCG@5 counterparts.
-#' @section Errors: As [anytime_curve()]: stops when `newx` is given without `newy` (or `newdata`
-#'   without the response), when `metric` is unknown or needs test data, and as [predict.fgseq()] for
-#'   the test data.
+#'   ([miser()], one point per boosting iteration; `what = "curve"` only).
+#' @param what `"curve"` (the anytime curve of `metric`) or `"coef"` (the coefficient paths).
+#' @param add Logical: add the curve to the current plot (to overlay fits; see above). `what = "curve"`
+#'   only.
+#' @param log `""` or `"x"`: a log scale for the cost axis.
+#' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label (for
+#'   example `"CAD"`).
+#' @param labels Logical: write the label of each step's group at that step.
+#' @param xlab,ylab Axis labels; `NULL` chooses them (`ylab` names the data and the metric,
+#'   `"training r2"`, `"test accuracy"`, ..., or `"coefficient"`).
+#' @param type The plot type of the curves passed to [graphics::lines()] (not what is drawn, which is
+#'   `what`): `"s"` (steps, the default) is what an interrupted predictor delivers, `"l"` joins the
+#'   points as timeliness does by default.
+#' @param ... Further graphical parameters (`col`, `lty` for the line type, `lwd`, `xlim`, `ylim`,
+#'   `main`, ...).
+#' @return For `what = "curve"` the curve, invisibly: a data frame with one row per step `0..K` and
+#'   columns `step`, `group`, `cost` (cumulative cost, cost units) and one named by the metric (`r2`,
+#'   `mse`, `accuracy`, `ndcg`, `logloss` or `auc`). This is the explained-variance-against-cost curve
+#'   of the paper's section 5 (Figures 3-5), or its accuracy and NDCG@5 counterparts. For
+#'   `what = "coef"` the coefficients drawn, invisibly: the `p x (K + 1)` matrix `beta` (a list of them
+#'   for multinomial and mgaussian fits).
+#' @section Errors: Stops when `what` or `log` is not one of its values, when `cost_unit` is not a
+#'   single string, when `labels` is not `TRUE` or `FALSE`, when `what = "coef"` is asked of a fit
+#'   without coefficients (a `"miser"` fit) or with `add = TRUE`; as [anytime_curve()]: when `newx` is
+#'   given without `newy` (or `newdata` without the response), when `metric` is unknown or needs test
+#'   data, and as [predict.fgseq()] for the test data.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
-#' plot(fit)
+#' plot(fit, log = "x", cost_unit = "CAD", labels = TRUE)
 #' plot(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"), add = TRUE, col = 2)
+#' plot(fit, what = "coef", log = "x")
 #' train <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
 #' plot(train, newdata = heart[201:303, ], metric = "accuracy")
 #' @rdname plot.fgseq
 #' @aliases plot.fgseq
 #' @export
-plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE,
-                             xlab = "cumulative cost", ylab = NULL, type = "s", metric = "r2", query = NULL,
-                             k = 5, ...) {
+plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, what = c("curve", "coef"),
+                             add = FALSE, log = "", cost_unit = x$cost_unit, labels = FALSE, xlab = NULL,
+                             ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
+  what <- check_choice(what, c("curve", "coef"), "what")
+  if (what == "coef") {
+    if (is.null(x$beta)) abort("`what = \"coef\"` needs a fit with coefficients (an fgseq fit); this is a ",
+                               class(x)[1L], " fit.")
+    if (!identical(add, FALSE)) abort("`add = TRUE` works with `what = \"curve\"` only.")
+    return(draw_coef(x, log = log, cost_unit = cost_unit, labels = labels, xlab = xlab, ylab = ylab,
+                     type = type, ...))
+  }
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, default_main = method_label(x),
-             ...)
+  draw_curve(curve, add = add, log = log, cost_unit = cost_unit, labels = labels, xlab = xlab, ylab = ylab,
+             type = type, default_main = method_label(x), ...)
+}
+
+# Coefficient paths against cumulative cost: one line per column of x, one plot per class or response
+# column of a multi-column fit.
+draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL, type = "s",
+                      ...) {
+  log <- check_choice(log, c("", "x"), "log")
+  labels <- check_flag(labels, "labels")
+  at <- cost_at(fit$path$cost, log == "x", left = list(...)$xlim[1L])
+  if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
+  if (is.null(ylab)) ylab <- "coefficient"
+  betas <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  dots <- list(...)
+  for (i in seq_along(betas)) {
+    main <- if (!is.null(dots$main)) dots$main else
+      paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
+    args <- c(list(at, t(betas[[i]]), type = type, log = log, xlab = xlab, ylab = ylab, main = main,
+                   lty = 1, xaxt = if (log == "x") "n" else "s"), dots[setdiff(names(dots), c("main", "lty"))])
+    if (!is.null(dots$lty)) args$lty <- dots$lty
+    do.call(graphics::matplot, args)
+    if (log == "x") log_cost_axis(min(at))
+    graphics::abline(h = 0, col = "grey70", lty = 3)
+    if (labels) label_steps(at[-1L], rep(graphics::par("usr")[3L], length(at) - 1L), fit$path$group[-1L])
+  }
+  invisible(fit$beta)
 }

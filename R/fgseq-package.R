@@ -27,7 +27,7 @@
 #' @keywords internal
 #' @useDynLib fgseq, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importFrom stats coef predict
+#' @importFrom stats coef predict deviance family fitted formula logLik model.matrix nobs residuals update
 NULL
 
 #' Shared argument documentation

@@ -157,6 +157,8 @@
 #'   `lambda = 0` is least squares (projections handle rank deficiency).
 #' @param criterion Selection criterion of `"omp"`: `"whitened"` (CS-G-OMP), `"l2"` (No-Whiten) or
 #'   `"linf"` (Single).
+#' @param cost_unit `NULL` or a character string naming the unit of `cost` (for example `"CAD"` or
+#'   `"ms"`), kept with the fit as `cost_unit` and shown on the cost axis of its plots.
 #' @param cost_sensitive Logical: divide scores by group cost (`TRUE`, the paper's methods) or not.
 #' @param max_cost Positive number (cost units): stop before the cumulative cost would exceed it. The
 #'   path is then a prefix of the unconstrained sequence.
@@ -212,6 +214,7 @@
 #' * for multinomial and mgaussian fits, `beta` is a list of such matrices, one per class or response
 #'   column, and `a0` a `P x (K + 1)` matrix;
 #' * `lambda`, `method`, `criterion`, `cost_sensitive`, `family`, `fr_gain`, `nobs`, `call`;
+#' * `cost_unit`: the unit of `cost` given, or `NULL`;
 #' * `engine`: `"gram"` or `"sample"`, the linear engine used (`"gram"` for the GLM families);
 #' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
@@ -225,7 +228,7 @@
 #' not exist, non-positive or non-finite; with `needs` (or the formula method), when `needs` is not a
 #' named list of character vectors or names a group or variable that does not exist, when a measurement
 #' has no cost, a cost names a measurement that nothing needs, or a measurement cost is NA, NaN, Inf or
-#' negative, or `cost` is unnamed with `needs`; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
+#' negative, or `cost` is unnamed with `needs`; when `cost_unit` is not `NULL` or a single string; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
 #' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
@@ -269,7 +272,8 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
-                          engine = c("auto", "gram", "sample"), needs = NULL, ...) {
+                          engine = c("auto", "gram", "sample"), needs = NULL, cost_unit = NULL,
+                          ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(fgseq)
@@ -277,7 +281,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, families),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
-               engine = match.arg(engine), call = call)
+               engine = match.arg(engine), cost_unit = cost_unit, call = call)
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
@@ -287,7 +291,8 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                          criterion = "whitened",
                          cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
-                         progress = FALSE, order = NULL, label = NULL, engine = "auto", call = NULL) {
+                         progress = FALSE, order = NULL, label = NULL, engine = "auto", cost_unit = NULL,
+                         call = NULL) {
   x <- check_x(x, sparse = TRUE)
   n <- nrow(x)
   response <- check_response(y, family, n)
@@ -308,6 +313,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                     criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, label = label)
   fit$engine <- control$engine
+  fit$cost_unit <- check_cost_unit(cost_unit)
   # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
   # response are the objects given, or their checked double versions)
   fit$x <- x

@@ -74,6 +74,8 @@
 #' @param y Response, one value per row of `x`: numeric (`"gaussian"`, logical read as 0/1), 0/1, logical
 #'   or a two-level factor (`"binomial"`, the second level is class 1), a factor or class labels
 #'   (`"multinomial"`).
+#' @param cost_unit `NULL` or a character string naming the unit of `cost`, kept with the fit and shown
+#'   on the cost axis of its plots.
 #' @param cost Required: one positive, finite cost per group (per column when `group` is `NULL`), in any
 #'   unit (the unit of budgets and of the `cost` column of the path), named by group label or unnamed in
 #'   the order of `unique(group)`; with `needs`, one finite cost `>= 0` per measurement, named by
@@ -167,7 +169,8 @@ miser <- function(x, ...) UseMethod("miser")
 #' @export
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
                           family = c("gaussian", "binomial", "multinomial"),
-                          paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL, ...) {
+                          paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
+                          cost_unit = NULL, ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(miser)
@@ -198,6 +201,7 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   # the training data, for fitted(), residuals() and predict() without new data
   fit$x <- x
   fit$y <- if (ncol(Y) == 1L) drop(Y) else Y
+  fit$cost_unit <- check_cost_unit(cost_unit)
   fit
 }
 
@@ -609,21 +613,45 @@ print.miser_path <- function(x, digits = 4, ...) {
 }
 
 #' @rdname miser_path
-#' @param traces Logical: draw each `lambda`'s validation trace (dashed) behind the frontier.
-#' @param col Colour of the frontier; the traces are grey.
+#' @param traces Logical: draw each `lambda`'s validation trace (a dashed step curve in its own colour,
+#'   named in the legend) behind the frontier.
+#' @param col Colour of the frontier (points and the line joining them by cost); `trace_col`: the
+#'   colours of the traces, recycled over `lambda`.
+#' @param trace_col Colours of the traces.
+#' @param log `""` or `"x"`: a log scale for the cost axis (cost 0 at the left edge).
+#' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label.
+#' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
 #' @param xlab,ylab,main Axis labels and title (`ylab = NULL` names the metric).
 #' @export
-plot.miser_path <- function(x, traces = TRUE, col = 2, xlab = "cumulative cost", ylab = NULL,
+plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hcl.colors(length(x$lambda), "Dark 3"),
+                            log = "", cost_unit = x$fits[[1L]]$cost_unit, legend = "bottomright", xlab = NULL, ylab = NULL,
                             main = "Greedy Miser: cost/accuracy trade-off", ...) {
+  traces <- check_flag(traces, "traces")
+  log <- check_choice(log, c("", "x"), "log")
   fr <- x$frontier
   curves <- if (traces) x$traces else list()
+  trace_col <- rep_len(trace_col, length(x$lambda))
   if (is.null(ylab)) ylab <- paste("validation", metric_label(x$metric, x$k))
+  if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
   xs <- c(fr$cost, unlist(lapply(curves, `[[`, "cost")))
   ys <- c(fr$value, unlist(lapply(curves, `[[`, "value")))
-  graphics::plot(NA, xlim = range(0, xs), ylim = range(ys), xlab = xlab, ylab = ylab, main = main, ...)
-  for (cv in curves) graphics::lines(cv$cost, cv$value, type = "s", lty = 2, col = "grey60")
+  left <- min(zero_at_left(c(0, xs), 0.5))    # where cost 0 sits on a log axis
+  at <- function(cost) if (log == "x") zero_at_left(cost, 0.5, left) else cost
+  graphics::plot(NA, xlim = range(at(c(0, xs))), ylim = range(ys), log = log, xlab = xlab, ylab = ylab,
+                 main = main, xaxt = if (log == "x") "n" else "s", ...)
+  if (log == "x") log_cost_axis(left)
+  for (i in seq_along(curves)) {
+    graphics::lines(at(curves[[i]]$cost), curves[[i]]$value, type = "s", lty = 2, col = trace_col[i])
+  }
   o <- order(fr$cost, -fr$value)
-  graphics::lines(fr$cost[o], fr$value[o], col = col)
-  graphics::points(fr$cost, fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
+  graphics::lines(at(fr$cost[o]), fr$value[o], col = col, lwd = 2)
+  graphics::points(at(fr$cost), fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
+  if (!is.null(legend)) {
+    lam <- paste("lambda =", format(x$lambda, digits = 3))
+    graphics::legend(legend, legend = c("frontier (best iteration)", if (traces) lam),
+                     col = c(col, if (traces) trace_col), lty = c(1, if (traces) rep(2, length(lam))),
+                     lwd = c(2, if (traces) rep(1, length(lam))), pch = c(19, if (traces) rep(NA, length(lam))),
+                     bty = "n", cex = 0.8)
+  }
   invisible(x)
 }

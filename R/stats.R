@@ -150,12 +150,17 @@ map_reduce_chunks <- function(items, get_chunk, f, combine) {
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
   run <- chunk_batch_runner(get_chunk, f, combine)
-  parts <- if (parallel) {
-    future.apply::future_lapply(jobs, run, future.seed = NULL, future.chunk.size = 1L)
+  Reduce(combine, map_parallel(jobs, run, future.chunk.size = 1L))
+}
+
+# lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a
+# parallel future plan), plain lapply() otherwise. `...` goes to future_lapply() only.
+map_parallel <- function(items, f, ...) {
+  if (requireNamespace("future.apply", quietly = TRUE)) {
+    future.apply::future_lapply(items, f, future.seed = NULL, ...)
   } else {
-    lapply(jobs, run)
+    lapply(items, f)
   }
-  Reduce(combine, parts)
 }
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only

@@ -480,19 +480,25 @@ check_seed <- function(seed) {
 check_nlambda <- function(nlambda) {
   if (!is.numeric(nlambda) || length(nlambda) != 1L || is.na(nlambda) || !is.finite(nlambda) ||
       nlambda < 2 || nlambda != round(nlambda)) {
-    abort("`nlambda` must be a single whole number >= 2 (the length of the group lasso path).")
+    abort("`nlambda` must be a single whole number >= 2 (the number of lambda values).")
   }
   as.integer(nlambda)
 }
 
-# grpreg is a suggested package: sparse_sequence() needs it.
-has_grpreg <- function() requireNamespace("grpreg", quietly = TRUE)
-
-check_grpreg <- function() {
-  if (!has_grpreg()) {
-    abort("sparse_sequence() needs the grpreg package; install it with install.packages(\"grpreg\").")
+# The unit of costs: NULL or one string.
+check_cost_unit <- function(cost_unit) {
+  if (!is.null(cost_unit) && (!is.character(cost_unit) || length(cost_unit) != 1L || is.na(cost_unit))) {
+    abort("`cost_unit` must be NULL or a single character string (for example \"CAD\" or \"seconds\").")
   }
-  invisible(TRUE)
+  cost_unit
+}
+
+check_lambda_min_ratio <- function(ratio) {
+  if (!is.numeric(ratio) || length(ratio) != 1L || is.na(ratio) || !(ratio > 0 && ratio < 1)) {
+    abort("`lambda_min_ratio` must be a single number in (0, 1) (the end of the group lasso path as a ",
+          "fraction of lambda_max).")
+  }
+  as.double(ratio)
 }
 
 # A given sequence of group labels (distinct, existing); returns 1-based indices into `labels`.

@@ -38,15 +38,20 @@ test_that("CV numbers equal a plain-R loop over lambdas and folds", {
     expect_equal(got$se, apply(vals, 1, sd) / sqrt(3))
   }
   best <- which.max(cv$timeliness$linear)
-  expect_equal(cv$lambda_best, vlam[best])
-  expect_equal(cv$fit$path, fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = vlam[best])$path)
+  expect_equal(cv$lambda.min, vlam[best])
+  expect_equal(cv$cvm, cv$timeliness$linear)
+  expect_equal(cv$cvsd, cv$timeliness$linear_se)
+  for (l in seq_along(vlam)) {
+    expect_equal(cv$fgseq.fit[[l]]$path, fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = vlam[l])$path)
+  }
   expect_identical(cv$foldid, vfold)
 })
 
 test_that("the step interpolation and a loss metric pick their own best lambda", {
   cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(0.5, 1e-6, 5), foldid = vfold, metric = "mse",
                  interpolation = "step", progress = FALSE)
-  expect_equal(cv$lambda_best, c(0.5, 1e-6, 5)[which.min(cv$timeliness$step)])
+  expect_equal(cv$lambda.min, c(0.5, 1e-6, 5)[which.min(cv$timeliness$step)])
+  expect_equal(cv$cvm, cv$timeliness$step)
   expect_identical(cv$metric, "mse")
 })
 
@@ -84,16 +89,116 @@ test_that("NDCG folds keep queries whole; class metrics stratify the folds", {
   expect_true(all(table(cv2$foldid, y01) >= 3))
 })
 
+test_that("lambda.1se obeys its definition on the stored cvm and cvsd", {
+  lam <- c(3, 1, 0.3, 0.1, 1e-6)
+  cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = lam, foldid = vfold, progress = FALSE)
+  best <- which.max(cv$cvm)
+  within <- cv$cvm >= cv$cvm[best] - cv$cvsd[best]
+  expect_equal(cv$lambda.1se, max(lam[within]))
+  expect_equal(cv$lambda.min, lam[best])
+  expect_equal(unname(cv$index[, 1]), c(best, which(lam == cv$lambda.1se)))
+  expect_equal(cv$cvup, cv$cvm + cv$cvsd)
+  expect_equal(cv$cvlo, cv$cvm - cv$cvsd)
+  # a loss: the smallest cvm, and within one SE above it
+  cm <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = lam, foldid = vfold, metric = "mse", progress = FALSE)
+  best <- which.min(cm$cvm)
+  expect_equal(cm$lambda.1se, max(lam[cm$cvm <= cm$cvm[best] + cm$cvsd[best]]))
+})
+
+test_that("the CV metric at every budget of a fit, budget.min and budget.1se, equal a plain-R loop", {
+  lam <- c(1, 1e-6)
+  cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = lam, foldid = vfold, progress = FALSE)
+  for (l in seq_along(lam)) {
+    full <- fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = lam[l])
+    C <- full$path$cost
+    vals <- sapply(1:3, function(f) {
+      tr <- vfold != f
+      fit <- fgseq(vd$x[tr, ], vd$y[tr], vd$group, vd$cost, lambda = lam[l])
+      pred <- sapply(seq_len(length(fit$sequence) + 1), function(k) fitted_at(fit$beta, fit$a0, vd$x[!tr, ], k))
+      sse <- colSums((vd$y[!tr] - pred)^2)
+      Cf <- unname(cumsum(c(0, vd$cost[fit$sequence])))
+      approx(Cf, 1 - sse / sse[1], xout = C, method = "constant", rule = 2)$y
+    })
+    got <- cv$budget[cv$budget$lambda == lam[l], ]
+    expect_equal(got$cost, C)
+    expect_equal(got$cvm, rowMeans(vals))
+    expect_equal(got$cvsd, apply(vals, 1, sd) / sqrt(3))
+    best <- which.max(got$cvm)
+    chosen <- fgseq:::budget_choice(cv, lam[l])
+    expect_equal(chosen[["min"]], C[best])
+    expect_equal(chosen[["1se"]], min(C[got$cvm >= got$cvm[best] - got$cvsd[best]]))
+  }
+  at_1se <- fgseq:::budget_choice(cv, cv$lambda.1se)
+  expect_equal(c(cv$budget.min, cv$budget.1se), unname(at_1se))
+})
+
+test_that("predict() and coef() use the fit chosen by s, at budgets named or given", {
+  lam <- c(1, 0.1, 1e-6)
+  cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = lam, foldid = vfold, progress = FALSE)
+  direct <- function(s) fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = s)
+  expect_equal(predict(cv, vd$x[1:5, ], budget = 4), predict(direct(cv$lambda.1se), vd$x[1:5, ], budget = 4))
+  expect_equal(predict(cv, vd$x[1:5, ], s = "lambda.min", step = 2),
+               predict(direct(cv$lambda.min), vd$x[1:5, ], step = 2))
+  expect_equal(coef(cv, s = 0.1), coef(direct(0.1)))
+  expect_equal(coef(cv, budget = "budget.1se"), coef(direct(cv$lambda.1se), budget = cv$budget.1se))
+  b <- fgseq:::budget_choice(cv, "lambda.min")
+  expect_equal(predict(cv, vd$x[1:5, ], s = "lambda.min", budget = "budget.min"),
+               predict(direct(cv$lambda.min), vd$x[1:5, ], budget = b[["min"]]))
+})
+
+test_that("the formula method equals the matrix method and predicts from new data frames", {
+  h <- heart[1:150, ]
+  cf <- suppressWarnings(cv_fgseq(diagnosis ~ age + sex + cp + chol, data = h, cost = heart_cost[c("age", "sex", "cp", "chol")],
+                                  lambda = c(1, 1e-6), nfolds = 3, seed = 1, progress = FALSE))
+  mm <- model.matrix(diagnosis ~ age + sex + cp + chol, h)
+  grp <- c("age", "sex", "cp", "cp", "cp", "chol")
+  cm <- suppressWarnings(cv_fgseq(mm[, -1], h$diagnosis, group = grp, cost = heart_cost[c("age", "sex", "cp", "chol")],
+                                  lambda = c(1, 1e-6), nfolds = 3, seed = 1, progress = FALSE))
+  expect_equal(cf$cvm, cm$cvm)
+  expect_equal(cf$budget, cm$budget)
+  # arguments of fgseq() reach the fits; subset selects the rows
+  cu <- cv_fgseq(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], subset = 1:150,
+                 lambda = c(1, 1e-6), nfolds = 3, seed = 1, progress = FALSE, cost_unit = "CAD", method = "fr")
+  expect_identical(cu$fgseq.fit[[1]]$cost_unit, "CAD")
+  expect_identical(cu$fgseq.fit[[1]]$method, "fr")
+  expect_identical(cu$fgseq.fit[[2]]$nobs, 150L)
+  expect_error(cv_fgseq(diagnosis ~ age, data = heart, weights = age), class = "fgseq_error_unknown_argument")
+  xnew <- model.matrix(diagnosis ~ age + sex + cp + chol, heart[151:155, ])[, -1]
+  expect_equal(predict(cf, newdata = heart[151:155, ], budget = 3), predict(cm, xnew, budget = 3))
+})
+
+test_that("the default grid: nlambda values from 10 down to 1e-6", {
+  cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, nlambda = 4, foldid = vfold, progress = FALSE)
+  expect_equal(cv$lambda, 10^seq(1, -6, length.out = 4))
+})
+
 test_that("print, plot and the progress bar", {
   cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = vlam, foldid = vfold, progress = TRUE)
   out <- capture.output(print(cv))
-  expect_match(out[1], "3-fold cross-validated timeliness of held-out r2 up to the stopping cost")
-  expect_true(any(grepl("Best lambda \\(linear timeliness\\)", out)))
+  expect_match(out[1], "3-fold cross-validation; cvm: linear timeliness of held-out r2 up to the stopping cost")
+  expect_true(any(grepl("lambda.min = .*, lambda.1se = ", out)))
   pdf(NULL)
   on.exit(dev.off())
   drawn <- plot(cv)
-  expect_equal(drawn$mean, cv$curve$mean[cv$curve$lambda == cv$lambda_best])
-  expect_error(plot(cv, which_lambda = 3), "`which_lambda` must be one of the cross-validated `lambda` values")
+  expect_equal(drawn$cvm, cv$cvm)
+  drawn <- plot(cv, what = "budget", s = "lambda.min", log = "x", cost_unit = "units")
+  expect_equal(drawn$cvm, cv$budget$cvm[cv$budget$lambda == cv$lambda.min])
+})
+
+test_that("s, budget and plot arguments that name nothing", {
+  cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = vlam, foldid = vfold, progress = FALSE)
+  msg <- "`s` must be \"lambda.1se\", \"lambda.min\" or one of the cross-validated `lambda` values"
+  expect_error(predict(cv, vd$x, s = "lambda.best"), msg)
+  expect_error(coef(cv, s = 0.123), msg)
+  expect_error(coef(cv, s = c(0.5, 1e-6)), msg)
+  expect_error(predict(cv, vd$x, budget = "cheapest"),
+               "`budget` must be NULL, non-negative numbers \\(cost units\\), \"budget.min\" or \"budget.1se\"")
+  expect_error(predict(cv, vd$x, sss = 1), class = "fgseq_error_unknown_argument")
+  expect_error(predict(cv, vd$x, s = "lambda.min", budge = 3), "unknown argument\\(s\\): `budge` \\(did you mean `budget`\\?\\)")
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_error(plot(cv, what = "coef"), "`what` must be one of \"lambda\", \"budget\"")
+  expect_error(plot(cv, what = "budget", log = "y"), "`log` must be one of \"\", \"x\"")
 })
 
 # ---- errors: one test per message -------------------------------------------------------------------
@@ -108,9 +213,10 @@ test_that("nfolds below 2 or above the number of rows or queries", {
                "`nfolds` must be a whole number between 2 and 12 \\(the number of queries\\)")
 })
 
-test_that("a lambda grid with negative values", {
+test_that("a lambda grid with negative values, a bad nlambda", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(0.1, -1)),
                "`lambda` must be a vector of non-negative, finite ridge constants")
+  expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, nlambda = 1), "`nlambda` must be a single whole number >= 2")
 })
 
 test_that("bad fold ids", {

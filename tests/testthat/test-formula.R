@@ -76,7 +76,6 @@ test_that("na.action: the default stops, na.omit and na.exclude drop the rows as
   m <- miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), na.action = na.omit, n_trees = 5, subset = -(1:20))
   expect_identical(m$nobs, nrow(d) - 20L)  # rows 3 and 10 are among the 20 left out
   expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), n_trees = 5), class = "fgseq_error_na")
-  skip_if_not_installed("grpreg")
   s <- sparse_sequence(num ~ a + b, data = d, na.action = na.omit, subset = 1:100)
   expect_identical(s$nobs, 98L)
 })
@@ -119,7 +118,6 @@ test_that("unknown arguments are errors that name them and suggest the nearest v
   expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), ntrees = 5), class = "fgseq_error_unknown_argument")
   expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), weights = w), class = "fgseq_error_unknown_argument")
   expect_error(cv_fgseq(x, d$num, nfols = 3), class = "fgseq_error_unknown_argument")
-  skip_if_not_installed("grpreg")
   expect_error(sparse_sequence(num ~ a + b, data = d, nlambd = 10), class = "fgseq_error_unknown_argument")
   expect_error(sparse_sequence(x, d$num, lamda.min = 0.1), class = "fgseq_error_unknown_argument")
 })

@@ -68,3 +68,66 @@ test_that("max_steps and max_cost truncate the path to a prefix of the full sequ
   expect_identical(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, max_steps = 2)$sequence,
                    full$sequence[1:2])
 })
+
+test_that("plot(log = \"x\") starts step 0 at half the first positive cost; cost_unit labels the axis", {
+  pdf(NULL)
+  on.exit(dev.off())
+  tr <- plot(hfit, log = "x", cost_unit = "CAD", labels = TRUE, ylim = c(0, 1))
+  expect_equal(tr$r2, hfit$path$r2)
+  expect_true(par("xlog"))
+  first <- min(hfit$path$cost[hfit$path$cost > 0])
+  # the axis spans [first / 2, total cost], extended by R's usual 4% on the log scale
+  span <- log10(c(first / 2, sum(heart_cost)))
+  expect_equal(par("usr")[1:2], span + c(-1, 1) * 0.04 * diff(span))
+  expect_identical(fgseq:::cost_axis_label("cumulative cost", "CAD"), "cumulative cost (CAD)")
+  expect_identical(fgseq:::cost_axis_label("cumulative cost", NULL), "cumulative cost")
+  # a curve added to a log axis starts at its left edge
+  te <- plot(hfit, newdata = heart[1:100, ], add = TRUE, col = 2)
+  expect_equal(te$cost, hfit$path$cost)
+})
+
+test_that("add = TRUE says when the curve leaves the axes it cannot rescale", {
+  pdf(NULL)
+  on.exit(dev.off())
+  small <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, max_cost = 10)
+  plot(small)
+  expect_warning(plot(hfit, add = TRUE), class = "fgseq_warning_plot_range")
+  plot(hfit)
+  expect_no_warning(plot(small, add = TRUE))
+})
+
+test_that("plot(what = \"coef\") draws the coefficient paths that coef() gives", {
+  pdf(NULL)
+  on.exit(dev.off())
+  drawn <- plot(hfit, what = "coef", log = "x", labels = TRUE)
+  expect_equal(drawn, coef(hfit)[-1, ], ignore_attr = TRUE)
+  expect_equal(rownames(drawn), rownames(coef(hfit))[-1])
+  multi <- fgseq(cyl ~ mpg + wt + hp, data = transform(mtcars, cyl = factor(cyl)), family = "multinomial",
+                 lambda = 0.1)
+  drawn <- plot(multi, what = "coef")
+  expect_equal(lapply(drawn, unname), lapply(coef(multi), function(m) unname(m[-1, ])))
+})
+
+test_that("plot arguments: what, log, labels, cost_unit, and coef paths of a fit without coefficients", {
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_error(plot(hfit, what = "objective"), "`what` must be one of \"curve\", \"coef\"")
+  expect_error(plot(hfit, log = "xy"), "`log` must be one of \"\", \"x\"")
+  expect_error(plot(hfit, labels = "yes"), "`labels` must be TRUE or FALSE")
+  expect_error(plot(hfit, cost_unit = 1), "`cost_unit` must be NULL or a single character string")
+  expect_error(plot(hfit, what = "coef", add = TRUE), "`add = TRUE` works with `what = \"curve\"` only")
+  trees <- miser(diagnosis ~ ., data = heart, cost = heart_cost, n_trees = 5, depth = 2)
+  expect_error(plot(trees, what = "coef"), "`what = \"coef\"` needs a fit with coefficients")
+})
+
+test_that("cost_unit is kept with fgseq, Sparse and Miser fits, and checked", {
+  f <- fgseq(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], cost_unit = "CAD")
+  expect_identical(f$cost_unit, "CAD")
+  expect_null(hfit$cost_unit)
+  s <- sparse_sequence(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], cost_unit = "CAD")
+  expect_identical(s$cost_unit, "CAD")
+  m <- miser(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], n_trees = 3, cost_unit = "CAD")
+  expect_identical(m$cost_unit, "CAD")
+  expect_error(fgseq(diagnosis ~ age, data = heart, cost_unit = c("a", "b")),
+               "`cost_unit` must be NULL or a single character string")
+})

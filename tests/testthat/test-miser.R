@@ -224,7 +224,8 @@ test_that("the anytime machinery works on miser fits: curves, timeliness, stop_c
   on.exit(grDevices::dev.off())
   drawn <- plot(fit, newx = x$x[-tr, ], newy = x$y[-tr])
   expect_equal(drawn$r2, test$value)
-  plot(omp, add = TRUE)
+  # the training curve of omp lies above the test curve's axes, which add = TRUE does not rescale
+  expect_warning(plot(omp, add = TRUE), class = "fgseq_warning_plot_range")
   plot(cmp)
   expect_output(print(fit), "Greedy Miser \\(lambda = 0.01\\), gaussian: 25 steps")
 })
@@ -274,4 +275,8 @@ test_that("miser_path: each lambda's best validation iteration, recomputed from 
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(mp), mp)
+  expect_identical(plot(mp, log = "x", cost_unit = "units", legend = "topleft"), mp)
+  expect_true(par("xlog"))
+  expect_error(plot(mp, traces = NA), "`traces` must be TRUE or FALSE")
+  expect_error(plot(mp, log = "y"), "`log` must be one of \"\", \"x\"")
 })

@@ -1,53 +1,105 @@
-# sparse_sequence(): the order of first entry on grpreg's cost-weighted group lasso path, each prefix
-# refitted as fgseq() does.
+# sparse_sequence(): the order of first entry on the cost-weighted group lasso path, checked against an
+# independent plain-R group lasso (helper-grlasso-reference.R), the optimality (KKT) conditions along
+# the path, and grpreg with multipliers it handles correctly; each prefix refitted as fgseq() does.
 
 sd1 <- sim_groups(n = 150, sizes = c(2, 3, 1, 2, 2), rho = 0.4, seed = 91)
 
-# First non-zero lambda index of each group, straight from grpreg's beta matrix (raw x: grpreg
-# standardizes it itself); ties by cost, then group order; never: NA.
-grpreg_first <- function(d, ...) {
-  labels <- unique(d$group)
-  gidx <- match(d$group, labels)
-  cost <- d$cost[labels]
-  g <- grpreg::grpreg(d$x, d$y, group = gidx, penalty = "grLasso", nlambda = 200,
-                      group.multiplier = unname(cost / mean(cost)), ...)
-  first <- vapply(seq_along(labels), function(j) {
-    nz <- colSums(abs(g$beta[1 + which(gidx == j), , drop = FALSE])) > 0
-    if (any(nz)) which(nz)[1] else NA_integer_
-  }, integer(1))
-  list(labels = labels, cost = unname(cost), first = first, fit = g, gidx = gidx)
+heart_design <- function() {
+  mm <- model.matrix(diagnosis ~ ., heart)
+  grp <- attr(terms(diagnosis ~ ., data = heart), "term.labels")[attr(mm, "assign")[-1]]
+  list(x = mm[, -1], y = as.numeric(heart$diagnosis), group = grp, cost = heart_cost)
 }
 
-test_that("the sequence is the order of first entry on grpreg's path", {
-  skip_if_not_installed("grpreg")
-  sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, lambda = 0.01)
-  ref <- grpreg_first(sd1)
-  expect_false(anyNA(ref$first))
-  expected <- ref$labels[order(ref$first, ref$cost, seq_along(ref$labels))]
-  expect_identical(sp$sequence, expected)
-  expect_equal(sp$path$score[-1], ref$fit$lambda[sort(ref$first)], tolerance = 1e-6)
-  expect_s3_class(sp, "fgseq")
-  expect_identical(sp$method, "sparse")
+# Boston with the classic group structure (Yuan and Lin 2006): a cubic polynomial of each continuous
+# variable is a group of 3 columns; chas (0/1) a group of 1. Costs drawn once.
+boston_design <- function() {
+  b <- MASS::Boston
+  vars <- setdiff(names(b), c("medv", "chas"))
+  x <- do.call(cbind, lapply(vars, function(v) {
+    p <- poly(b[[v]], 3)
+    colnames(p) <- paste0(v, 1:3)
+    p
+  }))
+  x <- cbind(x, chas = b$chas)
+  grp <- c(rep(vars, each = 3), "chas")
+  set.seed(5)
+  cost <- setNames(round(runif(length(vars) + 1, 1, 20), 2), c(vars, "chas"))
+  list(x = x, y = b$medv, group = grp, cost = cost)
+}
+
+expect_entry_as_reference <- function(d, family = "gaussian") {
+  sp <- suppressWarnings(sparse_sequence(d$x, d$y, d$group, d$cost, family = family))
+  ref <- ref_gl_entry(d$x, d$y, d$group, d$cost, family, nlambda = 50)
+  expect_identical(sp$sequence, names(sort(ref, decreasing = TRUE)))
+  expect_equal(sp$group_lasso$entry_lambda[names(ref)], ref, tolerance = 1e-7)
+  expect_equal(sp$path$score[-1], unname(ref[sp$sequence]), tolerance = 1e-7)
+  sp
+}
+
+test_that("the entry order is that of an independent group lasso: Boston with cubic groups", {
+  skip_if_not_installed("MASS")
+  sp <- expect_entry_as_reference(boston_design())
+  expect_length(sp$sequence, 13)
 })
 
-test_that("groups that never enter come last, by the group lasso's entry criterion at the path's end", {
+test_that("the entry order is that of an independent group lasso: heart, gaussian and binomial", {
+  d <- heart_design()
+  expect_entry_as_reference(d)
+  expect_entry_as_reference(d, "binomial")
+})
+
+test_that("the entry order is that of an independent group lasso: poisson", {
+  set.seed(3)
+  d <- sd1
+  d$y <- rpois(nrow(d$x), exp(0.3 * drop(scale(d$x[, 1])) - 0.2 * drop(scale(d$x[, 4]))))
+  expect_entry_as_reference(d, "poisson")
+})
+
+test_that("the path satisfies the group lasso's optimality conditions at every lambda", {
+  set.seed(3)
+  ypois <- rpois(nrow(sd1$x), exp(0.3 * drop(scale(sd1$x[, 1])) - 0.2 * drop(scale(sd1$x[, 4]))))
+  d <- heart_design()
+  cases <- list(list(d = sd1, family = "gaussian"), list(d = d, family = "gaussian"),
+                list(d = d, family = "binomial"), list(d = modifyList(sd1, list(y = ypois)), family = "poisson"))
+  for (cs in cases) {
+    sp <- suppressWarnings(sparse_sequence(cs$d$x, cs$d$y, cs$d$group, cs$d$cost, family = cs$family,
+                                           nlambda = 30))
+    gl <- sp$group_lasso
+    for (k in seq_along(gl$lambda)) {
+      kkt <- ref_gl_kkt(cs$d$x, cs$d$y, cs$d$group, cs$d$cost, gl$beta[, k], gl$a0[k], gl$lambda[k], cs$family)
+      expect_lt(kkt[["worst"]], 1e-8)
+      expect_lt(abs(kkt[["intercept"]]), 1e-8)
+    }
+    # at its entry lambda a group is still 0 and its condition holds with equality
+    g <- sp$sequence[2]
+    lam <- gl$entry_lambda[[g]]
+    z <- ref_gl_groups(cs$d$x, cs$d$group)
+    m <- cs$d$cost[names(z)] / mean(cs$d$cost[names(z)])
+    fam <- ref_gl_family(cs$family)
+    b0 <- lapply(z, function(zg) numeric(ncol(zg)))
+    sol <- ref_gl_solve(z, cs$d$y, m, lam * (1 + 1e-9), fam, b0, fam$a0(cs$d$y))
+    expect_true(all(sol$b[[g]] == 0))
+    grad <- sqrt(sum(crossprod(z[[g]], cs$d$y - fam$mu(sol$eta))^2)) / length(cs$d$y)
+    expect_equal(grad, lam * m[[g]], tolerance = 1e-7)
+  }
+})
+
+test_that("grpreg agrees once every multiplier is at least sqrt(group size)", {
   skip_if_not_installed("grpreg")
-  sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, gmax = 2)
-  ref <- grpreg_first(sd1, gmax = 2)
-  entered <- which(!is.na(ref$first))
-  expect_identical(sp$sequence[seq_along(entered)],
-                   ref$labels[entered][order(ref$first[entered], ref$cost[entered], entered)])
-  # the rest by decreasing ||P_g r|| / cost: P_g the projection on the group's centred columns and r
-  # the residual of grpreg's last fit (||Z_g' r|| / n = sqrt(r' P_g r / n) for a whitened Z_g)
-  L <- ncol(ref$fit$beta)
-  r <- drop(sd1$y - cbind(1, sd1$x) %*% ref$fit$beta[, L])
-  out <- which(is.na(ref$first))
-  crit <- vapply(out, function(j) {
-    xc <- scale(sd1$x[, ref$gidx == j, drop = FALSE], scale = FALSE)
-    sqrt(sum(qr.fitted(qr(xc), r)^2) / nrow(xc)) / ref$cost[j]
-  }, numeric(1))
-  expect_identical(sp$sequence[-seq_along(entered)], ref$labels[out][order(-crit)])
-  expect_true(all(is.na(sp$path$score[-seq_len(length(entered) + 1)])))
+  # grpreg 3.6.0 screens against lambda * sqrt(K_g) whatever the multipliers: scaled multipliers
+  # s * m_g >= sqrt(K_g) give the same path with lambda / s
+  d <- heart_design()
+  sp <- sparse_sequence(d$x, d$y, d$group, d$cost)
+  wh <- fgseq:::whiten_groups_r(d$x, d$group, unique(d$group))
+  live <- names(sp$group_lasso$multiplier)
+  m <- sp$group_lasso$multiplier
+  K <- wh$rank[live]
+  s <- max(sqrt(K) / m)
+  cols <- unlist(wh$cols[live])
+  g <- grpreg::grpreg(wh$xs[, cols], d$y, group = rep(seq_along(live), lengths(wh$cols[live])),
+                      penalty = "grLasso", group.multiplier = unname(m * s),
+                      lambda = sp$group_lasso$lambda / s)
+  expect_equal(unname(g$beta[-1, ]), unname(sp$group_lasso$beta[cols, ] * wh$scale[cols]), tolerance = 1e-3)
 })
 
 test_that("each prefix is refitted as fgseq() fits it", {
@@ -65,7 +117,6 @@ test_that("each prefix is refitted as fgseq() fits it", {
 })
 
 test_that("the Sparse fit predicts, plots and scores like an fgseq fit", {
-  skip_if_not_installed("grpreg")
   sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, lambda = 0)
   K <- length(sp$sequence)
   expect_identical(K, length(unique(sd1$group)))
@@ -79,22 +130,14 @@ test_that("the Sparse fit predicts, plots and scores like an fgseq fit", {
   expect_equal(plot(sp)$r2, sp$path$r2)
 })
 
-test_that("sparse_sequence() without grpreg says how to install it", {
-  ns <- asNamespace("fgseq")
-  old <- get("has_grpreg", envir = ns)
-  unlockBinding("has_grpreg", ns)
-  assign("has_grpreg", function() FALSE, envir = ns)
-  on.exit({
-    assign("has_grpreg", old, envir = ns)
-    lockBinding("has_grpreg", ns)
-  })
-  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost),
-               "sparse_sequence\\(\\) needs the grpreg package; install it with install.packages\\(\"grpreg\"\\)")
-})
-
-test_that("sparse_sequence() checks nlambda", {
+test_that("sparse_sequence() checks nlambda, lambda_min_ratio, family and unknown arguments", {
   expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, nlambda = 1),
                "`nlambda` must be a single whole number >= 2")
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, lambda_min_ratio = 1),
+               "`lambda_min_ratio` must be a single number in \\(0, 1\\)")
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, family = "multinomial"),
+               "`family` must be one of \"gaussian\", \"binomial\", \"poisson\"")
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, gmax = 2), class = "fgseq_error_unknown_argument")
 })
 
 test_that("a given sequence must name distinct, non-constant groups", {
@@ -103,7 +146,6 @@ test_that("a given sequence must name distinct, non-constant groups", {
 })
 
 test_that("the formula method makes one group per term and predicts from new data frames", {
-  skip_if_not_installed("grpreg")
   tr <- heart[1:200, ]
   sf <- suppressWarnings(sparse_sequence(diagnosis ~ ., data = tr, cost = heart_cost))
   mm <- model.matrix(diagnosis ~ ., tr)
