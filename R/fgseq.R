@@ -177,10 +177,12 @@
 #'   `binomial()`, `poisson()`, or the function itself); see the section Families. Another link is an
 #'   error.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights (as in [stats::glm()]:
-#'   a weight of 2 counts a row twice). Means, scales and whitening are weighted too.
+#'   a weight of 2 counts a row twice; for the formula method evaluated in `data`, then in the formula's
+#'   environment). Means, scales and whitening are weighted too.
 #' @param offset `NULL`, a numeric vector of `n` values added to the linear predictor, or an `n x P`
-#'   matrix for multinomial (`P` classes) and mgaussian (`P` responses) fits. Predictions then need
-#'   `newoffset`.
+#'   matrix for multinomial (`P` classes) and mgaussian (`P` responses) fits. Predictions on `newx` then
+#'   need `newoffset`. For the formula method evaluated in `data` (then in the formula's environment),
+#'   and added to the formula's `offset()` terms; `predict(newdata = )` evaluates both in `newdata`.
 #' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
 #'   candidate) or `"quadratic"` (one Newton step); ignored for the Gaussian families, where the gain is
 #'   exact and cheap.
@@ -388,14 +390,12 @@ finish_fit <- function(raw, names_x, group, meas, control, method, criterion, fa
 
 #' @rdname fgseq
 #' @param data Data frame holding the variables of the formula (formula method).
-#' @param subset,weights,offset,na.action Formula method, evaluated as by [stats::glm()]: `subset` and
-#'   `weights` and `offset` are evaluated in `data` (then in the formula's environment). `subset`: a
-#'   logical vector (one value per row of `data`) or row numbers selecting the rows to fit; `weights`
-#'   and `offset` as for the matrix method (`offset()` terms of the formula add to `offset`;
-#'   [predict()][predict.fgseq] evaluates both in `newdata`). `na.action`: missing or [stats::na.fail()]
-#'   stops when a model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()]
-#'   drops them and pads [fitted()][fitted.fgseq], [residuals()][residuals.fgseq] and `predict()`
-#'   without new data back to every row of `data` with NA, as in [stats::glm()].
+#' @param subset,na.action Formula method, evaluated as by [stats::glm()]: `subset` (evaluated in
+#'   `data`, then in the formula's environment) is a logical vector (one value per row of `data`) or
+#'   row numbers selecting the rows to fit. `na.action`: missing or [stats::na.fail()] stops when a
+#'   model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()] drops them and
+#'   pads [fitted()][fitted.fgseq], [residuals()][fitted.fgseq] and `predict()` without new data back to
+#'   every row of `data` with NA, as in [stats::glm()].
 #' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
 #'   column) and makes one group per model term: a numeric term is a group of one column, a factor
 #'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is

@@ -190,7 +190,7 @@ logLik.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' dim(model.matrix(fit, budget = 20))
 #' fr <- update(fit, method = "fr")
 #' fr$sequence
-#' update(fit, . ~ . - thal)$sequence
+#' update(fit, . ~ . - thal, cost = heart_cost[names(heart_cost) != "thal"])$sequence
 #' @name nobs.fgseq
 #' @export
 nobs.anytime_fit <- function(object, ...) {
