@@ -122,7 +122,7 @@ add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + 
 checked_chunk_part <- function(f) {
   force(f)
   function(chunk, i) {
-    tryCatch(f(check_chunk(chunk, i)), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+    in_chunk(i, f(check_chunk(chunk, i)))
   }
 }
 

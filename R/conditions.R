@@ -21,6 +21,15 @@ warn <- function(..., class) {
                            call = NULL))
 }
 
+# Evaluate `expr` (work on chunk `i` of a chunked fit); an error is raised again with "chunk <i>: "
+# before its message, keeping its fgseq class.
+in_chunk <- function(i, expr) {
+  tryCatch(expr, error = function(e) {
+    kind <- grep("^fgseq_error_", class(e), value = TRUE)
+    abort("chunk ", i, ": ", conditionMessage(e), class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
+  })
+}
+
 # Unknown arguments: call as check_dots(...) from a function whose `...` takes nothing of its own (or
 # only what it forwards, named in `forwarded`). Every argument that reached `...` is an error naming
 # it and, when a valid argument is close (by edit distance), suggesting that one. `valid` adds names

@@ -131,8 +131,7 @@ chunk_stats <- function(group) {
     if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
       abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
     }
-    tryCatch(fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights),
-             error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+    in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights))
   }
 }
 
@@ -179,7 +178,7 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
       total <- if (is.null(total)) {
         part
       } else {
-        tryCatch(combine(total, part), error = function(e) abort("chunk ", i, ": ", conditionMessage(e)))
+        in_chunk(i, combine(total, part))
       }
     }
     total

@@ -128,4 +128,8 @@ test_that("warnings are classed conditions", {
   expect_warning(fgseq(x, d$num), class = "fgseq_warning_constant_group")
   x <- cbind(as.matrix(d[, c("a", "b")]), k = 1)
   expect_warning(fgseq(x, d$num, group = c("g1", "g2", "g2")), class = "fgseq_warning_constant")
+  # an error in a chunk keeps its class and names the chunk
+  chunks <- list(list(x = x[1:80, 1:2], y = d$num[1:80]), list(x = x[81:160, 1:2], y = c(NA, d$num[82:160])))
+  expect_error(fgseq_stats(chunks), class = "fgseq_error_input")
+  expect_error(fgseq_stats(chunks), "chunk 2: ", fixed = TRUE)
 })
