@@ -65,6 +65,8 @@ class SelectionModel {
     const double s = raw_score(h);
     return {s, s};
   }
+  // told the candidates of a step (one flag per group) before any of them is scored
+  virtual void set_candidates(const std::vector<bool>& candidates) { (void)candidates; }
   virtual void add_group(Index g) = 0;            // select g and refit
   virtual double objective() const = 0;           // F(S) = R(empty) - R(S)
   virtual double r2() const = 0;                  // fraction explained: F / R(empty), or of the deviance
@@ -168,6 +170,7 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
     if (!any)
       for (Index h = 0; h < G; ++h)
         cand[h] = !selected[h] && model.selectable(h) && marginal[h] <= least * fuzz;
+    model.set_candidates(cand);
 
     const double zero = ctl.zero_tol * model.score_scale();
     Index g = -1;
@@ -233,22 +236,25 @@ inline double omp_score(const Eigen::Ref<const MatrixXd>& bh, const MatrixXd& S,
   }
 }
 
-// tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below tol ignored.
+// tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below
+// tol + rel_tol * (largest |eigenvalue|) ignored.
 // Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
-// is above tol, pinv(M) = M^-1 and the quadratic form is ||L^-1 b||^2; otherwise an eigendecomposition.
-inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol) {
+// is above tol + rel_tol * tr(M) (tr(M) bounds the largest), pinv(M) = M^-1 and the quadratic form is
+// ||L^-1 b||^2; otherwise an eigendecomposition.
+inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol = 0.0) {
   const Index r = M.rows();
   Eigen::LLT<MatrixXd> llt(M);
   if (llt.info() == Eigen::Success) {
     const MatrixXd Linv = llt.matrixL().solve(MatrixXd::Identity(r, r));
     const double trace_inv = Linv.squaredNorm();
-    if (std::isfinite(trace_inv) && 1.0 / trace_inv > tol) return (Linv * bh).squaredNorm();
+    if (std::isfinite(trace_inv) && 1.0 / trace_inv > tol + rel_tol * M.trace()) return (Linv * bh).squaredNorm();
   }
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
   const MatrixXd u = es.eigenvectors().transpose() * bh;
+  const double cut = tol + rel_tol * (r > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
   double s = 0.0;
   for (Index i = 0; i < u.rows(); ++i)
-    if (es.eigenvalues()(i) > tol) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
+    if (es.eigenvalues()(i) > cut) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
   return s;
 }
 

@@ -18,6 +18,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -25,6 +26,7 @@
 
 #include "design.hpp"
 #include "engine.hpp"
+#include "kernels.hpp"
 #include "newton.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
@@ -154,56 +156,65 @@ inline void add_ridge_hessian(MatrixXd& H, Index m1, Index P, double lambda) {
 }
 
 // Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P
-inline MatrixXd glm_gradient(const MatrixXd& Z1, const VectorXd& w, const MatrixXd& mu, const MatrixXd& y, double W) {
+inline MatrixXd glm_gradient(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, const MatrixXd& mu,
+                             const MatrixXd& y, double W) {
   return Z1.transpose() * (w.asDiagonal() * (mu - y)) / W;
 }
 
-// The P x P blocks A' diag(w * dmu_c/deta_d / W) B, ordered response by response (row c * cols(A) + j,
-// column d * cols(B) + k). With A == B (same object) the diagonal blocks use a symmetric rank update.
-inline MatrixXd glm_weighted_cross(const FamilyOps& fam, const MatrixXd& A, const MatrixXd& B, const MatrixXd& mu,
-                                   const VectorXd& w, double W) {
-  const Index ma = A.cols(), mb = B.cols(), P = mu.cols();
-  const bool same = &A == &B;
-  MatrixXd H(ma * P, mb * P);
+// The Hessian weights of the pairs of responses c <= d, w * dmu_c/deta_d / W: one column per pair,
+// in the order (0, 0), (0, 1), ..., (0, P - 1), (1, 1), ... (pair_column() gives the column).
+inline MatrixXd glm_pair_weights(const FamilyOps& fam, const MatrixXd& mu, const VectorXd& w, double W) {
+  const Index P = mu.cols();
+  MatrixXd V(mu.rows(), P * (P + 1) / 2);
+  Index k = 0;
   for (Index c = 0; c < P; ++c)
-    for (Index d = (same ? c : 0); d < P; ++d) {
-      const VectorXd v = w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W;
-      MatrixXd block(ma, mb);
-      if (same && c == d) {
-        // sum over row chunks of (sqrt(v) A)'(sqrt(v) A): no n x m copy
-        block.setZero();
-        const VectorXd sv = v.cwiseMax(0.0).cwiseSqrt();
-        const Index n = A.rows(), step = chunk_rows(n, ma);
-        MatrixXd Bs(step, ma);
-        for (Index start = 0; start < n; start += step) {
-          const Index rows = std::min(step, n - start);
-          Bs.topRows(rows).noalias() = sv.segment(start, rows).asDiagonal() * A.middleRows(start, rows);
-          block.selfadjointView<Eigen::Lower>().rankUpdate(Bs.topRows(rows).transpose());
-        }
-        block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
-      } else {
-        block.noalias() = A.transpose() * (v.asDiagonal() * B);
-      }
-      H.block(c * ma, d * mb, ma, mb) = block;
-      if (same && c != d) H.block(d * ma, c * mb, ma, mb) = block.transpose();
+    for (Index d = c; d < P; ++d) V.col(k++) = w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W;
+  return V;
+}
+inline Index pair_column(Index c, Index d, Index P) {
+  if (c > d) std::swap(c, d);
+  return c * P - c * (c - 1) / 2 + (d - c);
+}
+
+// The (m P) x (m P) matrix of the symmetric blocks G[k] (m x m, lower triangles filled) of the pairs of
+// responses (pair_column() order): block (c, d) at rows c * m, columns d * m.
+inline MatrixXd pair_blocks(const std::vector<MatrixXd>& G, Index P, Index first = 0, Index stride = 1) {
+  const Index m = G[static_cast<size_t>(first)].rows();
+  MatrixXd H(m * P, m * P);
+  for (Index c = 0; c < P; ++c)
+    for (Index d = c; d < P; ++d) {
+      MatrixXd b = G[static_cast<size_t>(first + stride * pair_column(c, d, P))];
+      b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
+      H.block(c * m, d * m, m, m) = b;
+      if (c != d) H.block(d * m, c * m, m, m) = b;
     }
   return H;
 }
 
+// The P x P blocks A' diag(w * dmu_c/deta_d / W) A, ordered response by response (row c * cols(A) + j,
+// column d * cols(A) + k): every pair of responses in one pass over the rows (kernels::weighted_cross).
+inline MatrixXd glm_weighted_cross(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& A, const MatrixXd& mu,
+                                   const VectorXd& w, double W, int threads = 1) {
+  const Index m = A.cols();
+  return pair_blocks(kernels::weighted_cross(A, glm_pair_weights(fam, mu, w, W), {{0, m, 0, m, true}}, threads),
+                     mu.cols());
+}
+
 // Hessian of the penalized risk in theta over Z1 = [1, Z]: the weighted cross-product plus the ridge
-inline MatrixXd glm_hessian(const FamilyOps& fam, const MatrixXd& Z1, const MatrixXd& mu, const VectorXd& w,
-                            double W, double lambda) {
-  MatrixXd H = glm_weighted_cross(fam, Z1, Z1, mu, w, W);
+inline MatrixXd glm_hessian(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu,
+                            const VectorXd& w, double W, double lambda, int threads = 1) {
+  MatrixXd H = glm_weighted_cross(fam, Z1, mu, w, W, threads);
   add_ridge_hessian(H, Z1.cols(), mu.cols(), lambda);
   return H;
 }
 
 // The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
 // with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
-// iterate.
-inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const MatrixXd& Z1, const MatrixXd& y, const VectorXd& w,
-                                     double W, const MatrixXd& offset, double lambda) {
-  return [&fam, &Z1, &y, &w, W, &offset, lambda](NewtonPoint& pt, NewtonNeed need) {
+// iterate; the Hessian is formed on `threads` threads.
+inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y,
+                                     const VectorXd& w, double W, const MatrixXd& offset, double lambda,
+                                     int threads = 1) {
+  return [&fam, Z1, &y, &w, W, &offset, lambda, threads](NewtonPoint& pt, NewtonNeed need) {
     const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
     if (pt.level < NewtonNeed::Risk) {
       pt.eta = offset + Z1 * theta;
@@ -219,7 +230,7 @@ inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const MatrixXd& Z1, c
       add_ridge_gradient(G, theta, lambda);
       pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
     }
-    if (need >= NewtonNeed::Hessian && pt.level < NewtonNeed::Hessian) pt.hessian = glm_hessian(fam, Z1, pt.mu, w, W, lambda);
+    if (need >= NewtonNeed::Hessian && pt.level < NewtonNeed::Hessian) pt.hessian = glm_hessian(fam, Z1, pt.mu, w, W, lambda, threads);
     pt.level = need;
   };
 }
@@ -287,7 +298,7 @@ inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd
   s.loss = fam.loss(eta, y, w);
   s.deviance = fam.deviance(mu, y, w);
   s.gradient = glm_gradient(Z1, w, mu, y, 1.0);
-  s.hessian = glm_weighted_cross(fam, Z1, Z1, mu, w, 1.0);
+  s.hessian = glm_weighted_cross(fam, Z1, mu, w, 1.0);
   const MatrixXd r = w.asDiagonal() * (y - mu);
   s.xr = x.tmul(r);
   s.rsum = r.colwise().sum().transpose();
@@ -418,16 +429,43 @@ class GlmPathModel : public SelectionModel {
 };
 
 // The GLM over rows in memory: every refit is a Newton solve over the rows.
+//
+// The whitened columns live in Z_ = [1, selected groups in selection order, unselected groups]: CS-G-OMP
+// appends a group's columns when it is selected; FR and Doubling, which score every candidate from its
+// columns, make all of them once, and a selected group's columns move to the end of the selected part.
+// Quadratic FR gains of all candidates of a step come from one pass over the rows at the current fit
+// (weights V_cd = w dmu_c/deta_d / W of every pair of responses): the Hessian H of [1, Z_S], every
+// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (kernels::weighted_cross),
+// then one factorization of H and one solve for all borders: the Schur complement of h is
+// M_h = D_h + lambda I - B_h H^-1 B_h', and the gain vec(b_h)' pinv(M_h) vec(b_h) / 2.
 class GlmModel : public GlmPathModel {
  public:
   GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
            Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
       : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family} {
     W_ = w_.sum();
-    Z_ = MatrixXd::Ones(x_.rows(), 1);
+    const Index G = lay_.size();
+    col_.assign(static_cast<size_t>(G), -1);
+    Index cols = 1;
+    if (ctl_.method != Method::OMP)
+      for (Index h = 0; h < G; ++h) cols += rank(h);
+    Z_.resize(x_.rows(), cols);
+    Z_.col(0).setOnes();
+    for (Index h = 0, at = 1; h < G && cols > 1; ++h) {
+      if (rank(h) == 0) continue;
+      col_[static_cast<size_t>(h)] = at;
+      Z_.middleCols(at, rank(h)) = whitened_columns(h);
+      at += rank(h);
+    }
+    candidate_.assign(static_cast<size_t>(G), true);
     // start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
-    accept(newton(Z_, fam_.null_intercepts(ybar)));
+    accept(newton(Z_.leftCols(1), fam_.null_intercepts(ybar)));
+  }
+
+  void set_candidates(const std::vector<bool>& candidates) override {
+    candidate_ = candidates;
+    gains_ready_ = false;
   }
 
   double raw_score(Index h) override {
@@ -435,23 +473,36 @@ class GlmModel : public GlmPathModel {
       const auto xr = [this](Index j) { return x_.col_tmul(j, resid_); };
       return omp_criterion(h, standardized_gradient(h, xr, rsum_, W_));
     }
-    const MatrixXd Zh = whitened_columns(h);
     if (ctl_.fr_gain == FrGain::Exact) {
-      MatrixXd Z(x_.rows(), Z_.cols() + Zh.cols());
-      Z << Z_, Zh;
-      const NewtonFit f = newton(Z, extended_theta(Zh.cols()));
+      const Index r = rank(h);
+      MatrixXd Z(x_.rows(), m1_ + r);
+      Z << Z_.leftCols(m1_), Z_.middleCols(col_[static_cast<size_t>(h)], r);
+      const NewtonFit f = newton(Z, extended_theta(r));
       converged_ = converged_ && f.converged;
       return std::max(risk_ - f.risk, 0.0);
     }
-    return quadratic_gain(Zh);
+    if (!gains_ready_) quadratic_gains();
+    return gain_[static_cast<size_t>(h)];
   }
 
   void add_group(Index g) override {
-    const MatrixXd Zg = whitened_columns(g);
-    Z_.conservativeResize(Eigen::NoChange, Z_.cols() + Zg.cols());
-    Z_.rightCols(Zg.cols()) = Zg;
+    const Index r = rank(g), n = x_.rows();
+    const Index at = col_[static_cast<size_t>(g)];
+    if (at < 0) {
+      Z_.conservativeResize(Eigen::NoChange, m1_ + r);
+      Z_.rightCols(r) = whitened_columns(g);
+    } else if (at != m1_) {
+      // move g's columns to the end of the selected part; the unselected columns before them shift right
+      const MatrixXd Zg = Z_.middleCols(at, r);
+      std::memmove(Z_.data() + (m1_ + r) * n, Z_.data() + m1_ * n, sizeof(double) * static_cast<size_t>((at - m1_) * n));
+      Z_.middleCols(m1_, r) = Zg;
+      for (Index& c : col_)
+        if (c >= m1_ && c < at) c += r;
+    }
+    col_[static_cast<size_t>(g)] = m1_;
+    m1_ += r;
     order_.push_back(g);
-    accept(newton(Z_, extended_theta(Zg.cols())));
+    accept(newton(Z_.leftCols(m1_), extended_theta(r)));
   }
 
  private:
@@ -461,19 +512,22 @@ class GlmModel : public GlmPathModel {
   const MatrixXd& offset_;
   FamilyOps fam_;
   double W_ = 0.0;
-  MatrixXd Z_;                 // n x (m + 1): a column of ones, then the whitened columns of the selected groups
+  MatrixXd Z_;                 // n x cols: ones, the selected groups' whitened columns, then (FR) the others'
+  Index m1_ = 1;               // columns of Z_ in the current fit: 1 + the selected groups' ranks
+  std::vector<Index> col_;     // first column of each group in Z_ (-1 when not there)
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
-  bool hessian_ready_ = false;        // H_ldlt_ is the Hessian at the current fit
-  Eigen::LDLT<MatrixXd> H_ldlt_;      // factorized Hessian at the current fit (quadratic FR gains)
+  std::vector<bool> candidate_;   // the candidates of the step
+  bool gains_ready_ = false;      // gain_ holds the candidates' quadratic gains at the current fit
+  std::vector<double> gain_;
 
   // Makes f the current fit.
   void accept(NewtonFit f) {
     mu_ = std::move(f.mu);
     resid_ = w_.asDiagonal() * (y_ - mu_);
     rsum_ = resid_.colwise().sum().transpose();
-    hessian_ready_ = false;
+    gains_ready_ = false;
     set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged);
   }
 
@@ -483,9 +537,10 @@ class GlmModel : public GlmPathModel {
   }
 
   // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0.
-  NewtonFit newton(const MatrixXd& Z1, const MatrixXd& theta0) const {
+  NewtonFit newton(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta0) const {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
-    NewtonSolution s = newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda), ctl_);
+    NewtonSolution s =
+        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_);
     NewtonFit f;
     f.theta = Eigen::Map<const MatrixXd>(s.point.theta.data(), Z1.cols(), y_.cols());
     f.eta = std::move(s.point.eta);
@@ -495,31 +550,77 @@ class GlmModel : public GlmPathModel {
     return f;
   }
 
-  // One Newton step from the current fit after adding the columns Zh: the decrease of the quadratic
-  // model, vec(b)' pinv(M) vec(b) / 2, with b the gradient for the new coefficients and M the Schur
-  // complement of the current Hessian (factorized once per step) in the Hessian of [1, Z, Zh].
-  double quadratic_gain(const MatrixXd& Zh) {
-    const Index r = Zh.cols(), P = y_.cols();
-    if (!hessian_ready_) {
-      MatrixXd H = glm_hessian(fam_, Z_, mu_, w_, W_, ctl_.lambda);
-      H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
-      H_ldlt_.compute(H);
-      hessian_ready_ = true;
+  // The quadratic gains of the candidates: one Newton step from the current fit after adding a group's
+  // columns, whose decrease of the quadratic model is vec(b)' pinv(M) vec(b) / 2, with b the gradient
+  // for the new coefficients and M the Schur complement of the current Hessian in the Hessian of
+  // [1, Z_S, Z_h] (see the note above the class).
+  void quadratic_gains() {
+    const Index P = y_.cols(), m1 = m1_, G = lay_.size();
+    std::vector<Index> cand;  // the candidates, in the order of their columns in Z_
+    for (Index h = 0; h < G; ++h)
+      if (candidate_[static_cast<size_t>(h)] && rank(h) > 0 && col_[static_cast<size_t>(h)] >= m1) cand.push_back(h);
+    std::sort(cand.begin(), cand.end(), [this](Index a, Index b) { return col_[static_cast<size_t>(a)] < col_[static_cast<size_t>(b)]; });
+    // the products of the pass: the Hessian of [1, Z_S]; each run of adjacent candidates against
+    // [1, Z_S]; each candidate's diagonal block
+    std::vector<kernels::CrossBlock> blocks{{0, m1, 0, m1, true}};
+    std::vector<Index> run_of(cand.size());
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const Index c = col_[static_cast<size_t>(cand[i])], e = c + rank(cand[i]);
+      if (i > 0 && blocks.back().i1 == c) blocks.back().i1 = e;
+      else blocks.push_back({c, e, 0, m1, false});
+      run_of[i] = static_cast<Index>(blocks.size()) - 1;
     }
-    const MatrixXd Gh = -(Zh.transpose() * resid_) / W_;
-    const MatrixXd Hac = glm_weighted_cross(fam_, Zh, Z_, mu_, w_, W_);
-    MatrixXd Mhh = glm_weighted_cross(fam_, Zh, Zh, mu_, w_, W_);
-    Mhh.diagonal().array() += ctl_.lambda;
-    Mhh.noalias() -= Hac * H_ldlt_.solve(Hac.transpose());
-    Mhh = 0.5 * (Mhh + Mhh.transpose()).eval();
-    const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mhh);
-    const VectorXd u = es.eigenvectors().transpose() * b;
-    const double tol = ctl_.pivot_tol * (es.eigenvalues().cwiseAbs().maxCoeff() + ctl_.lambda);
-    double s = 0.0;
-    for (Index i = 0; i < u.size(); ++i)
-      if (es.eigenvalues()(i) > tol) s += u(i) * u(i) / es.eigenvalues()(i);
-    return 0.5 * s;
+    const Index n_runs = static_cast<Index>(blocks.size());
+    for (Index h : cand) {
+      const Index c = col_[static_cast<size_t>(h)];
+      blocks.push_back({c, c + rank(h), c, c + rank(h), true});
+    }
+    const Index nb = static_cast<Index>(blocks.size());
+    const std::vector<MatrixXd> out =
+        kernels::weighted_cross(Z_, glm_pair_weights(fam_, mu_, w_, W_), blocks, ctl_.threads);
+    // the Hessian at the current fit, factorized once
+    MatrixXd H = pair_blocks(out, P, 0, nb);
+    add_ridge_hessian(H, m1, P, ctl_.lambda);
+    H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+    const Eigen::LDLT<MatrixXd> ldlt(H);
+    // the borders of every candidate, response by response (row c * r_h + j of candidate h's rows),
+    // and one solve for all of them
+    Index rows = 0;
+    std::vector<Index> first(cand.size());
+    for (size_t i = 0; i < cand.size(); ++i) {
+      first[i] = rows;
+      rows += rank(cand[i]) * P;
+    }
+    MatrixXd B(rows, m1 * P);
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const Index r = rank(cand[i]), run = run_of[i];
+      const Index o = col_[static_cast<size_t>(cand[i])] - blocks[static_cast<size_t>(run)].i0;
+      for (Index c = 0; c < P; ++c)
+        for (Index d = 0; d < P; ++d)
+          B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
+    }
+    const MatrixXd S = ldlt.solve(B.transpose());
+    // the gradients of the candidates' coefficients, -Z_h' diag(w) (y - mu) / W, run by run
+    std::vector<MatrixXd> grad(static_cast<size_t>(n_runs));
+    for (Index run = 1; run < n_runs; ++run) {
+      const kernels::CrossBlock& cb = blocks[static_cast<size_t>(run)];
+      grad[static_cast<size_t>(run)] = -kernels::tmul(Z_.middleCols(cb.i0, cb.i1 - cb.i0), resid_, ctl_.threads) / W_;
+    }
+    gain_.assign(static_cast<size_t>(G), 0.0);
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const Index h = cand[i], r = rank(h), run = run_of[i];
+      const MatrixXd Gh = grad[static_cast<size_t>(run)].middleRows(col_[static_cast<size_t>(h)] - blocks[static_cast<size_t>(run)].i0, r);
+      MatrixXd M = pair_blocks(out, P, n_runs + static_cast<Index>(i), nb);
+      M.diagonal().array() += ctl_.lambda;
+      // directions of h whose Schur complement is below pivot_tol times h's own curvature (D_h + lambda)
+      // or times the complement's largest eigenvalue add nothing (h collinear with the selected groups)
+      const double scale = M.diagonal().maxCoeff();
+      M.noalias() -= B.middleRows(first[i], r * P) * S.middleCols(first[i], r * P);
+      M = 0.5 * (M + M.transpose()).eval();
+      const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
+      gain_[static_cast<size_t>(h)] = 0.5 * pinv_quad(M, b, ctl_.pivot_tol * (scale + ctl_.lambda), ctl_.pivot_tol);
+    }
+    gains_ready_ = true;
   }
 };
 

@@ -14,6 +14,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <vector>
 
 #include "stats.hpp"
 
@@ -28,7 +29,7 @@ namespace kernels {
 
 namespace detail {
 
-// out(j, c) = a_j' m_c for columns j in [b, e) of A and the K columns of M (column-major, leading
+// out(j, c) += a_j' m_c for columns j in [b, e) of A and the K columns of M (column-major, leading
 // dimensions lda, ldm, ldo)
 template <int K>
 void tmul_plain(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
@@ -39,7 +40,7 @@ void tmul_plain(const double* A, Index lda, Index n, const double* M, Index ldm,
       const double* m = M + c * ldm;
       double s = 0.0;
       for (Index i = 0; i < n; ++i) s += a[i] * m[i];
-      out[j + c * ldo] = s;
+      out[j + c * ldo] += s;
     }
   }
 }
@@ -97,8 +98,8 @@ __attribute__((target("avx512f"))) void tmul_avx512(const double* A, Index lda, 
       }
     }
     for (int c = 0; c < K; ++c) {
-      out[j + c * ldo] = _mm512_reduce_add_pd(s0[c]);
-      out[j + 1 + c * ldo] = _mm512_reduce_add_pd(s1[c]);
+      out[j + c * ldo] += _mm512_reduce_add_pd(s0[c]);
+      out[j + 1 + c * ldo] += _mm512_reduce_add_pd(s1[c]);
     }
   }
   if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
@@ -171,8 +172,8 @@ __attribute__((target("avx2,fma"))) void tmul_avx2(const double* A, Index lda, I
         r0 += a0[i] * mc[i];
         r1 += a1[i] * mc[i];
       }
-      out[j + c * ldo] = r0;
-      out[j + 1 + c * ldo] = r1;
+      out[j + c * ldo] += r0;
+      out[j + 1 + c * ldo] += r1;
     }
   }
   if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
@@ -270,9 +271,8 @@ inline int threads_for(double work, int threads) { return work > 1e6 ? threads :
 inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
                      int isa = 2) {
   const Index n = A.rows(), m = A.cols(), k = M.cols();
-  MatrixXd out(m, k);
-  if (m == 0 || k == 0) return out;
-  if (n == 0) return MatrixXd::Zero(m, k);
+  MatrixXd out = MatrixXd::Zero(m, k);
+  if (m == 0 || k == 0 || n == 0) return out;
   isa = detail::isa_level(isa);
   const int kmax = detail::max_cols(isa);
   threads = detail::threads_for(static_cast<double>(n) * m * k, threads);
@@ -307,6 +307,64 @@ inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A,
       detail::submul_k<1, 12>(kc, isa, g, b, e);
     }
   });
+}
+
+// One product of a weighted_cross() pass: columns [i0, i1) of A times columns [j0, j1), under the
+// row weights. With `lower`, only the entries on or below the diagonal (column index of A for the row
+// >= for the column) are needed; the tiles that straddle the diagonal also form some above it.
+struct CrossBlock {
+  Index i0, i1, j0, j1;
+  bool lower;
+};
+
+// For each weight column k of V (n x K) and each block b: out[k * blocks.size() + b] =
+// A[, i0:i1)' diag(V[, k]) A[, j0:j1), all in one pass over the rows of A: blocks of 256 rows, whose
+// weighted copy (for each k) is multiplied with A's columns while in cache. On `threads` threads over
+// rows, each with its own sums, added at the end.
+inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                            const std::vector<CrossBlock>& blocks, int threads = 1, int isa = 2) {
+  const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size()), lda = A.outerStride();
+  isa = detail::isa_level(isa);
+  const int kmax = detail::max_cols(isa);
+  Index cmax = 0;
+  double work = 0.0;
+  for (const CrossBlock& b : blocks) {
+    cmax = std::max(cmax, b.i1);
+    work += static_cast<double>(b.i1 - b.i0) * static_cast<double>(b.j1 - b.j0);
+  }
+  const Index rb = 256, nblk = (n + rb - 1) / rb;
+  threads = static_cast<int>(std::min<Index>(detail::threads_for(work * static_cast<double>(n * K), threads), std::max<Index>(nblk, 1)));
+  std::vector<std::vector<MatrixXd>> part(static_cast<size_t>(threads));
+  parallel_ranges(threads, threads, [&](Index t0, Index t1) {
+    for (Index t = t0; t < t1; ++t) {
+      std::vector<MatrixXd>& out = part[static_cast<size_t>(t)];
+      for (Index k = 0; k < K; ++k)
+        for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
+      MatrixXd Av(rb, cmax);  // the block's rows of A[, 0:cmax), times the weights
+      for (Index blk = nblk * t / threads; blk < nblk * (t + 1) / threads; ++blk) {
+        const Index r0 = blk * rb, rows = std::min(rb, n - r0);
+        for (Index k = 0; k < K; ++k) {
+          Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * A.block(r0, 0, rows, cmax);
+          for (Index b = 0; b < nb; ++b) {
+            const CrossBlock& cb = blocks[static_cast<size_t>(b)];
+            MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
+            for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
+              const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
+              const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
+              if (first >= cb.i1) continue;
+              const detail::TmulArgs g{Av.data() + cb.i0 * rb, rb, rows, A.data() + r0 + c0 * lda, lda,
+                                       o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
+              detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
+            }
+          }
+        }
+      }
+    }
+  });
+  std::vector<MatrixXd> out = std::move(part[0]);
+  for (size_t t = 1; t < part.size(); ++t)
+    for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
+  return out;
 }
 
 }  // namespace kernels
