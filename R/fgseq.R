@@ -127,7 +127,17 @@
 #' with respect to each unselected group's whitened coefficients (per unit cost). FR and Doubling score
 #' the decrease of `R`: `fr_gain = "exact"` refits every candidate at every step (about `J - k`
 #' Newton solves at step `k`: slow on large data), `"quadratic"` takes one Newton step through the
-#' Schur complement of the current Hessian (one Hessian border per candidate). The objective is
+#' Schur complement of the current Hessian. The quadratic gains of all candidates of a step come from one
+#' pass over the rows: the Hessian of the selected columns and every candidate's border and diagonal
+#' block as one blocked weighted product on the fit's threads, over whitened columns made once per fit
+#' (FR and Doubling hold `n x q` of them, about the size of `x`), then one factorization of the Hessian
+#' for all Schur complements; so a quadratic CS-G-FR path costs about one more pass per step than
+#' CS-G-OMP. A candidate whose Schur complement is below `1e-9` times its own curvature (collinear with
+#' the selected groups) gains 0. The exact gains are not screened by the quadratic ones: for a GLM the
+#' quadratic gain bounds the exact gain in neither direction (the curvature of the log-likelihood
+#' changes along the step), and the rigorous bound at hand, `||g_h||^2 / (2 lambda)` from the gradient
+#' `g_h` (strong convexity of the ridge only), exceeds the gain by about (curvature + `lambda`) /
+#' `lambda` and so rules out no candidate at small `lambda`; every candidate is refitted. The objective is
 #' `F = R(empty) - R(S)` and `r2` the fraction of the null deviance explained (glmnet's `dev.ratio`).
 #' A Newton solve has converged by the criterion of [stats::glm()]: its last step changed the penalized
 #' deviance `D` by `|D - D_old| / (|D| + 0.1) < 1e-8` (or the gradient vanished). When one does not
@@ -184,8 +194,8 @@
 #'   need `newoffset`. For the formula method evaluated in `data` (then in the formula's environment),
 #'   and added to the formula's `offset()` terms; `predict(newdata = )` evaluates both in `newdata`.
 #' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
-#'   candidate) or `"quadratic"` (one Newton step); ignored for the Gaussian families, where the gain is
-#'   exact and cheap.
+#'   candidate) or `"quadratic"` (one Newton step, all candidates of a step from one pass over the rows;
+#'   see the section Families); ignored for the Gaussian families, where the gain is exact and cheap.
 #' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
 #'   formula method: a variable of `data`), a character vector of the measurements it needs, as in
 #'   `list(chol = c("blood_draw", "chol"))`; groups (variables) not listed need one measurement named by

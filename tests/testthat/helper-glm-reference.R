@@ -240,3 +240,53 @@ sim_glm <- function(family, n = 70, sizes = c(2, 1, 2, 1), seed = 1) {
     })
   d
 }
+
+# --- The quadratic FR gains as the package formed them one candidate at a time ---------------------
+
+# At the fitted means `mu` (n x P) of the groups `set` (labels, selection order): for every group `h`
+# not in `set`, one Newton step after adding h, through the Schur complement M of the Hessian of
+# [1, Z_S] in that of [1, Z_S, Z_h] (a ridge of 1e-12 times its largest diagonal entry on the Hessian
+# of [1, Z_S]); eigenvalues of M at or below 1e-9 (largest |eigenvalue| + lambda) or 1e-9 (largest
+# diagonal entry of Z_h' V Z_h + lambda) are dropped. Returns the gains, named by group.
+ref_glm_schur_gains <- function(x, y, group, family, mu, set, lambda, weights = NULL) {
+  fam <- ref_glm_family(family)
+  yy <- ref_glm_response(y, family)
+  P <- ncol(yy)
+  n <- nrow(x)
+  w <- if (is.null(weights)) rep(1, n) else weights
+  W <- sum(w)
+  m <- colSums(w * x) / W
+  xs <- sweep(sweep(x, 2, m), 2, sqrt(colSums(w * sweep(x, 2, m)^2) / W), "/")
+  labels <- unique(group)
+  z <- lapply(stats::setNames(labels, labels), function(g) {
+    j <- which(group == g)
+    e <- eigen(crossprod(xs[, j, drop = FALSE], w * xs[, j, drop = FALSE]) / W, symmetric = TRUE)
+    keep <- e$values > 1e-9 * max(e$values)
+    xs[, j, drop = FALSE] %*% e$vectors[, keep, drop = FALSE] %*% diag(1 / sqrt(e$values[keep]), sum(keep))
+  })
+  cross <- function(a, b) {
+    out <- matrix(0, ncol(a) * P, ncol(b) * P)
+    for (c in 1:P) for (d in 1:P) {
+      out[(c - 1) * ncol(a) + seq_len(ncol(a)), (d - 1) * ncol(b) + seq_len(ncol(b))] <-
+        crossprod(a, w * fam$dmu(mu, c, d) * b) / W
+    }
+    out
+  }
+  z1 <- do.call(cbind, c(list(matrix(1, n, 1)), z[set]))
+  m1 <- ncol(z1)
+  hs <- cross(z1, z1) + diag(lambda * rep(c(0, rep(1, m1 - 1)), P), m1 * P)
+  hs <- hs + diag(1e-12 * max(diag(hs)), m1 * P)
+  vapply(setdiff(labels, set), function(h) {
+    zh <- z[[h]]
+    r <- ncol(zh)
+    b <- cross(zh, z1)
+    mh <- cross(zh, zh) + diag(lambda, r * P)
+    scale <- max(diag(mh))
+    mh <- mh - b %*% solve(hs, t(b))
+    mh <- (mh + t(mh)) / 2
+    g <- -c(crossprod(zh, w * (yy - mu)) / W)
+    e <- eigen(mh, symmetric = TRUE)
+    keep <- e$values > 1e-9 * (max(abs(e$values)) + lambda) & e$values > 1e-9 * (scale + lambda)
+    sum(crossprod(e$vectors[, keep, drop = FALSE], g)^2 / e$values[keep]) / 2
+  }, numeric(1))
+}

@@ -136,6 +136,40 @@ test_that("sequences, r2 and coefficients equal the plain-R reference of Algorit
   }
 })
 
+test_that("FR and Doubling quadratic gains of every step equal the one-candidate-at-a-time Schur complements", {
+  # at the package's own fit of every step, all candidates' gains computed one at a time in R
+  # (ref_glm_schur_gains()): the chosen group has the largest gain per cost and its score is that
+  # gain per cost to 1e-10
+  for (fam in c("binomial", "poisson", "multinomial")) {
+    d <- sim_glm(fam, seed = 7)
+    set.seed(70)
+    w <- runif(nrow(d$x), 0.5, 2)
+    for (lambda in c(0, 0.05)) for (method in c("fr", "doubling")) {
+      label <- paste(fam, method, "lambda", lambda)
+      fit <- fgseq(d$x, d$y, d$group, d$cost, family = fam, method = method, fr_gain = "quadratic",
+                   lambda = lambda, weights = w)
+      K <- length(fit$sequence)
+      expect_identical(K, length(unique(d$group)), label = label)
+      cost <- d$cost[unique(d$group)]
+      mu_all <- predict(fit, d$x, type = "response")
+      for (k in seq_len(K)) {
+        mu <- if (fam == "multinomial") mu_all[, , k] else cbind(mu_all[, k])
+        set <- fit$sequence[seq_len(k - 1)]
+        gain <- ref_glm_schur_gains(d$x, d$y, d$group, fam, mu, set, lambda, weights = w)
+        if (method == "doubling") {  # Doubling's candidates (paper Algorithm 2)
+          limit <- if (k == 1) min(cost) else sum(cost[set])
+          ok <- names(gain)[cost[names(gain)] <= limit]
+          if (!length(ok)) ok <- names(gain)[cost[names(gain)] <= min(cost[names(gain)])]
+          gain <- gain[ok]
+        }
+        per_cost <- gain / cost[names(gain)]
+        expect_identical(fit$sequence[k], names(which.max(per_cost)), label = paste(label, "step", k))
+        expect_equal(fit$path$score[k + 1], max(per_cost), tolerance = 1e-10, label = paste(label, "score", k))
+      }
+    }
+  }
+})
+
 test_that("weights, offsets and cost-blind scores follow the reference too", {
   for (fam in c("binomial", "poisson", "multinomial")) {
     d <- sim_glm(fam, n = 60, seed = 8)

@@ -9,6 +9,10 @@
 // vector registers (AVX-512 or AVX2 with FMA when the CPU has them, chosen at run time; plain C++
 // otherwise). Sums are in double precision, in a different order than a BLAS's, so results agree with
 // one to rounding.
+//
+// The same kernels form the weighted cross-products of the GLM families (weighted_cross(): Hessians,
+// and the borders of every candidate group for the quadratic FR gains), over blocks of rows held in
+// cache, each thread summing its own rows.
 #ifndef FGSEQ_KERNELS_HPP
 #define FGSEQ_KERNELS_HPP
 
