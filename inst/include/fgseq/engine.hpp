@@ -258,6 +258,16 @@ inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh,
   return s;
 }
 
+// pinv(M) b for the M, b and eigenvalue cut of pinv_quad()
+inline MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol = 0.0) {
+  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
+  const double cut = tol + rel_tol * (M.rows() > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
+  VectorXd inv = VectorXd::Zero(M.rows());
+  for (Index i = 0; i < M.rows(); ++i)
+    if (es.eigenvalues()(i) > cut) inv(i) = 1.0 / es.eigenvalues()(i);
+  return es.eigenvectors() * (inv.asDiagonal() * (es.eigenvectors().transpose() * b));
+}
+
 // The linear (Gaussian, multi-response Gaussian) model in whitened feature space, after one pass
 // over the data.
 //

@@ -489,8 +489,12 @@ class GlmModel : public GlmPathModel {
     const Index r = rank(g), n = x_.rows();
     const Index at = col_[static_cast<size_t>(g)];
     if (at < 0) {
-      Z_.conservativeResize(Eigen::NoChange, m1_ + r);
-      Z_.rightCols(r) = whitened_columns(g);
+      if (m1_ + r > Z_.cols()) {  // room for more groups: the capacity doubles, up to every group's columns
+        Index all = 1;
+        for (Index h = 0; h < lay_.size(); ++h) all += rank(h);
+        Z_.conservativeResize(Eigen::NoChange, std::min(all, std::max(2 * Z_.cols(), m1_ + r)));
+      }
+      Z_.middleCols(m1_, r) = whitened_columns(g);
     } else if (at != m1_) {
       // move g's columns to the end of the selected part; the unselected columns before them shift right
       const MatrixXd Zg = Z_.middleCols(at, r);
@@ -500,9 +504,22 @@ class GlmModel : public GlmPathModel {
         if (c >= m1_ && c < at) c += r;
     }
     col_[static_cast<size_t>(g)] = m1_;
+    MatrixXd theta0 = extended_theta(r);
+    if (gains_ready_ && step_[static_cast<size_t>(g)].size()) {
+      // quadratic FR: the refit starts from the Newton step its gain came from (the first iterate of a
+      // refit from the current fit, whose Hessian the gains' pass formed already)
+      const VectorXd& step = step_[static_cast<size_t>(g)];
+      const Index P = theta0.cols();
+      for (Index c = 0; c < P; ++c) {
+        theta0.col(c).head(m1_) += step.segment(c * m1_, m1_);
+        theta0.col(c).tail(r) = step.segment(m1_ * P + c * r, r);
+      }
+    }
     m1_ += r;
     order_.push_back(g);
-    accept(newton(Z_.leftCols(m1_), extended_theta(r)));
+    if (gains_ready_ && step_[static_cast<size_t>(g)].size() && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
+      theta0 = extended_theta(r);  // the step does not descend (far from quadratic): start from the current fit
+    accept(newton(Z_.leftCols(m1_), theta0));
   }
 
  private:
@@ -512,15 +529,16 @@ class GlmModel : public GlmPathModel {
   const MatrixXd& offset_;
   FamilyOps fam_;
   double W_ = 0.0;
-  MatrixXd Z_;                 // n x cols: ones, the selected groups' whitened columns, then (FR) the others'
+  MatrixXd Z_;                 // ones, the selected groups' whitened columns, then (FR) the others' (OMP: room for more)
   Index m1_ = 1;               // columns of Z_ in the current fit: 1 + the selected groups' ranks
   std::vector<Index> col_;     // first column of each group in Z_ (-1 when not there)
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
   std::vector<bool> candidate_;   // the candidates of the step
-  bool gains_ready_ = false;      // gain_ holds the candidates' quadratic gains at the current fit
-  std::vector<double> gain_;
+  bool gains_ready_ = false;      // gain_ and step_ hold the candidates' quadratic gains and Newton steps
+  std::vector<double> gain_;      // at the current fit
+  std::vector<VectorXd> step_;    // vec of the step in theta over [1, Z_S] ((m + 1) P), then over Z_h (r P)
 
   // Makes f the current fit.
   void accept(NewtonFit f) {
@@ -534,6 +552,14 @@ class GlmModel : public GlmPathModel {
   // z_h = (x_h - mean) / sd * T_h, n x r_h
   MatrixXd whitened_columns(Index h) const {
     return fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(h)], st_, wh_.T[static_cast<size_t>(h)]);
+  }
+
+  // The penalized risk at theta over the columns Z1.
+  double risk_at(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta) const {
+    NewtonPoint pt;
+    pt.theta = Eigen::Map<const VectorXd>(theta.data(), theta.size());
+    glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda)(pt, NewtonNeed::Risk);
+    return pt.risk;
   }
 
   // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0.
@@ -607,6 +633,7 @@ class GlmModel : public GlmPathModel {
       grad[static_cast<size_t>(run)] = -kernels::tmul(Z_.middleCols(cb.i0, cb.i1 - cb.i0), resid_, ctl_.threads) / W_;
     }
     gain_.assign(static_cast<size_t>(G), 0.0);
+    step_.assign(static_cast<size_t>(G), VectorXd());
     for (size_t i = 0; i < cand.size(); ++i) {
       const Index h = cand[i], r = rank(h), run = run_of[i];
       const MatrixXd Gh = grad[static_cast<size_t>(run)].middleRows(col_[static_cast<size_t>(h)] - blocks[static_cast<size_t>(run)].i0, r);
@@ -618,7 +645,14 @@ class GlmModel : public GlmPathModel {
       M.noalias() -= B.middleRows(first[i], r * P) * S.middleCols(first[i], r * P);
       M = 0.5 * (M + M.transpose()).eval();
       const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
-      gain_[static_cast<size_t>(h)] = 0.5 * pinv_quad(M, b, ctl_.pivot_tol * (scale + ctl_.lambda), ctl_.pivot_tol);
+      const double tol = ctl_.pivot_tol * (scale + ctl_.lambda);
+      gain_[static_cast<size_t>(h)] = 0.5 * pinv_quad(M, b, tol, ctl_.pivot_tol);
+      // the Newton step itself, -(pinv(M) b) for h's coefficients and -H^-1 B_h' of that for [1, Z_S]:
+      // the start of the refit if h is selected
+      VectorXd step(m1 * P + r * P);
+      step.tail(r * P) = -pinv_solve(M, b, tol, ctl_.pivot_tol);
+      step.head(m1 * P).noalias() = -S.middleCols(first[i], r * P) * step.tail(r * P);
+      step_[static_cast<size_t>(h)] = std::move(step);
     }
     gains_ready_ = true;
   }
