@@ -151,7 +151,9 @@ test_that("a sparse x gives the dense fit in both engines, for GLMs, and predict
   a <- fgseq(x, yb, d$group, d$cost, family = "binomial", max_steps = 5, lambda = 0.01)
   b <- fgseq(xs, yb, d$group, d$cost, family = "binomial", max_steps = 5, lambda = 0.01)
   expect_identical(a$sequence, b$sequence)
-  expect_close(predict(b, xs, type = "response"), predict(a, x, type = "response"), 1e-9)
+  # equal up to the Newton solver's tolerance: its gradient criterion (1e-11) leaves about 1e-9 in the
+  # coefficients at a curvature near lambda, and the last step of the two fits may stop one iterate apart
+  expect_close(predict(b, xs, type = "response"), predict(a, x, type = "response"), 1e-7)
   yc <- rpois(60, exp(0.3 * x[, 1]))
   a <- fgseq(x, yc, d$group, d$cost, family = "poisson", max_steps = 4, lambda = 0.01)
   b <- fgseq(xs, yc, d$group, d$cost, family = "poisson", max_steps = 4, lambda = 0.01)
