@@ -9,6 +9,7 @@
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
 #   make test       run the testthat suite against the installed package
 #   make test-core  compile and run the C++ core's own test (no R involved)
+#   make check-asan the core test, the test suite and tools/fuzz.R under ASan + UBSan (tools/check-asan.sh)
 #   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
 #   make clean
 
@@ -29,7 +30,7 @@ HAVE_PANDOC := $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 
-.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core bench clean
+.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core check-asan bench clean
 
 all: check
 
@@ -64,6 +65,10 @@ test-core: deps-demo
 	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \
 	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core
 
+# A separate library (asan-lib/) holds the sanitizer build; the system's and yours are untouched.
+check-asan: deps
+	bash tools/check-asan.sh
+
 check: deps test-core
 	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
 	$(R) CMD build $(BUILD_FLAGS) .
@@ -84,4 +89,4 @@ bench: deps install
 	$(RSCRIPT) bench/bench-linear.R $(BENCH_N)
 
 clean:
-	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log tests/cpp/test_core
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log tests/cpp/test_core asan-lib

@@ -25,6 +25,10 @@
     .Call(`_fgseq_first_nonfinite_column_cpp`, x)
 }
 
+.column_max_abs <- function(x) {
+    .Call(`_fgseq_column_max_abs_cpp`, x)
+}
+
 .miser_fit <- function(x, y, group_of, measurements, loss, paid, lambda, n_iter, depth, eta, min_node_size) {
     .Call(`_fgseq_miser_fit_cpp`, x, y, group_of, measurements, loss, paid, lambda, n_iter, depth, eta, min_node_size)
 }

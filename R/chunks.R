@@ -130,7 +130,7 @@ check_chunk <- function(chunk, i) {
   if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
     abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
   }
-  x <- check_x(chunk$x)
+  x <- check_x(chunk$x, min_rows = 1L)  # the union must have 2 rows (checked in chunked_glm())
   n <- nrow(x)
   y <- chunk$y
   if (is.logical(y)) y <- as.numeric(y)
@@ -155,6 +155,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   mom <- chunk_pass(chunks, moments_pass(names_x, family, gram_backend()))
   moments <- Reduce(.merge_moments, mom$moments)
   W <- mom$w
+  if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   if (family == "binomial" && (mom$ones <= 0 || mom$ones >= W)) {
     abort("`y` has a single class over all chunks; a binomial model needs both classes.")
   }

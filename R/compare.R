@@ -56,6 +56,11 @@ compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metr
   check_same_data(fits)
   if (is.null(stop_cost)) {
     B <- stop_cost(fits[[1L]], alpha = alpha)
+    if (B == 0) {
+      abort("the first of `fits` (", names(fits)[1L], ") has an empty sequence (stopped by `max_cost` or ",
+            "`max_time` before its first group), so its stopping cost is 0: give `stop_cost`, or put a fit ",
+            "with at least one group first.")
+    }
   } else {
     B <- check_number(stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
     alpha <- NA_real_

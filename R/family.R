@@ -54,7 +54,7 @@ check_response <- function(y, family, n) {
       if (!all(is.finite(y))) abort("`y` contains NA, NaN or Inf; remove those rows first.")
       storage.mode(y) <- "double"
       spread <- apply(y, 2L, function(v) max(v) - min(v))
-      if (all(spread <= 1e-12 * pmax(1, abs(colMeans(y))))) abort("`y` is constant; there is nothing to explain.")
+      if (all(spread <= 1e-12 * apply(abs(y), 2L, max))) abort("`y` is constant; there is nothing to explain.")
       responses <- if (is.null(colnames(y))) paste0("y", seq_len(ncol(y))) else colnames(y)
       list(y = unname(y), classes = NULL, responses = responses)
     },
@@ -128,6 +128,9 @@ check_weights <- function(weights, n) {
   if (anyNA(weights) || !all(is.finite(weights))) abort("`weights` contains NA, NaN or Inf.")
   if (any(weights < 0)) abort("`weights` must be non-negative.")
   if (sum(weights > 0) < 2L) abort("`weights` must be positive for at least 2 rows.")
+  if (!is.finite(sum(weights))) {
+    abort("`weights` sum to Inf; divide them by a constant (the fit depends only on their ratios).")
+  }
   as.double(weights)
 }
 

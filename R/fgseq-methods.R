@@ -69,7 +69,7 @@ summary.fgseq <- function(object, alpha = c(0.9, 0.97, 0.99, 1), ...) {
   check_dots(...)
   for (a in alpha) check_alpha(a)
   sc <- vapply(alpha, function(a) stop_cost(object, alpha = a), numeric(1))
-  tl <- vapply(sc, function(b) timeliness(object, stop_cost = b), numeric(1))
+  tl <- vapply(alpha, function(a) timeliness(object, alpha = a), numeric(1))
   K <- length(object$sequence)
   structure(list(method = method_label(object), nobs = object$nobs, lambda = object$lambda,
                  n_groups = K, total_cost = object$path$cost[K + 1L], r2 = object$path$r2[K + 1L],
@@ -85,6 +85,10 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
   check_dots(...)
   cat(x$method, " sequence of ", x$n_groups, " groups on ", x$nobs, " observations (lambda = ",
       format(x$lambda, digits = digits), ")\n", sep = "")
+  if (x$n_groups == 0L) {
+    cat("The sequence is empty (stopped by `max_cost` or `max_time` before its first group): every budget ",
+        "predicts with the intercept only.\n", sep = "")
+  }
   cat("Total cost ", format(x$total_cost, digits = digits), ", final training r2 ",
       format(x$r2, digits = digits), "\n\n", sep = "")
   path <- x$path

@@ -147,6 +147,13 @@
 #' coefficients are finite but may be very large. Probabilities near 0 or 1 alone do not mean
 #' non-convergence (a multinomial fit at `lambda = 0` can have some).
 #'
+#' @section Extreme scales:
+#' A column of `x` whose largest magnitude is above `2^400` (about `1e120`) or below `2^-400`, and
+#' such a `y` for the Gaussian families, is multiplied by a power of two (exact in floating point)
+#' before the fit, so that squares and cross-products neither overflow nor lose digits in subnormal
+#' numbers; the fit is reported in the original units (coefficients, intercepts, objectives). Whether
+#' `y` is constant is judged relative to its magnitude, so `y` in any unit is accepted.
+#'
 #' @section Constant columns:
 #' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
 #' constant is left out of the sequence, with a warning. When every group is constant, `fgseq()` stops.
@@ -177,7 +184,10 @@
 #'   `NULL` means the smallest group cost.
 #' @param max_time Positive number of seconds, or `Inf`: the fit stops selecting when this much time
 #'   has passed since it started (the statistics pass included) and returns the sequence learned so far,
-#'   marked `partial = TRUE`: training is anytime too. Checked between steps.
+#'   marked `partial = TRUE`: training is anytime too. Checked between candidate groups within a step
+#'   and at every Newton iteration (GLM families), so a step is abandoned when the time is spent; the
+#'   pass over `x` before the first step counts too, and a fit whose time is spent there stops with an
+#'   error (nothing can be fitted before that pass ends).
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,
@@ -236,8 +246,10 @@
 #' @section Errors:
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
 #' or Inf (for a sparse `x`: stores one); when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
-#' `group` has the wrong length or NA; when a cost is missing for a group, named for a group that does
-#' not exist, non-positive or non-finite; with `needs` (or the formula method), when `needs` is not a
+#' `group` has the wrong length or NA; when `x` has column names that are NA, empty or duplicated (name
+#' every column distinctly, or remove the names); when a cost is missing for a group, named for a group
+#' that does not exist, named for some groups only, non-positive or non-finite, or the costs sum to Inf;
+#' when `weights` sum to Inf; with `needs` (or the formula method), when `needs` is not a
 #' named list of character vectors or names a group or variable that does not exist, when a measurement
 #' has no cost, a cost names a measurement that nothing needs, or a measurement cost is NA, NaN, Inf or
 #' negative, or `cost` is unnamed with `needs`; when `cost_unit` is not `NULL` or a single string; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
@@ -319,11 +331,23 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   report <- progress_reporter(progress)
 
   group_index <- match(group, labels) - 1L
-  raw <- .fit_path(x, response$y, weights, if (is.null(offset)) matrix(0, 0, 0) else offset, group_index,
+  # columns or y near the limits of double precision reach the core rescaled (the fit keeps x and y)
+  extreme <- extreme_scaling(x, response$y, family)
+  xs <- x
+  ys <- response$y
+  os <- offset
+  if (!is.null(extreme)) {
+    xs <- scale_columns(x, extreme$x)
+    ys <- response$y * extreme$y
+    if (!is.null(offset) && family %in% c("gaussian", "mgaussian")) os <- offset * extreme$y
+  }
+  raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index,
                    length(labels), measurement_index(meas, labels), family, control, report)
+  rm(xs, ys, os)
   fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
                     criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, label = label)
+  if (!is.null(extreme)) fit <- unscale_fit(fit, extreme)
   fit$engine <- control$engine
   fit$cost_unit <- check_cost_unit(cost_unit)
   # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
@@ -374,7 +398,8 @@ fit_screen <- function() {
 # OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
 fit_threads <- function() {
   threads <- getOption("fgseq.threads", min(2L, parallel::detectCores(), na.rm = TRUE))
-  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1) {
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 ||
+      threads > .Machine$integer.max || threads != round(threads)) {
     abort("option `fgseq.threads` must be a whole number >= 1.")
   }
   as.integer(threads)

@@ -301,7 +301,9 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
 #' @section Errors: Stops when `newx` has the wrong number of columns, column names that do not match the
 #'   training `x`, or NA, NaN or Inf; when `newdata` lacks a model variable or holds NA; when both
 #'   `budget` and `step` are given, a budget is negative or NA, or a step is not a whole number in
-#'   `0..T`; when `type = "class"` is asked of a gaussian fit.
+#'   `0..T`; when `type = "class"` is asked of a gaussian fit; when `object` is not what [miser()] made
+#'   (a fit edited or damaged in a file): trees not numbered in order, a node number, child or column
+#'   out of range, or a non-finite leaf value, `init` or `eta` (the error names the field).
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
@@ -320,6 +322,7 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = 
   design <- if (missing(newx) && is.null(newdata)) training_design(object) else
     new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
   x <- design$x
+  check_forest(object)
   steps <- resolve_steps(object, budget, step)
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
@@ -343,6 +346,42 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = 
   if (type == "response") return(pad_rows(mu, design))
   cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
   pad_rows(matrix(cls, nrow(x), dimnames = list(rownames(x), names(steps))), design)
+}
+
+# A fit may come from a file: before its trees reach the core, they must be what new_miser() made.
+# Trees numbered 1..(n_trees * P) in order, each with nodes 1..size; at a split a column of x, a
+# threshold and children that are later nodes of the same tree; finite leaf values, init and eta.
+check_forest <- function(object) {
+  bad <- function(field, what) {
+    abort("`object` is not a valid \"miser\" fit: ", field, " ", what, ". Refit with miser(); a file ",
+          "holding the fit may be damaged.")
+  }
+  tr <- object$trees
+  cols <- c("tree", "node", "column", "threshold", "left", "right", "value")
+  if (!is.data.frame(tr) || !all(cols %in% names(tr))) {
+    bad("`trees`", paste0("is not a data frame with columns ", paste(cols, collapse = ", ")))
+  }
+  P <- length(object$init)
+  if (!is.numeric(object$init) || P < 1L || !all(is.finite(object$init))) bad("`init`", "is not finite numbers")
+  if (!is.numeric(object$eta) || length(object$eta) != 1L || !is.finite(object$eta)) bad("`eta`", "is not a finite number")
+  if (!is.data.frame(object$path) || nrow(object$path) < 1L) bad("`path`", "is not a data frame of steps")
+  n_trees <- (nrow(object$path) - 1L) * P
+  whole <- function(v) is.numeric(v) && all(is.na(v) | (is.finite(v) & v == round(v)))
+  for (f in c("tree", "node", "column", "left", "right")) if (!whole(tr[[f]])) bad(paste0("`trees$", f, "`"), "is not whole numbers")
+  if (anyNA(tr$tree) || anyNA(tr$node) || is.unsorted(tr$tree) || !identical(as.integer(unique(tr$tree)), seq_len(n_trees))) {
+    bad("`trees$tree`", paste0("does not number the ", n_trees, " trees of the path in order"))
+  }
+  if (!identical(as.integer(tr$node), sequence(tabulate(tr$tree, n_trees)))) bad("`trees$node`", "does not number each tree's nodes 1, 2, ...")
+  size <- tabulate(tr$tree, n_trees)[tr$tree]
+  split <- !is.na(tr$column)
+  if (any(tr$column[split] < 1 | tr$column[split] > length(object$group))) bad("`trees$column`", "is not a column of x")
+  if (any(is.na(tr$threshold[split]))) bad("`trees$threshold`", "is missing at a split")
+  child_ok <- function(ch) !is.na(ch) & ch > tr$node & ch <= size
+  if (!all(child_ok(tr$left)[split] & child_ok(tr$right)[split])) {
+    bad("`trees$left` or `trees$right`", "is not a later node of the same tree")
+  }
+  if (!is.numeric(tr$value) || !all(is.finite(tr$value[!split]))) bad("`trees$value`", "is not finite at a leaf")
+  invisible(object)
 }
 
 #' Print a Greedy Miser fit

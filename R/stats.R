@@ -58,8 +58,11 @@
 #' @return An object of class `"fgseq_stats"`: a list with `n` (rows), `weight_sum`, `mean` (length
 #'   `p`), `y_mean`, `xx` (`p x p` centred cross-product), `xy` (`p x 1`), `yy` (centred sum of
 #'   squares of `y`), `names` (column names) and `group`. Pass it to [fgseq()].
-#' @section Errors: Stops when a chunk has NA, NaN or Inf, when chunks have different columns or a
-#'   different column order, when statistics of different group definitions are added, and as
+#' @section Errors: A chunk may have a single row or a constant `y`; [fgseq()] stops when all the rows
+#'   together are fewer than 2 or their `y` is constant. Stops when a chunk has NA, NaN or Inf, when chunks have different columns or a
+#'   different column order, when statistics of different group definitions are added, when an object
+#'   added with `+` is not valid statistics (a field missing, of the wrong size or not finite: the
+#'   error names it), when the cross-products overflow (values near `1e154` or more), and as
 #'   [fgseq()] for `x`, `y`, `group` and `weights` of each chunk.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
@@ -83,12 +86,17 @@ fgseq_stats <- function(x, ...) UseMethod("fgseq_stats")
 #' @export
 fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
   check_dots(...)
-  x <- check_x(x)
+  x <- check_x(x, min_rows = 1L)  # a chunk may be one row, and its y constant: fgseq() checks the union
   n <- nrow(x)
-  y <- check_y(y, n)
+  y <- check_y(y, n, constant_ok = TRUE)
   group <- check_group(group, x)
   weights <- check_weights(weights, n)
   m <- .moments(x, matrix(y), weights, gram_backend())
+  if (!all(is.finite(m$xx)) || !all(is.finite(m$xy)) || !all(is.finite(m$yy))) {
+    abort("the cross-products of `x` and `y` overflow (values of magnitude near 1e154 or more): the ",
+          "statistics cannot hold them. Give `x` and `y` in smaller units, or fit the rows with fgseq(), ",
+          "which rescales such columns.")
+  }
   structure(c(m, list(names = x_names(x), group = group)), class = "fgseq_stats")
 }
 
@@ -172,7 +180,7 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
-      chunk <- if (is.null(get_chunk)) job$items[[k]] else get_chunk(job$items[[k]])
+      chunk <- if (is.null(get_chunk)) job$items[[k]] else read_chunk(get_chunk, job$items[[k]], i)
       part <- f(chunk, i)
       rm(chunk)
       total <- if (is.null(total)) {
@@ -185,6 +193,47 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
   }
 }
 
+# Statistics may travel between machines as files: before any of it reaches the core, an
+# "fgseq_stats" object must hold every field with the sizes of its p columns (mean, names and group of
+# length p, xx p x p, xy p x 1), finite numbers, n a whole number >= 1, weight_sum > 0 and yy >= 0.
+# `arg` names the object in the error.
+check_stats <- function(s, arg = "x") {
+  bad <- function(field, what) {
+    abort("`", arg, "` is not valid \"fgseq_stats\" statistics: its field `", field, "` ", what,
+          ". Recompute the statistics with fgseq_stats(); a file holding them may be damaged.")
+  }
+  fields <- c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy", "names", "group")
+  if (!is.list(s)) bad("list", "is missing (the object is not a list)")
+  for (f in fields) if (is.null(s[[f]])) bad(f, "is missing")
+  p <- length(s$mean)
+  num <- function(f) is.numeric(s[[f]]) && is.null(dim(s[[f]])) || is.matrix(s[[f]]) && is.numeric(s[[f]])
+  for (f in fields[1:7]) {
+    if (!num(f)) bad(f, "is not numeric")
+    if (!all(is.finite(s[[f]]))) bad(f, "holds NA, NaN or Inf")
+  }
+  if (p < 1L) bad("mean", "is empty")
+  if (length(s$n) != 1L || s$n < 1 || s$n != round(s$n)) bad("n", "is not a whole number >= 1")
+  if (length(s$weight_sum) != 1L || s$weight_sum <= 0) bad("weight_sum", "is not a single positive number")
+  if (length(s$y_mean) != 1L) bad("y_mean", "is not a single number")
+  if (length(s$yy) != 1L || s$yy < 0) bad("yy", "is not a single non-negative number")
+  if (!is.matrix(s$xx) || !identical(dim(s$xx), c(p, p))) bad("xx", paste0("is not a ", p, " x ", p, " matrix"))
+  if (any(diag(s$xx) < 0)) bad("xx", "has a negative diagonal (a negative sum of squares)")
+  if (length(s$xy) != p || (is.matrix(s$xy) && ncol(s$xy) != 1L)) bad("xy", paste0("does not have ", p, " values"))
+  if (!is.character(s$names) || length(s$names) != p) bad("names", paste0("is not ", p, " column names"))
+  if (!is.character(s$group) || length(s$group) != p || anyNA(s$group)) {
+    bad("group", paste0("is not ", p, " group labels without NA"))
+  }
+  s
+}
+
+# Chunk i from its item (a file name or an index), with an error that names the chunk when reading fails.
+read_chunk <- function(get_chunk, item, i) {
+  tryCatch(get_chunk(item), error = function(e) {
+    what <- if (is.character(item)) paste0(" (file ", item, ")") else ""
+    abort("chunk ", i, what, " could not be read: ", conditionMessage(e))
+  })
+}
+
 #' @rdname fgseq_stats
 #' @param e1,e2 Two `"fgseq_stats"` objects of chunks with the same columns and groups.
 #' @export
@@ -192,6 +241,8 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
   if (!inherits(e1, "fgseq_stats") || !inherits(e2, "fgseq_stats")) {
     abort("only statistics made by fgseq_stats() can be added together.")
   }
+  check_stats(e1, "e1")
+  check_stats(e2, "e2")
   if (!identical(e1$names, e2$names)) {
     abort("the statistics come from chunks with different columns or column order; give every chunk ",
           "the same columns of `x` in the same order.")
@@ -214,7 +265,8 @@ print.fgseq_stats <- function(x, ...) {
 #' @rdname fgseq
 #' @details The `"fgseq_stats"` method sequences from sufficient statistics (see [fgseq_stats()]), for
 #'   the Gaussian family: the fit equals that of the rows the statistics summarize. Its `x` is the
-#'   statistics; `group` comes with them.
+#'   statistics; `group` comes with them. Statistics read from a file are checked before use: every
+#'   field present, of the sizes of its `p` columns, finite; an error names the field.
 #' @export
 fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
                               criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
@@ -222,14 +274,22 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
                               ...) {
   check_dots(...)
   call <- match.call()
+  check_stats(x)
+  if (x$n < 2) abort("`x` (the statistics) summarizes ", x$n, " row; a fit needs at least 2 rows.")
+  # the rule of check_y() on the union: constant when the spread is at rounding level of the mean
+  if (!(sqrt(x$yy / x$weight_sum) > 1e-13 * abs(x$y_mean))) {
+    abort("`y` is constant over all the rows of the statistics; there is nothing to explain.")
+  }
   method <- match.arg(method)
   criterion <- match.arg(criterion)
   labels <- unique(x$group)
   meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
   report <- progress_reporter(progress)
-  raw <- .fit_moments(unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")],
-                      match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels), control, report)
+  moments <- unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")]
+  moments$xy <- matrix(as.double(x$xy), ncol = 1L)
+  raw <- .fit_moments(moments, match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels),
+                      control, report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              criterion = criterion, family = "gaussian", response = list(classes = NULL, responses = "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)

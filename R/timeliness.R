@@ -47,7 +47,10 @@ stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
 #' @param stop_cost Positive number (cost units), the stopping cost `B`. `NULL` means the
 #'   alpha-stopping cost of `object` itself, [stop_cost()]`(object, alpha)`. Any positive `B` is
 #'   accepted, also one below the first group's cost (the curve is then integrated over its first
-#'   segment only); [compare_sequences()] refuses a `B` below the first group of every sequence.
+#'   segment only); [compare_sequences()] refuses a `B` below the first group of every sequence. An
+#'   empty sequence (a fit stopped by `max_cost` or `max_time` before its first group) has stopping
+#'   cost 0; with `stop_cost = NULL` its timeliness is the curve's value at cost 0 (the limit of the
+#'   average as `B` goes to 0): 0 for `r2`.
 #' @param interpolation `"linear"` or `"step"`.
 #' @return A single number: the timeliness, in the units of the metric (for `r2`, at most the largest
 #'   `r2` reached). On test data (`newx`/`newy` or `newdata`), `r2_k = 1 - SSE_k / SSE_0`.
@@ -73,8 +76,12 @@ timeliness.anytime_fit <- function(object, alpha = 0.97, stop_cost = NULL, newx 
                                    query = NULL, k = 5, ...) {
   check_dots(...)
   interpolation <- match.arg(interpolation)
-  if (is.null(stop_cost)) stop_cost <- stop_cost(object, alpha)
+  own <- is.null(stop_cost)
+  if (own) stop_cost <- stop_cost(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
+  # an empty sequence (stopped by max_cost or max_time before its first group) has stopping cost 0:
+  # its timeliness is the limit of the average as B -> 0, the curve's value at cost 0 (0 for r2)
+  if (own && stop_cost == 0) return(curve$value[1L])
   curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)
 }
 

@@ -4,7 +4,7 @@
 
 # x: a numeric matrix (or an all-numeric data frame), stored as double; with `sparse = TRUE` also a
 # sparse matrix of the Matrix package, returned as a dgCMatrix (never densified).
-check_x <- function(x, sparse = FALSE) {
+check_x <- function(x, sparse = FALSE, min_rows = 2L) {
   if (methods::is(x, "sparseMatrix")) {
     if (!sparse) {
       abort("`x` is a sparse matrix; this function needs a dense numeric matrix: use as.matrix(x), ",
@@ -27,8 +27,10 @@ check_x <- function(x, sparse = FALSE) {
     abort("`x` must be a numeric matrix; it has storage mode '", storage.mode(x), "'.")
   }
   if (storage.mode(x) != "double") storage.mode(x) <- "double"
-  if (nrow(x) < 2L) abort("`x` must have at least 2 rows; it has ", nrow(x), ".")
+  if (nrow(x) < min_rows) abort("`x` must have at least ", min_rows, " row", if (min_rows > 1L) "s", "; it has ",
+                                nrow(x), ".")
   if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
+  check_colnames(x)
   bad <- .first_nonfinite_column(x)
   if (bad > 0L) {
     nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
@@ -42,6 +44,7 @@ check_sparse_x <- function(x) {
   x <- as_dgc(x)
   if (nrow(x) < 2L) abort("`x` must have at least 2 rows; it has ", nrow(x), ".")
   if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
+  check_colnames(x)
   bad <- which(!is.finite(x@x))
   if (length(bad)) {
     j <- findInterval(bad[1L] - 1L, x@p)
@@ -59,14 +62,37 @@ as_dgc <- function(x) {
 }
 
 # Column names of x, or V1..Vp. Kept apart from x so that x itself is never modified (no copy).
+# Column names label the columns (and, without `group`, the groups) in fits, coefficients and the
+# matching of newx: when x has them, each must be present and distinct. (Without names the columns are
+# V1..Vp.)
+check_colnames <- function(x) {
+  nm <- colnames(x)
+  if (is.null(nm)) return(invisible(x))
+  missing <- which(is.na(nm) | !nzchar(nm))
+  if (length(missing)) {
+    abort("`x` has column(s) without a name (NA or \"\"): column(s) ", paste(utils::head(missing, 5L), collapse = ", "),
+          if (length(missing) > 5L) ", ..." else "", ". Name every column, or remove the names with ",
+          "colnames(x) <- NULL (the columns are then V1, V2, ...).")
+  }
+  dup <- unique(nm[duplicated(nm)])
+  if (length(dup)) {
+    abort("`x` has duplicated column names: ", paste(utils::head(dup, 5L), collapse = ", "),
+          if (length(dup) > 5L) ", ..." else "", ". Give every column a distinct name, for example with ",
+          "colnames(x) <- make.unique(colnames(x)); put columns in one group with `group`.")
+  }
+  invisible(x)
+}
+
 x_names <- function(x) {
   nm <- colnames(x)
   if (is.null(nm)) nm <- paste0("V", seq_len(ncol(x)))
   nm
 }
 
-# y: a numeric (or logical) vector with one finite value per row of x, not constant.
-check_y <- function(y, n) {
+# y: a numeric (or logical) vector with one finite value per row of x, not constant (its range at most
+# 1e-12 of its largest magnitude: a relative rule, so that y in any unit is accepted). A chunk of rows
+# (`constant_ok`) may be constant: the union of the chunks is checked (check_stats_response()).
+check_y <- function(y, n, constant_ok = FALSE) {
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (is.logical(y)) y <- as.numeric(y)
   if (!is.numeric(y) || !is.null(dim(y))) {
@@ -77,7 +103,7 @@ check_y <- function(y, n) {
   }
   if (!all(is.finite(y))) abort("`y` contains NA, NaN or Inf; remove those rows first.")
   y <- as.double(y)
-  if (max(y) - min(y) <= 1e-12 * max(1, abs(mean(y)))) {
+  if (!constant_ok && max(y) - min(y) <= 1e-12 * max(abs(y))) {
     abort("`y` is constant; there is nothing to explain.")
   }
   y
@@ -104,6 +130,10 @@ check_cost <- function(cost, labels) {
   if (is.null(cost)) return(stats::setNames(rep(1, length(labels)), labels))
   if (is.list(cost)) cost <- unlist(cost)
   if (!is.numeric(cost)) abort("`cost` must be a numeric vector, one cost per group.")
+  if (!is.null(names(cost)) && !all(nzchar(names(cost)) & !is.na(names(cost)))) {
+    abort("`cost` has names for some values and not for others; name every cost by its group label, ",
+          "or give no names and one cost per group in the order of the groups.")
+  }
   if (is.null(names(cost))) {
     if (length(cost) != length(labels)) {
       abort("`cost` must have one value per group (", length(labels), " groups), or be named by group ",
@@ -134,6 +164,10 @@ check_cost <- function(cost, labels) {
   if (any(cost <= 0)) {
     abort("`cost` must be positive; group(s) ", paste(names(cost)[cost <= 0], collapse = ", "),
           " have cost <= 0.")
+  }
+  if (!is.finite(sum(cost))) {
+    abort("`cost` sums to Inf (", format(sum(cost)), " overflows); give costs in a unit where their total is ",
+          "finite, for example divided by ", format(max(cost)), ".")
   }
   stats::setNames(as.double(cost), labels)
 }
@@ -192,6 +226,7 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
   if (!is.null(budget) && !is.null(step)) abort("give either `budget` or `step`, not both.")
   if (!is.null(budget)) {
     if (!is.numeric(budget) || anyNA(budget)) abort("`budget` must be numeric, without NA.")
+    if (!length(budget)) abort("`budget` is empty: give at least one budget (in cost units), or use `step`.")
     if (any(budget < 0)) abort("`budget` must be non-negative (in cost units); got ",
                                paste(budget[budget < 0], collapse = ", "), ".")
     steps <- findInterval(budget, object$path$cost * (1 - 1e-12)) - 1L
@@ -523,12 +558,17 @@ check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
   group_measurements(cost, needs, labels)
 }
 
-# A single whole number in [lower, upper].
-check_whole <- function(value, name, lower = 1, upper = Inf, what = NULL) {
+# A single whole number in [lower, upper] (at most the largest integer R holds, as it is returned as one).
+check_whole <- function(value, name, lower = 1, upper = .Machine$integer.max, what = NULL) {
   ok <- is.numeric(value) && length(value) == 1L && !is.na(value) && is.finite(value) && value == round(value) &&
     value >= lower && value <= upper
   if (!ok) {
-    range <- if (is.finite(upper)) paste0("between ", lower, " and ", upper) else paste0(">= ", lower)
+    if (is.numeric(value) && length(value) == 1L && isTRUE(value > upper) && upper == .Machine$integer.max) {
+      abort("`", name, "` (", format(value), ") is larger than ", upper, ", the largest whole number R holds ",
+            "as an integer", if (!is.null(what)) paste0(" (", what, ")"), ".")
+    }
+    range <- if (is.finite(upper) && upper < .Machine$integer.max) paste0("between ", lower, " and ", upper) else
+      paste0(">= ", lower)
     abort("`", name, "` must be a single whole number ", range, if (!is.null(what)) paste0(" (", what, ")"), ".")
   }
   as.integer(value)

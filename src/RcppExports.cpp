@@ -98,6 +98,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// column_max_abs_cpp
+Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x);
+RcppExport SEXP _fgseq_column_max_abs_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_max_abs_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // miser_fit_cpp
 Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const Rcpp::List& measurements, const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth, double eta, int min_node_size);
 RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP lossSEXP, SEXP paidSEXP, SEXP lambdaSEXP, SEXP n_iterSEXP, SEXP depthSEXP, SEXP etaSEXP, SEXP min_node_sizeSEXP) {
@@ -209,6 +220,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
+    {"_fgseq_column_max_abs_cpp", (DL_FUNC) &_fgseq_column_max_abs_cpp, 1},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 11},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},

@@ -96,7 +96,8 @@ fgseq::Control control_from(const Rcpp::List& opt) {
   ctl.cost_sensitive = Rcpp::as<bool>(opt["cost_sensitive"]);
   ctl.lambda = Rcpp::as<double>(opt["lambda"]);
   const double max_steps = Rcpp::as<double>(opt["max_steps"]);
-  if (R_finite(max_steps)) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
+  // cast only what an Index holds (2^62 steps are more than any fit has groups): larger is unbounded
+  if (R_finite(max_steps) && max_steps >= 0 && max_steps < 4.6e18) ctl.max_steps = static_cast<Eigen::Index>(max_steps);
   ctl.max_cost = Rcpp::as<double>(opt["max_cost"]);
   ctl.c_min = Rcpp::as<double>(opt["c_min"]);  // NA_real_ is a NaN: the default rule
   for (int g : Rcpp::as<std::vector<int>>(opt["order"])) ctl.order.push_back(g);  // 0-based; empty: greedy
@@ -123,7 +124,9 @@ fgseq::Measurements measurements_from(const Rcpp::List& m) {
 
 fgseq::Moments moments_from(const Rcpp::List& m) {
   fgseq::Moments out;
-  out.n = static_cast<Eigen::Index>(Rcpp::as<double>(m["n"]));
+  const double n = Rcpp::as<double>(m["n"]);  // checked in R; the core checks the sizes
+  if (!(n >= 1 && n < 4.6e18)) Rcpp::stop("the statistics' row count `n` is out of range");
+  out.n = static_cast<Eigen::Index>(n);
   out.weight_sum = Rcpp::as<double>(m["weight_sum"]);
   out.mean = Rcpp::as<Eigen::VectorXd>(m["mean"]);
   out.y_mean = Rcpp::as<Eigen::VectorXd>(m["y_mean"]);
@@ -238,6 +241,12 @@ int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
   return static_cast<int>(fgseq::first_nonfinite_column(x)) + 1;
 }
 
+// The largest magnitude in each column of x.
+// [[Rcpp::export(.column_max_abs)]]
+Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
+  return fgseq::column_max_abs(x);
+}
+
 // The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); group_of: 0-based group of each
 // column; measurements: as for .fit_path; lambda: the lambda of the paper's equation (5) (already scaled).
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves).
@@ -284,8 +293,6 @@ Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const st
   f.left = left;
   f.right = right;
   f.value = value;
-  for (int j : feature)
-    if (j >= x.cols()) Rcpp::stop("a tree splits on column %d; newx has %d columns", j + 1, static_cast<int>(x.cols()));
   const std::vector<Eigen::Index> st(steps.begin(), steps.end());
   return fgseq::miser_predict(x, f, init, eta, st, [] { Rcpp::checkUserInterrupt(); });
 }

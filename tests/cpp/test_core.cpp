@@ -568,6 +568,40 @@ int main() {
     check(worst < 1e-10, "quadratic FR: the reference gains of every candidate", worst, 1e-10);
     check(zeros == 0, "quadratic FR: a candidate collinear with the selected groups gains 0", zeros, 0);
   }
+  {
+    // moments and forests may come from files: wrong sizes throw, never index out of bounds
+    Moments m = centred_moments(x, y, VectorXd());
+    Moments bad = m;
+    bad.xx = bad.xx.topLeftCorner(3, 3).eval();
+    bool threw = false;
+    try { standardize(bad); } catch (const std::invalid_argument&) { threw = true; }
+    check(threw, "standardize: a 3 x 3 xx with 12 means throws", 0, 1);
+    bad = m;
+    bad.xy = bad.xy.topRows(2).eval();
+    threw = false;
+    try { merge_moments(m, bad); } catch (const std::invalid_argument&) { threw = true; }
+    check(threw, "merge_moments: a short xy throws", 0, 1);
+    MiserControl mc;
+    mc.n_iter = 3;
+    mc.depth = 2;
+    const MiserFit mf = miser_fit(x, y, group_of, cost, mc);
+    Forest f = mf.forest;
+    threw = false;
+    try { f.validate(x.cols()); } catch (const std::invalid_argument&) { threw = true; }
+    check(!threw, "Forest::validate accepts a fitted forest", 0, 0);
+    for (int what = 0; what < 4; ++what) {
+      Forest t = mf.forest;
+      size_t k = 0;
+      while (t.feature[k] < 0) ++k;  // the first split
+      if (what == 0) t.left[k] = 1000;
+      if (what == 1) t.right[k] = 0;  // back to the root: a loop
+      if (what == 2) t.feature[k] = static_cast<int>(x.cols());
+      if (what == 3) t.start.back() += 1;
+      threw = false;
+      try { miser_predict(x, t, mf.init, 0.1, {3}); } catch (const std::invalid_argument&) { threw = true; }
+      check(threw, "miser_predict: a tampered forest throws", what, 1);
+    }
+  }
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

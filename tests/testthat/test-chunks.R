@@ -124,3 +124,30 @@ test_that("bad chunks: different columns or order, NA, different groups", {
                "chunk 1 must be a list with elements `x` \\(a numeric matrix\\) and `y`")
   expect_error(a + 1, "only statistics made by fgseq_stats\\(\\) can be added together")
 })
+
+test_that("a chunk with a constant y, or a last chunk of one row, is taken: the union is checked (lm())", {
+  d <- chunk_data(seed = 21, n = 301)
+  y <- d$y
+  y[1:100] <- 7                                  # chunk 1: constant y
+  pieces <- list(1:100, 101:300, 301)            # chunk 3: one row
+  chunks <- lapply(pieces, function(i) list(x = d$x[i, , drop = FALSE], y = y[i]))
+  fit <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, lambda = 0)
+  K <- length(fit$sequence)
+  ref <- lm(y ~ d$x)
+  expect_equal(unname(fit$beta[, K + 1]), unname(coef(ref)[-1]), tolerance = 1e-7)
+  st <- Reduce(`+`, lapply(chunks, function(ch) fgseq_stats(ch$x, ch$y, group = d$group)))
+  expect_equal(fgseq(st, cost = d$cost, lambda = 0)$beta, fit$beta, tolerance = 1e-12)
+  # the union itself constant, or of one row: refused
+  const <- lapply(pieces[1:2], function(i) list(x = d$x[i, ], y = rep(7, length(i))))
+  expect_error(fgseq(fgseq_chunks(const)), "`y` is constant over all the rows of the statistics")
+  expect_error(fgseq(fgseq_stats(d$x[1, , drop = FALSE], 1)), "summarizes 1 row; a fit needs at least 2 rows")
+})
+
+test_that("a missing chunk file is named in the error", {
+  d <- chunk_data()
+  f <- tempfile(fileext = ".rds")
+  saveRDS(list(x = d$x[1:50, ], y = d$y[1:50]), f)
+  missing <- tempfile(fileext = ".rds")
+  expect_error(suppressWarnings(fgseq_stats(c(f, missing))),
+               paste0("chunk 2 \\(file ", missing, "\\) could not be read"), fixed = FALSE)
+})

@@ -131,3 +131,52 @@ test_that("cost_unit is kept with fgseq, Sparse and Miser fits, and checked", {
   expect_error(fgseq(diagnosis ~ age, data = heart, cost_unit = c("a", "b")),
                "`cost_unit` must be NULL or a single character string")
 })
+
+# A fit stopped by max_cost before its first group is an empty sequence: a valid object for every
+# method, predicting with the intercept only (the mean of y, as lm(y ~ 1)).
+empty_fit_data <- function() {
+  set.seed(31)
+  x <- matrix(rnorm(50 * 4), 50, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
+  list(x = x, y = drop(x %*% c(1, -1, 0.5, 0)) + rnorm(50), group = c("g1", "g1", "g2", "g3"),
+       cost = c(g1 = 2, g2 = 3, g3 = 4))
+}
+
+test_that("an empty fit: predict and coef give the intercept-only model of lm()", {
+  d <- empty_fit_data()
+  fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost, max_cost = 1)
+  expect_length(fit$sequence, 0L)
+  ref <- unname(coef(lm(d$y ~ 1)))
+  expect_equal(unname(predict(fit, d$x, budget = c(0, 10))), matrix(ref, 50, 2), tolerance = 1e-12)
+  expect_equal(unname(coef(fit, budget = 10)[, 1]), c(ref, 0, 0, 0, 0), tolerance = 1e-12)
+})
+
+test_that("an empty fit: timeliness and summary are 0, and the summary says the sequence is empty", {
+  d <- empty_fit_data()
+  fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost, max_cost = 1)
+  expect_identical(stop_cost(fit), 0)
+  expect_identical(timeliness(fit), 0)
+  s <- summary(fit)
+  expect_equal(s$stopping$timeliness, rep(0, 4))
+  expect_equal(s$n_groups, 0L)
+  expect_output(print(s), "The sequence is empty")
+  # on test data, the intercept-only model's r2 (1 - SSE / SSE of the training mean)
+  te <- timeliness(fit, newx = d$x[1:20, ], newy = d$y[1:20])
+  expect_equal(te, 1 - sum((d$y[1:20] - mean(d$y))^2) / sum((d$y[1:20] - mean(d$y[1:20]))^2), tolerance = 1e-12)
+})
+
+test_that("an empty fit: plot draws the single point, compare_sequences() takes it after a full fit", {
+  d <- empty_fit_data()
+  empty <- fgseq(d$x, d$y, group = d$group, cost = d$cost, max_cost = 1)
+  full <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
+  pdf(NULL)
+  on.exit(dev.off())
+  drawn <- plot(empty)
+  expect_equal(drawn$cost, 0)
+  expect_equal(drawn$r2, 0)
+  cmp <- compare_sequences(list(full = full, empty = empty))
+  expect_equal(cmp$table$linear[2], 0)
+  expect_equal(cmp$table$total_cost[2], 0)
+  expect_error(compare_sequences(list(empty = empty, full = full)),
+               "the first of `fits` \\(empty\\) has an empty sequence")
+  expect_equal(compare_sequences(list(empty = empty, full = full), stop_cost = 5)$table$linear[1], 0)
+})

@@ -81,3 +81,60 @@ test_that("miser_path: no validation data, bad lambda grid", {
   expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing")
   expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`")
 })
+
+# A fit read from a file is checked before its trees reach the core (which checks them again).
+tamper_fit <- function() miser(vd$x, vd$y, cost = vcost, n_trees = 5, depth = 2, min_node_size = 2)
+
+test_that("an edited child index is refused, not followed", {
+  fit <- tamper_fit()
+  k <- which(!is.na(fit$trees$left))[1]
+  fit$trees$left[k] <- 1e6
+  expect_error(predict(fit, vd$x), "`trees\\$left` or `trees\\$right` is not a later node of the same tree")
+  fit$trees$left[k] <- fit$trees$node[k]   # a loop back to itself
+  expect_error(predict(fit, vd$x), "is not a later node of the same tree")
+})
+
+test_that("an edited feature index is refused", {
+  fit <- tamper_fit()
+  fit$trees$column[which(!is.na(fit$trees$column))[1]] <- 99L
+  expect_error(predict(fit, vd$x), "`trees\\$column` is not a column of x")
+})
+
+test_that("edited tree numbers (tree starts) are refused", {
+  fit <- tamper_fit()
+  fit$trees <- fit$trees[fit$trees$tree != 2, ]
+  expect_error(predict(fit, vd$x), "`trees\\$tree` does not number the 5 trees of the path in order")
+  fit <- tamper_fit()
+  fit$trees$node[2] <- 7L
+  expect_error(predict(fit, vd$x), "`trees\\$node` does not number each tree's nodes")
+})
+
+test_that("a non-finite leaf value or init is refused", {
+  fit <- tamper_fit()
+  fit$trees$value[which(is.na(fit$trees$column))[1]] <- NaN
+  expect_error(predict(fit, vd$x), "`trees\\$value` is not finite at a leaf")
+  fit <- tamper_fit()
+  fit$init[] <- Inf
+  expect_error(predict(fit, vd$x), "`init` is not finite numbers")
+})
+
+test_that("the core checks the forest itself", {
+  fit <- tamper_fit()
+  tr <- fit$trees
+  start <- c(0, cumsum(tabulate(tr$tree)))
+  left <- ifelse(is.na(tr$left), -1L, tr$left - 1L)
+  left[which(left >= 0)[1]] <- 500L
+  expect_error(fgseq:::.miser_predict(vd$x, start, ifelse(is.na(tr$column), -1L, tr$column - 1L),
+                                      ifelse(is.na(tr$threshold), NaN, tr$threshold), left,
+                                      ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, fit$init, fit$eta, 5L),
+               "miser forest: a split's child is not a later node of its tree")
+  expect_error(fgseq:::.miser_predict(vd$x, start[-2], ifelse(is.na(tr$column), -1L, tr$column - 1L),
+                                      ifelse(is.na(tr$threshold), NaN, tr$threshold), left,
+                                      ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, fit$init, fit$eta, 1L),
+               "miser forest")
+})
+
+test_that("n_trees beyond R's integers", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 1e10),
+               "`n_trees` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer")
+})

@@ -47,3 +47,71 @@ test_that("the cross-product through R's BLAS (dsyrk) equals Eigen's, weighted o
   on.exit(options(old))
   expect_error(fgseq(x, y), "option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\"")
 })
+
+# Statistics travel between machines as files: a damaged or edited object is refused, naming the
+# field, before any of it reaches the core (which checks the sizes again: a throw, never a bad access).
+tampered_stats <- function() {
+  set.seed(11)
+  x <- matrix(rnorm(60 * 5), 60, 5, dimnames = list(NULL, paste0("v", 1:5)))
+  fgseq_stats(x, x[, 1] - x[, 3] + rnorm(60))
+}
+
+test_that("statistics with a short xx are refused (field xx)", {
+  s <- tampered_stats()
+  s$xx <- s$xx[1:3, 1:3]
+  expect_error(fgseq(s), "`x` is not valid \"fgseq_stats\" statistics: its field `xx` is not a 5 x 5 matrix")
+  expect_error(s + tampered_stats(), "`e1` is not valid .*field `xx`")
+})
+
+test_that("statistics with a short xy are refused (field xy)", {
+  s <- tampered_stats()
+  s$xy <- s$xy[1:2, , drop = FALSE]
+  expect_error(fgseq(s), "field `xy` does not have 5 values")
+  expect_error(tampered_stats() + s, "`e2` is not valid .*field `xy`")
+})
+
+test_that("statistics with a short mean, names or group are refused", {
+  s <- tampered_stats()
+  s$mean <- s$mean[1:4]
+  expect_error(fgseq(s), "field `xx` is not a 4 x 4 matrix")
+  s <- tampered_stats()
+  s$names <- s$names[1:4]
+  expect_error(fgseq(s), "field `names` is not 5 column names")
+  s <- tampered_stats()
+  s$group <- s$group[-1]
+  expect_error(fgseq(s), "field `group` is not 5 group labels")
+})
+
+test_that("statistics with NaN, a fractional n or a missing field are refused", {
+  s <- tampered_stats()
+  s$xx[2, 3] <- NaN
+  expect_error(fgseq(s), "field `xx` holds NA, NaN or Inf")
+  s <- tampered_stats()
+  s$n <- 0.5
+  expect_error(fgseq(s), "field `n` is not a whole number >= 1")
+  s <- tampered_stats()
+  s$yy <- NULL
+  expect_error(fgseq(s), "field `yy` is missing")
+  s <- tampered_stats()
+  s$weight_sum <- -1
+  expect_error(s + tampered_stats(), "field `weight_sum` is not a single positive number")
+})
+
+test_that("the core checks the sizes of moments itself", {
+  m <- unclass(tampered_stats())[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")]
+  m$xx <- m$xx[1:3, 1:3]
+  expect_error(fgseq:::.fit_moments(m, 0:4, 5L, rep(1, 5), fgseq:::fit_control("omp", "whitened", "exact",
+    TRUE, 0, Inf, Inf, NULL, Inf), NULL), "standardize: the moments' sizes do not fit together")
+  m2 <- unclass(tampered_stats())[names(m)]
+  expect_error(fgseq:::.merge_moments(m, m2), "merge_moments: the moments' sizes do not fit together")
+})
+
+test_that("untouched statistics read back from a file give the fit of the rows", {
+  set.seed(12)
+  x <- matrix(rnorm(80 * 4), 80, 4, dimnames = list(NULL, paste0("v", 1:4)))
+  y <- drop(x %*% c(1, -2, 0, 0.5)) + rnorm(80)
+  f <- tempfile(fileext = ".rds")
+  saveRDS(fgseq_stats(x, y), f)
+  fit <- fgseq(readRDS(f), lambda = 0)
+  expect_equal(unname(fit$beta[, 5]), unname(coef(lm(y ~ x))[-1]), tolerance = 1e-9)
+})

@@ -128,3 +128,48 @@ test_that("alpha, stop_cost and curve inputs", {
   expect_error(curve_timeliness(c(1, 2), c(0, 1), 1), "`cost` must start at 0 and be non-decreasing")
   expect_error(summary(vfit, alpha = 2), "`alpha` must be a single number in \\(0, 1\\]")
 })
+
+test_that("max_steps beyond the range of an integer is no limit (the least-squares fit of lm())", {
+  for (ms in c(2^63, 2^64, 1e300)) {
+    fit <- fgseq(vx, vy, group = vg, lambda = 0, max_steps = ms)
+    expect_equal(length(fit$sequence), 3L)
+    expect_equal(unname(fit$beta[, 4]), unname(coef(lm(vy ~ vx))[-1]), tolerance = 1e-9)
+  }
+})
+
+test_that("x with NA, empty or duplicated column names", {
+  x <- vx
+  colnames(x)[2] <- NA
+  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name \\(NA or \"\"\\): column\\(s\\) 2")
+  colnames(x)[2] <- ""
+  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name")
+  expect_error(miser(x, vy, cost = rep(1, 4)), "`x` has column\\(s\\) without a name")
+  colnames(x)[2] <- "a"
+  expect_error(fgseq(x, vy), "`x` has duplicated column names: a\\. Give every column a distinct name")
+  expect_error(fgseq_stats(x, vy), "`x` has duplicated column names: a")
+  expect_error(fgseq(Matrix::Matrix(x, sparse = TRUE), vy), "`x` has duplicated column names: a")
+})
+
+test_that("cost named for some groups only, or summing to Inf", {
+  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, 2, g3 = 3)),
+               "`cost` has names for some values and not for others")
+  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1e308, g2 = 1e308, g3 = 1e308)),
+               "`cost` sums to Inf")
+})
+
+test_that("budget = numeric(0)", {
+  expect_error(predict(vfit, vx, budget = numeric(0)), "`budget` is empty: give at least one budget")
+  expect_error(coef(vfit, budget = numeric(0)), "`budget` is empty")
+})
+
+test_that("y in a tiny unit is not constant (a relative rule): the fit of lm()", {
+  fit <- fgseq(vx, vy * 1e-20, group = vg, lambda = 0)
+  ref <- lm(vy ~ vx)   # the same data, rescaled
+  expect_equal(unname(fit$beta[, 4]) * 1e20, unname(coef(ref)[-1]), tolerance = 1e-9)
+  expect_equal(fit$path$r2[4], summary(ref)$r.squared, tolerance = 1e-9)
+  expect_error(fgseq(vx, rep(1e-20, 40)), "`y` is constant")
+})
+
+test_that("weights summing to Inf", {
+  expect_error(fgseq(vx, vy, weights = rep(1e308, 40)), "`weights` sum to Inf; divide them by a constant")
+})

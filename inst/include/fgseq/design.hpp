@@ -180,6 +180,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   parallel_ranges(G, threads, [&](Index g0, Index g1) {
     MatrixXd xg;
     for (Index g = g0; g < g1; ++g) {
+      if (g > g0 && check_interrupt && calling_thread()) check_interrupt();  // between groups: work remains
       const auto& cols = lay.cols[static_cast<size_t>(g)];
       const Index d = static_cast<Index>(cols.size());
       MatrixXd B(d, d);
@@ -213,7 +214,6 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
       out.blocks[static_cast<size_t>(g)] = inv.asDiagonal() * B * inv.asDiagonal();
     }
   });
-  if (check_interrupt) check_interrupt();
   return out;
 }
 

@@ -52,6 +52,16 @@ struct Control {
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
 using ProgressCallback = std::function<void(Index, Index)>;
 
+// Thrown by a poll when max_time is spent in the middle of a step: the step is abandoned and the path
+// keeps the steps completed before it.
+struct TimeUp : std::runtime_error {
+  TimeUp() : std::runtime_error("max_time spent") {}
+};
+
+// Called within long steps (between candidates, at every Newton iteration): checks for an interrupt
+// and throws TimeUp once max_time is spent.
+using Poll = std::function<void()>;
+
 // What a greedy run needs from a model family.
 class SelectionModel {
  public:
@@ -73,6 +83,11 @@ class SelectionModel {
   virtual double score_scale() const = 0;         // scale below which raw scores count as 0
   virtual MatrixXd coef() const = 0;              // whitened coefficients, q x P
   virtual VectorXd intercept() const = 0;         // length P, in centred coordinates
+  // greedy_path() sets the poll a model calls within its own long computations (Newton iterations)
+  void set_poll(Poll poll) { poll_ = std::move(poll); }
+
+ protected:
+  Poll poll_;
 };
 
 struct Path {
@@ -98,6 +113,12 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
   const auto started = std::chrono::steady_clock::now();
   const Index G = model.n_groups();
   if (meas.n_groups() != G) throw std::invalid_argument("greedy_path: the measurements of every group are needed");
+  const Poll poll = [&check_interrupt, started, &ctl] {
+    if (check_interrupt) check_interrupt();
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+    if (spent.count() >= ctl.max_time) throw TimeUp();
+  };
+  model.set_poll(poll);
   std::vector<bool> selected(static_cast<size_t>(G), false);
   PaidMeasurements paid(meas);
   Index available = 0;
@@ -132,6 +153,7 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
   };
   std::vector<double> score(static_cast<size_t>(G)), low(static_cast<size_t>(G)), marginal(static_cast<size_t>(G));
   size_t next = 0;  // position in a given order
+  try {
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
     if (progress) progress(step, max_steps);
@@ -200,6 +222,7 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
     double best_lo = -1.0;
     for (Index h = 0; h < G; ++h) {
       if (!cand[h]) continue;
+      poll();
       const std::pair<double, double> r = model.score_range(h);
       score[h] = counted(r.second, h);
       low[h] = r.first == r.second ? score[h] : counted(r.first, h);
@@ -209,7 +232,10 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
     double best = -1.0;
     for (Index h = 0; h < G; ++h) {
       if (!cand[h]) continue;
-      if (low[h] != score[h] && score[h] >= reach) score[h] = counted(model.raw_score(h), h);
+      if (low[h] != score[h] && score[h] >= reach) {
+        poll();
+        score[h] = counted(model.raw_score(h), h);
+      }
       best = std::max(best, score[h]);
     }
     for (Index h = 0; h < G && g < 0; ++h)
@@ -218,6 +244,10 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
     if (total_cost + marginal[g] > ctl.max_cost * fuzz) break;
     take(g, score[g]);
   }
+  } catch (const TimeUp&) {  // max_time spent within a step: keep the steps completed before it
+    path.partial = true;
+  }
+  model.set_poll(Poll());
   if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);
   return path;
 }

@@ -44,6 +44,20 @@ inline Control selection_control(const Control& ctl, Clock::time_point started) 
   return c;
 }
 
+// The interrupt check of the passes over x, which also counts max_time from the start of the fit: a
+// fit cannot start its path before the pass has finished, so running out of time there is an error.
+inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_point started) {
+  Services timed = svc;
+  timed.check_interrupt = [check = svc.check_interrupt, limit = ctl.max_time, started] {
+    if (check) check();
+    const std::chrono::duration<double> spent = Clock::now() - started;
+    if (spent.count() >= limit)
+      throw std::runtime_error("max_time was spent in the pass over the data that every fit makes before its "
+                               "first step; nothing was fitted: give a larger max_time");
+  };
+  return timed;
+}
+
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
@@ -63,7 +77,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
                             const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
   FitResult out;
-  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
+  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
   out.null_risk = 0.5 * bs.st.yy_total();
@@ -113,13 +127,15 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
     } else {
       // with an injected BLAS rank update the BLAS brings its own threads
       const int threads = svc.rank_update ? 1 : ctl.threads;
-      st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights, svc.check_interrupt,
+      st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
+                      detail::timed_pass(svc, ctl, started).check_interrupt,
                       svc.rank_update, threads);
     }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
+  const BlockStats bs =
+      block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, detail::timed_pass(svc, ctl, started).check_interrupt);
   const GramStats& st = bs.st;
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   GlmModel model(x, y, w, off, family, wh, st, lay, ctl);

@@ -566,7 +566,7 @@ class GlmModel : public GlmPathModel {
   NewtonFit newton(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta0) const {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
     NewtonSolution s =
-        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_);
+        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_);
     NewtonFit f;
     f.theta = Eigen::Map<const MatrixXd>(s.point.theta.data(), Z1.cols(), y_.cols());
     f.eta = std::move(s.point.eta);

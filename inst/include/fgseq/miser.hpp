@@ -78,7 +78,32 @@ struct Forest {
   std::vector<double> value;       // mean negative gradient of the node's rows (output before eta)
   Index n_trees() const { return static_cast<Index>(start.size()) - 1; }
 
-  // Output of tree t for row i of x.
+  // Throws unless the arrays describe trees that predict() can walk on p columns: tree starts rising
+  // from 0 to the number of nodes, one entry per node in every array, a split's feature in [0, p) and
+  // its children local nodes of the same tree after it (so every walk ends at a leaf), finite leaf
+  // values. Forests may come from a file.
+  void validate(Index p) const {
+    const size_t nodes = feature.size();
+    if (start.empty() || start.front() != 0 || static_cast<size_t>(start.back()) != nodes ||
+        threshold.size() != nodes || left.size() != nodes || right.size() != nodes || value.size() != nodes)
+      throw std::invalid_argument("miser forest: the tree starts and node arrays do not fit together");
+    for (size_t t = 0; t + 1 < start.size(); ++t) {
+      const Index b = start[t], size = start[t + 1] - start[t];
+      if (size < 1) throw std::invalid_argument("miser forest: a tree has no node");
+      for (Index v = 0; v < size; ++v) {
+        const size_t k = static_cast<size_t>(b + v);
+        if (feature[k] < 0) {
+          if (!std::isfinite(value[k])) throw std::invalid_argument("miser forest: a leaf value is not finite");
+          continue;
+        }
+        if (feature[k] >= p) throw std::invalid_argument("miser forest: a split's feature is not a column of x");
+        if (left[k] <= v || left[k] >= size || right[k] <= v || right[k] >= size)
+          throw std::invalid_argument("miser forest: a split's child is not a later node of its tree");
+      }
+    }
+  }
+
+  // Output of tree t for row i of x (a forest that passed validate(x.cols())).
   double predict(Index t, const Eigen::Ref<const MatrixXd>& x, Index i) const {
     const Index base = start[static_cast<size_t>(t)];
     Index node = base;
@@ -488,6 +513,9 @@ inline MatrixXd miser_predict(const Eigen::Ref<const MatrixXd>& x, const Forest&
   std::vector<Index> order(static_cast<size_t>(m));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return steps[a] < steps[b]; });
+  forest.validate(x.cols());
+  if (P < 1 || !init.allFinite() || !std::isfinite(eta))
+    throw std::invalid_argument("miser_predict: init must be finite, with at least one response, and eta finite");
   for (Index s : steps)
     if (s < 0 || s * P > forest.n_trees()) throw std::invalid_argument("miser_predict: step out of range");
   MatrixXd H = init.transpose().replicate(n, 1);

@@ -57,7 +57,9 @@ struct NewtonSolution {
 // its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
 // means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
 // non-convergence.
-inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const Control& ctl) {
+// poll: called before each iteration (an interrupt check, a deadline; may throw).
+inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const Control& ctl,
+                                   const std::function<void()>& poll = std::function<void()>()) {
   Index count = 0;
   auto point = [&count](VectorXd theta) {
     NewtonPoint pt;
@@ -75,6 +77,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
   bool converged = false;
   bool deviance_settled = false;  // glm()'s criterion on the last step taken
   for (int it = 0; it < ctl.newton_max_iter; ++it) {
+    if (poll) poll();
     fill(f, NewtonNeed::Gradient);
     const VectorXd& g = f.gradient;
     // converged: the gradient vanishes to rounding (checked before paying for a Hessian)

@@ -17,6 +17,7 @@
 #include <exception>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,13 @@ inline Index first_nonfinite_column(const Eigen::Ref<const MatrixXd>& x) {
   return -1;
 }
 
+// The largest magnitude in each column of x (read in place).
+inline VectorXd column_max_abs(const Eigen::Ref<const MatrixXd>& x) {
+  VectorXd m(x.cols());
+  for (Index j = 0; j < x.cols(); ++j) m(j) = x.rows() ? x.col(j).cwiseAbs().maxCoeff() : 0.0;
+  return m;
+}
+
 // Rows per chunk: keep the centred buffer near 4 MB.
 inline Index chunk_rows(Index n, Index p) {
   Index rows = static_cast<Index>((1 << 19) / std::max<Index>(p, 1));
@@ -148,6 +156,16 @@ inline bool moderate_means(const Moments& m, double Wr) {
 }
 
 inline Moments merge_moments(const Moments& a, const Moments& b);
+
+// Throws unless the parts of m fit together (p columns, P responses: mean p, xx p x p, xy p x P,
+// y_mean and yy P) and the row count and total weight are positive: moments may come from a file, and
+// every later step indexes by these sizes.
+inline void check_moments(const Moments& m, const char* where) {
+  const Index p = m.mean.size(), P = m.y_mean.size();
+  const bool ok = m.xx.rows() == p && m.xx.cols() == p && m.xy.rows() == p && m.xy.cols() == P &&
+                  m.yy.size() == P && m.n >= 1 && std::isfinite(m.weight_sum) && m.weight_sum > 0;
+  if (!ok) throw std::invalid_argument(std::string(where) + ": the moments' sizes do not fit together");
+}
 
 // threads > 1: the rows are split into one contiguous range per thread, the moments of each range are
 // formed separately and merged exactly (merge_moments); only the calling thread polls the interrupt check.
@@ -209,9 +227,9 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     }
     merge_chunk(m, Wr, Wc, mc, yc);
     Wr += Wc;
-    if (check_interrupt) check_interrupt();
   };
   for (Index start = 0; start < n; start += step) {
+    if (start > 0 && check_interrupt) check_interrupt();  // between chunks, while work remains
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
@@ -254,6 +272,8 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
 
 // The moments of the union of two sets of rows (pairwise update: exact, no cancellation of large means).
 inline Moments merge_moments(const Moments& a, const Moments& b) {
+  check_moments(a, "merge_moments");
+  check_moments(b, "merge_moments");
   if (a.mean.size() != b.mean.size() || a.y_mean.size() != b.y_mean.size())
     throw std::invalid_argument("merge_moments: the two sets have different columns");
   Moments m;
@@ -273,6 +293,7 @@ inline Moments merge_moments(const Moments& a, const Moments& b) {
 
 // Standardized statistics from centred moments (consumes them: the p x p matrix is reused in place).
 inline GramStats standardize(Moments m) {
+  check_moments(m, "standardize");
   const Index p = m.mean.size();
   if (m.n < 2) throw std::invalid_argument("standardize: at least 2 rows are needed");
   GramStats st;

@@ -1,0 +1,51 @@
+# Extreme scales. The core squares the columns of x and y (cross-products, variances), so a column
+# whose magnitude is near 1e154 or more would overflow, and one near 1e-154 or less would lose digits
+# in subnormal numbers. Such columns (largest magnitude above 2^400 or below 2^-400), and y of the
+# Gaussian families alike, are multiplied by a power of two that brings their largest magnitude to
+# [1, 2) before the core sees them: exact in floating point, and invisible to the fit, which
+# standardizes every column (the sequence, r2 and whitening do not change). The fit is then mapped
+# back: coefficients and intercepts to the original units, objectives and scores by the square of y's
+# factor. Data of ordinary scale are passed through untouched (no copy).
+
+# The power of two that brings magnitude m to [1, 2) when m is extreme, else 1 (and 1 for m = 0).
+extreme_factor <- function(m) {
+  e <- ifelse(m > 2^400 | (m > 0 & m < 2^-400), floor(log2(m)), 0)
+  2^-pmax(pmin(e, 1000), -1000)
+}
+
+# The factors of an extreme design: NULL when nothing is extreme, else list(x = one factor per column,
+# y = one factor for the response (1 for the GLM families, whose y is not a measurement)).
+extreme_scaling <- function(x, y, family) {
+  m <- if (methods::is(x, "sparseMatrix")) {
+    out <- numeric(ncol(x))
+    j <- rep.int(seq_len(ncol(x)), diff(x@p))
+    if (length(j)) out[unique(j)] <- vapply(split(abs(x@x), j), max, numeric(1))
+    out
+  } else {
+    .column_max_abs(x)
+  }
+  fx <- extreme_factor(m)
+  fy <- if (family %in% c("gaussian", "mgaussian")) extreme_factor(max(abs(y))) else 1
+  if (all(fx == 1) && fy == 1) return(NULL)
+  list(x = fx, y = fy)
+}
+
+# x with column j multiplied by f[j] (dense or dgCMatrix).
+scale_columns <- function(x, f) {
+  if (methods::is(x, "sparseMatrix")) {
+    x@x <- x@x * rep.int(f, diff(x@p))
+    return(x)
+  }
+  x * rep(f, each = nrow(x))
+}
+
+# A fit on the rescaled data, mapped back to the original units.
+unscale_fit <- function(fit, s) {
+  to_x <- s$x / s$y
+  fit$beta <- if (is.list(fit$beta)) lapply(fit$beta, function(b) b * to_x) else fit$beta * to_x
+  fit$a0 <- fit$a0 / s$y
+  fit$path$objective <- fit$path$objective / s$y^2
+  fit$path$score <- fit$path$score / s$y^2
+  fit$null_risk <- fit$null_risk / s$y^2
+  fit
+}

@@ -1,0 +1,42 @@
+## How far a fit overshoots `max_time` (target: at most 10% of max_time or 0.2 s, whichever is larger),
+## where a single step is long: binomial CS-G-FR with fr_gain = "exact" refits every candidate group
+## (one Newton solve each) within a step, and the pass over x before the first step. Prints, for each
+## case, the elapsed time, the overshoot (elapsed - max_time) and its ratio to the allowance.
+##   Rscript bench/bench-max-time.R [n]        (default n = 200000)
+source("bench/bench-utils.R")
+suppressMessages(library(fgseq))
+bench_header()
+args <- commandArgs(trailingOnly = TRUE)
+n <- if (length(args)) as.numeric(args[[1L]]) else 200000
+
+report <- function(label, max_time, expr) {
+  t0 <- proc.time()[["elapsed"]]
+  out <- tryCatch(expr, error = function(e) e)
+  elapsed <- proc.time()[["elapsed"]] - t0
+  allowance <- max(0.1 * max_time, 0.2)
+  what <- if (inherits(out, "error")) "error (max_time spent in the pass)" else
+    paste0(length(out$sequence), " groups, partial = ", isTRUE(out$partial))
+  cat(sprintf("%-44s max_time %5.2f s  elapsed %6.2f s  overshoot %5.2f s  overshoot/allowance %5.2f  (%s)\n",
+              label, max_time, elapsed, elapsed - max_time, (elapsed - max_time) / allowance, what))
+}
+
+set.seed(1)
+p <- 400
+x <- matrix(rnorm(n * p), n, p)
+y <- rbinom(n, 1, plogis(drop(x[, 1:20] %*% rnorm(20, sd = 0.3))))
+group <- rep(seq_len(p / 10), each = 10)
+for (mt in c(1, 2, 5)) {
+  report("binomial FR exact (a refit per candidate)", mt,
+         fgseq(x, y, group = group, family = "binomial", method = "fr", fr_gain = "exact", max_time = mt))
+}
+report("binomial OMP", 1, fgseq(x, y, group = group, family = "binomial", max_time = 1))
+rm(x)
+
+# the pass over x: a tall Gaussian problem whose statistics take longer than max_time
+xt <- matrix(rnorm(1e6 * 60), 1e6, 60)
+yt <- drop(xt[, 1:5] %*% rnorm(5)) + rnorm(1e6)
+t0 <- proc.time()[["elapsed"]]
+invisible(fgseq(xt, yt, max_steps = 1))
+cat(sprintf("gaussian n = 1e6, p = 60: the pass and one step take %.2f s\n", proc.time()[["elapsed"]] - t0))
+for (mt in c(0.2, 0.5)) report("gaussian n = 1e6, p = 60 (the pass over x)", mt, fgseq(xt, yt, max_time = mt))
+cat("load after:", load_average(), "\n")

@@ -1,0 +1,68 @@
+# Columns and responses near the limits of double precision: each fit equals lm() on the same data in
+# ordinary units (the data rescaled), with the coefficients in the original units.
+
+ext <- function() {
+  set.seed(51)
+  x <- matrix(rnorm(60 * 4), 60, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
+  list(x = x, y = drop(x %*% c(1, -1, 0.5, 0.2)) + rnorm(60), group = c("g1", "g1", "g2", "g3"))
+}
+
+# The final model of a fit (lambda = 0, every group) against lm() on the rescaled data.
+expect_lm <- function(fit, x, y, fx = 1, fy = 1) {
+  K <- length(fit$sequence)
+  ref <- lm(y ~ x)
+  expect_equal(K, 3L)
+  expect_equal(fit$path$r2[K + 1], summary(ref)$r.squared, tolerance = 1e-9)
+  expect_equal(unname(fit$beta[, K + 1]) * fx / fy, unname(coef(ref)[-1]), tolerance = 1e-8)
+  expect_equal(unname(fit$a0[K + 1]) / fy, unname(coef(ref)[1]), tolerance = 1e-8)
+}
+
+test_that("a column of magnitude 1e154 and more is fitted (its square would overflow)", {
+  d <- ext()
+  x <- d$x
+  x[, "c"] <- x[, "c"] * 1e300
+  fit <- fgseq(x, d$y, group = d$group, lambda = 0)
+  expect_true("g2" %in% fit$sequence)
+  expect_equal(unname(fit$rank[["g2"]]), 1L)
+  expect_lm(fit, d$x, d$y, fx = c(1, 1, 1e300, 1))
+})
+
+test_that("x * 1e154 gives the fit of x (not an empty fit)", {
+  d <- ext()
+  expect_lm(fgseq(d$x * 1e154, d$y, group = d$group, lambda = 0), d$x, d$y, fx = 1e154)
+  expect_lm(fgseq(d$x * 1e154, d$y, group = d$group, lambda = 0, engine = "sample"), d$x, d$y, fx = 1e154)
+})
+
+test_that("y of magnitude 1e154 and more: finite r2, the fit of lm()", {
+  d <- ext()
+  expect_lm(fgseq(d$x, d$y * 1e200, group = d$group, lambda = 0), d$x, d$y, fy = 1e200)
+  expect_lm(fgseq(d$x, d$y * 1e200, group = d$group, lambda = 0, method = "fr"), d$x, d$y, fy = 1e200)
+})
+
+test_that("y * 1e-20 is not constant: the fit of lm()", {
+  d <- ext()
+  expect_lm(fgseq(d$x, d$y * 1e-20, group = d$group, lambda = 0), d$x, d$y, fy = 1e-20)
+})
+
+test_that("x * 1e-160 keeps every digit (no subnormal squares)", {
+  d <- ext()
+  expect_lm(fgseq(d$x * 1e-160, d$y, group = d$group, lambda = 0), d$x, d$y, fx = 1e-160)
+  expect_lm(fgseq(Matrix::Matrix(d$x * 1e-160, sparse = TRUE), d$y, group = d$group, lambda = 0),
+            d$x, d$y, fx = 1e-160)
+})
+
+test_that("a binomial fit with a column of magnitude 1e200 equals glm() on the rescaled column", {
+  d <- ext()
+  yb <- as.numeric(d$y > 0)
+  x <- d$x
+  x[, "a"] <- x[, "a"] * 1e200
+  fit <- fgseq(x, yb, group = d$group, family = "binomial", lambda = 0)
+  K <- length(fit$sequence)
+  ref <- suppressWarnings(glm(yb ~ d$x, family = binomial()))
+  expect_equal(unname(fit$beta[, K + 1]) * c(1e200, 1, 1, 1), unname(coef(ref)[-1]), tolerance = 1e-6)
+})
+
+test_that("statistics that would overflow are refused with a clear error", {
+  d <- ext()
+  expect_error(fgseq_stats(d$x * 1e160, d$y), "the cross-products of `x` and `y` overflow")
+})
