@@ -185,9 +185,9 @@
 #' @param max_time Positive number of seconds, or `Inf`: the fit stops selecting when this much time
 #'   has passed since it started (the statistics pass included) and returns the sequence learned so far,
 #'   marked `partial = TRUE`: training is anytime too. Checked between candidate groups within a step
-#'   and at every Newton iteration (GLM families), so a step is abandoned when the time is spent; the
-#'   pass over `x` before the first step counts too, and a fit whose time is spent there stops with an
-#'   error (nothing can be fitted before that pass ends).
+#'   and at every Newton iteration (GLM families), so a step is abandoned when the time is spent. The
+#'   Gram engine's pass over `x` before the first step counts too (checked between chunks of rows): a
+#'   fit whose time is spent there stops with an error, as nothing can be fitted before it ends.
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,

@@ -27,3 +27,12 @@ test_that("a progress bar does not change the fit", {
   expect_equal(fgseq(x, y, progress = TRUE)$beta, fgseq(x, y)$beta)
   expect_error(fgseq(x, y, progress = "yes"), "`progress` must be TRUE or FALSE")
 })
+
+test_that("max_time spent in the Gram engine's pass over x is an error that says so", {
+  # n spans many chunks of rows, so the pass checks the time between them
+  set.seed(5)
+  x <- matrix(rnorm(300000 * 4), 300000, 4)
+  y <- x[, 1] + rnorm(300000)
+  expect_error(fgseq(x, y, max_time = 1e-9, engine = "gram"),
+               "max_time was spent in the pass over the data that every fit makes before its first step")
+})

@@ -159,9 +159,11 @@ test_that("an empty fit: timeliness and summary are 0, and the summary says the 
   expect_equal(s$stopping$timeliness, rep(0, 4))
   expect_equal(s$n_groups, 0L)
   expect_output(print(s), "The sequence is empty")
-  # on test data, the intercept-only model's r2 (1 - SSE / SSE of the training mean)
-  te <- timeliness(fit, newx = d$x[1:20, ], newy = d$y[1:20])
-  expect_equal(te, 1 - sum((d$y[1:20] - mean(d$y))^2) / sum((d$y[1:20] - mean(d$y[1:20]))^2), tolerance = 1e-12)
+  # on test data too: r2_k = 1 - SSE_k / SSE_0 is 0 at step 0, the only step
+  expect_identical(timeliness(fit, newx = d$x[1:20, ], newy = d$y[1:20]), 0)
+  # a loss curve: the intercept-only model's test mse
+  expect_equal(timeliness(fit, newx = d$x[1:20, ], newy = d$y[1:20], metric = "mse"),
+               mean((d$y[1:20] - mean(d$y))^2), tolerance = 1e-12)
 })
 
 test_that("an empty fit: plot draws the single point, compare_sequences() takes it after a full fit", {

@@ -44,8 +44,10 @@ inline Control selection_control(const Control& ctl, Clock::time_point started) 
   return c;
 }
 
-// The interrupt check of the passes over x, which also counts max_time from the start of the fit: a
-// fit cannot start its path before the pass has finished, so running out of time there is an error.
+// The interrupt check of the Gram engine's pass over x (checked between chunks of rows), which also
+// counts max_time from the start of the fit: a fit cannot start its path before the pass has
+// finished, so running out of time there is an error. (The per-group passes of the sample-space
+// engine and the GLM families check interrupts only: they are short next to their steps.)
 inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_point started) {
   Services timed = svc;
   timed.check_interrupt = [check = svc.check_interrupt, limit = ctl.max_time, started] {
@@ -77,7 +79,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
                             const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
   FitResult out;
-  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
+  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
   out.null_risk = 0.5 * bs.st.yy_total();
@@ -134,8 +136,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  const BlockStats bs =
-      block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, detail::timed_pass(svc, ctl, started).check_interrupt);
+  const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
   const GramStats& st = bs.st;
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
