@@ -15,6 +15,7 @@ st <- fgseq_stats(x, y)
 mfit <- miser(x, y, cost = rep(1, 5), n_trees = 4, depth = 2, min_node_size = 2)
 ctl <- fgseq:::fit_control("omp", "whitened", "exact", TRUE, 0, Inf, Inf, NULL, Inf)
 tr <- mfit$trees
+ok <- function(cond) cat(if (isTRUE(cond)) "CASE-OK\n" else "CASE-WRONG\n")
 mp <- function(start = c(0, cumsum(tabulate(tr$tree))), feature = ifelse(is.na(tr$column), -1L, tr$column - 1L),
                left = ifelse(is.na(tr$left), -1L, tr$left - 1L), right = ifelse(is.na(tr$right), -1L, tr$right - 1L),
                value = tr$value, steps = 4L, newx = x)
@@ -22,8 +23,8 @@ mp <- function(start = c(0, cumsum(tabulate(tr$tree))), feature = ifelse(is.na(t
                          mfit$init, mfit$eta, steps)
 '
 
-# name = list(code, expect): expect is a regular expression the output must match; "^OK$" cases print
-# OK when the call returns.
+# name = list(code, expect): expect is a regular expression the output must match; ok() prints CASE-OK
+# when the value a call returned is right.
 cases <- list(
   stats_short_xx = list("s <- st; s$xx <- s$xx[1:3, 1:3]; fgseq(s)", "field `xx` is not a 5 x 5 matrix"),
   stats_short_xy = list("s <- st; s$xy <- s$xy[1:2, , drop = FALSE]; fgseq(s)", "field `xy`"),
@@ -59,8 +60,8 @@ cases <- list(
   core_miser_value = list("mp(value = tr$value[-1])", "miser forest: the tree starts and node arrays"),
   core_miser_steps = list("mp(steps = 1e6L)", "step out of range"),
   core_miser_narrow = list("mp(newx = x[, 1:2])", "miser forest: a split's feature"),
-  max_steps_2_63 = list("f <- fgseq(x, y, max_steps = 2^63); cat(if (length(f$sequence) == 5) 'OK' else 'WRONG')", "^OK$"),
-  max_steps_1e300 = list("f <- fgseq(x, y, max_steps = 1e300); cat(if (length(f$sequence) == 5) 'OK' else 'WRONG')", "^OK$"),
+  max_steps_2_63 = list("f <- fgseq(x, y, max_steps = 2^63); ok(length(f$sequence) == 5)", "CASE-OK"),
+  max_steps_1e300 = list("f <- fgseq(x, y, max_steps = 1e300); ok(length(f$sequence) == 5)", "CASE-OK"),
   n_trees_1e10 = list("miser(x, y, cost = rep(1, 5), n_trees = 1e10)", "larger than 2147483647"),
   threads_1e10 = list("options(fgseq.threads = 1e10); fgseq(x, y)", "`fgseq.threads` must be a whole number"),
   budget_empty = list("predict(fgseq(x, y), x, budget = numeric(0))", "`budget` is empty"),
@@ -68,10 +69,10 @@ cases <- list(
   colnames_dup = list("x2 <- x; colnames(x2)[2] <- 'v1'; fgseq(x2, y)", "duplicated column names"),
   cost_inf_sum = list("fgseq(x, y, cost = rep(1e308, 5))", "`cost` sums to Inf"),
   cost_partial_names = list("fgseq(x, y, cost = c(v1 = 1, 2, 3, 4, 5))", "names for some values"),
-  x_1e154 = list("f <- fgseq(x * 1e154, y); cat(if (length(f$sequence) == 5) 'OK' else 'WRONG')", "^OK$"),
-  x_1e300_sample = list("f <- fgseq(x * 1e300, y, engine = 'sample'); cat(if (length(f$sequence) == 5) 'OK' else 'WRONG')", "^OK$"),
-  y_1e300 = list("f <- fgseq(x, y * 1e300); cat(if (all(is.finite(f$path$r2))) 'OK' else 'WRONG')", "^OK$"),
-  x_tiny = list("f <- fgseq(x * 1e-300, y); cat(if (length(f$sequence) == 5) 'OK' else 'WRONG')", "^OK$"),
+  x_1e154 = list("f <- fgseq(x * 1e154, y); ok(length(f$sequence) == 5)", "CASE-OK"),
+  x_1e300_sample = list("f <- fgseq(x * 1e300, y, engine = 'sample'); ok(length(f$sequence) == 5)", "CASE-OK"),
+  y_1e300 = list("f <- fgseq(x, y * 1e300); ok(all(is.finite(f$path$r2)))", "CASE-OK"),
+  x_tiny = list("f <- fgseq(x * 1e-300, y); ok(length(f$sequence) == 5)", "CASE-OK"),
   x_one_row = list("fgseq(x[1, , drop = FALSE], 1)", "at least 2 rows"),
   x_no_col = list("fgseq(x[, 0], y)", "at least 1 column"),
   weights_huge = list("fgseq(x, y, weights = rep(1e308, 60))", "`weights` sum to Inf"),
@@ -87,7 +88,7 @@ cases <- list(
   chunk_missing_file = list("fgseq_stats(c(tempfile(), tempfile()))", "chunk 1 \\(file .*\\) could not be read"),
   chunk_bad = list("fgseq_stats(list(list(x = x), 1))", "chunk 1 must be a list"),
   empty_fit_methods = list(paste("f <- fgseq(x, y, cost = rep(5, 5), max_cost = 1); s <- summary(f);",
-                                 "cat(if (timeliness(f) == 0 && length(f$sequence) == 0) 'OK' else 'WRONG')"), "^OK$")
+                                 "ok(timeliness(f) == 0 && length(f$sequence) == 0)"), "CASE-OK")
 )
 
 rscript <- file.path(R.home("bin"), "Rscript")
