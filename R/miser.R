@@ -354,7 +354,7 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = 
 check_forest <- function(object) {
   bad <- function(field, what) {
     abort("`object` is not a valid \"miser\" fit: ", field, " ", what, ". Refit with miser(); a file ",
-          "holding the fit may be damaged.")
+          "holding the fit may be damaged.", class = "invalid_object")
   }
   tr <- object$trees
   cols <- c("tree", "node", "column", "threshold", "left", "right", "value")

@@ -200,7 +200,8 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
 check_stats <- function(s, arg = "x") {
   bad <- function(field, what) {
     abort("`", arg, "` is not valid \"fgseq_stats\" statistics: its field `", field, "` ", what,
-          ". Recompute the statistics with fgseq_stats(); a file holding them may be damaged.")
+          ". Recompute the statistics with fgseq_stats(); a file holding them may be damaged.",
+          class = "invalid_object")
   }
   fields <- c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy", "names", "group")
   if (!is.list(s)) bad("list", "is missing (the object is not a list)")

@@ -90,6 +90,7 @@ test_that("an edited child index is refused, not followed", {
   k <- which(!is.na(fit$trees$left))[1]
   fit$trees$left[k] <- 1e6
   expect_error(predict(fit, vd$x), "`trees\\$left` or `trees\\$right` is not a later node of the same tree")
+  expect_error(predict(fit, vd$x), class = "fgseq_error_invalid_object")
   fit$trees$left[k] <- fit$trees$node[k]   # a loop back to itself
   expect_error(predict(fit, vd$x), "is not a later node of the same tree")
 })

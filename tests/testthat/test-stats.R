@@ -60,6 +60,7 @@ test_that("statistics with a short xx are refused (field xx)", {
   s <- tampered_stats()
   s$xx <- s$xx[1:3, 1:3]
   expect_error(fgseq(s), "`x` is not valid \"fgseq_stats\" statistics: its field `xx` is not a 5 x 5 matrix")
+  expect_error(fgseq(s), class = "fgseq_error_invalid_object")
   expect_error(s + tampered_stats(), "`e1` is not valid .*field `xx`")
 })
 
