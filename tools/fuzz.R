@@ -13,6 +13,7 @@ x <- matrix(rnorm(60 * 5), 60, 5, dimnames = list(NULL, paste0("v", 1:5)))
 y <- x[, 1] - x[, 3] + rnorm(60)
 st <- fgseq_stats(x, y)
 mfit <- miser(x, y, cost = rep(1, 5), n_trees = 4, depth = 2, min_node_size = 2)
+mi <- fgseq:::measurement_index(fgseq:::group_measurements(NULL, NULL, colnames(x)), colnames(x))
 ctl <- fgseq:::fit_control("omp", "whitened", "exact", TRUE, 0, Inf, Inf, NULL, Inf)
 tr <- mfit$trees
 ok <- function(cond) cat(if (isTRUE(cond)) "CASE-OK\n" else "CASE-WRONG\n")
@@ -35,7 +36,7 @@ cases <- list(
   stats_add_tampered = list("s <- st; s$xy <- 1; st + s", "`e2` is not valid"),
   stats_not_list = list("fgseq(structure(1, class = 'fgseq_stats'))", "not valid \"fgseq_stats\""),
   core_fit_moments = list(paste("m <- unclass(st)[c('n','weight_sum','mean','y_mean','xx','xy','yy')];",
-                                "m$xx <- diag(2); fgseq:::.fit_moments(m, 0:4, 5L, rep(1, 5), ctl, NULL)"),
+                                "m$xx <- diag(2); fgseq:::.fit_moments(m, 0:4, 5L, mi, ctl, NULL)"),
                           "standardize: the moments' sizes do not fit together"),
   core_merge_moments = list(paste("m <- unclass(st)[c('n','weight_sum','mean','y_mean','xx','xy','yy')];",
                                   "m2 <- m; m2$yy <- numeric(0); fgseq:::.merge_moments(m, m2)"),
@@ -77,11 +78,11 @@ cases <- list(
   x_no_col = list("fgseq(x[, 0], y)", "at least 1 column"),
   weights_huge = list("fgseq(x, y, weights = rep(1e308, 60))", "`weights` sum to Inf"),
   group_na = list("fgseq(x, y, group = c(1, 2, NA, 3, 3))", "`group` contains NA"),
-  glue_group_range = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), c(0L, 1L, 2L, 3L, 9L), 5L, rep(1, 5), 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
+  glue_group_range = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), c(0L, 1L, 2L, 3L, 9L), 5L, mi, 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
                           "Error"),
-  glue_short_y = list("fgseq:::.fit_path(x, matrix(y[1:10]), numeric(0), matrix(0, 0, 0), 0:4, 5L, rep(1, 5), 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
+  glue_short_y = list("fgseq:::.fit_path(x, matrix(y[1:10]), numeric(0), matrix(0, 0, 0), 0:4, 5L, mi, 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
                       "Error"),
-  glue_short_cost = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), 0:4, 5L, 1, 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
+  glue_short_cost = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), 0:4, 5L, list(needs = mi$needs[1:2], cost = mi$cost), 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
                          "Error"),
   glue_moments_weights = list("fgseq:::.moments(x, matrix(y), c(1, 2), 'eigen')", "Error"),
   newx_wrong = list("predict(mfit, x[, 1:3])", "`newx` must have 5 columns"),

@@ -101,7 +101,9 @@ test_that("statistics with NaN, a fractional n or a missing field are refused", 
 test_that("the core checks the sizes of moments itself", {
   m <- unclass(tampered_stats())[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")]
   m$xx <- m$xx[1:3, 1:3]
-  expect_error(fgseq:::.fit_moments(m, 0:4, 5L, rep(1, 5), fgseq:::fit_control("omp", "whitened", "exact",
+  labels <- paste0("v", 1:5)
+  meas <- fgseq:::measurement_index(fgseq:::group_measurements(NULL, NULL, labels), labels)
+  expect_error(fgseq:::.fit_moments(m, 0:4, 5L, meas, fgseq:::fit_control("omp", "whitened", "exact",
     TRUE, 0, Inf, Inf, NULL, Inf), NULL), "standardize: the moments' sizes do not fit together")
   m2 <- unclass(tampered_stats())[names(m)]
   expect_error(fgseq:::.merge_moments(m, m2), "merge_moments: the moments' sizes do not fit together")
