@@ -81,7 +81,7 @@ cases <- list(
   glue_group_range = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), c(0L, 1L, 2L, 3L, 9L), 5L, mi, 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
                           "Error"),
   glue_short_y = list("fgseq:::.fit_path(x, matrix(y[1:10]), numeric(0), matrix(0, 0, 0), 0:4, 5L, mi, 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
-                      "Error"),
+                      "fit_path: y, weights and offset need one row per row of x"),
   glue_short_cost = list("fgseq:::.fit_path(x, matrix(y), numeric(0), matrix(0, 0, 0), 0:4, 5L, list(needs = mi$needs[1:2], cost = mi$cost), 'gaussian', c(ctl, list(engine = 'gram')), NULL)",
                          "Error"),
   glue_moments_weights = list("fgseq:::.moments(x, matrix(y), c(1, 2), 'eigen')", "Error"),

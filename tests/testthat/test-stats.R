@@ -118,3 +118,15 @@ test_that("untouched statistics read back from a file give the fit of the rows",
   fit <- fgseq(readRDS(f), lambda = 0)
   expect_equal(unname(fit$beta[, 5]), unname(coef(lm(y ~ x))[-1]), tolerance = 1e-9)
 })
+
+test_that("the core checks that y, weights and offset have one row per row of x", {
+  set.seed(13)
+  x <- matrix(rnorm(60 * 5), 60, 5)
+  labels <- paste0("V", 1:5)
+  meas <- fgseq:::measurement_index(fgseq:::group_measurements(NULL, NULL, labels), labels)
+  ctl <- c(fgseq:::fit_control("omp", "whitened", "exact", TRUE, 0, Inf, Inf, NULL, Inf), list(engine = "gram"))
+  expect_error(fgseq:::.fit_path(x, matrix(rnorm(10)), numeric(0), matrix(0, 0, 0), 0:4, 5L, meas, "gaussian",
+                                 ctl, NULL), "fit_path: y, weights and offset need one row per row of x")
+  expect_error(fgseq:::.fit_path(x, matrix(rnorm(60)), rep(1, 7), matrix(0, 0, 0), 0:4, 5L, meas, "gaussian",
+                                 ctl, NULL), "fit_path: y, weights and offset need one row per row of x")
+})

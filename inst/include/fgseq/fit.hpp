@@ -116,6 +116,9 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
                           Family family, const Control& ctl, const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
     throw std::invalid_argument("fit_path: one group per column of x is needed");
+  if (y.rows() != x.rows() || (weights.size() && weights.size() != x.rows()) ||
+      (offset.size() && (offset.rows() != x.rows() || offset.cols() != y.cols())))
+    throw std::invalid_argument("fit_path: y, weights and offset need one row per row of x");
   const auto started = detail::Clock::now();
   const Index n = x.rows(), P = y.cols();
   const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
