@@ -53,3 +53,11 @@
     .Call(`_fgseq_glm_refit_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, theta0, refit, control, progress)
 }
 
+.prefix_predict <- function(x, column_step, requested, a0, coef) {
+    .Call(`_fgseq_prefix_predict_cpp`, x, column_step, requested, a0, coef)
+}
+
+.first_missing_step <- function(x, column_step, max_step) {
+    .Call(`_fgseq_first_missing_step_cpp`, x, column_step, max_step)
+}
+

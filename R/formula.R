@@ -126,7 +126,9 @@ with_formula <- function(fit, design, call, generic) {
 # offset() terms and `offset` argument, evaluated in newdata (as predict.glm() does). Rows with NA in a
 # model variable are an error, unless `allow_na` and the fit dropped such rows itself (na.omit,
 # na.exclude): x then holds the complete rows, `rows` says which, and predictions are NA for the others.
-newdata_design <- function(object, newdata, allow_na = FALSE) {
+# With keep_na (predict(missing = "prefix")), NA in the model variables stay in x as NA in the columns
+# of every term using the variable.
+newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   if (is.null(object$terms)) {
     abort("`newdata` works with fits made by the formula interface; give `newx` (a matrix) instead.")
   }
@@ -144,12 +146,15 @@ newdata_design <- function(object, newdata, allow_na = FALSE) {
     offset <- if (is.null(offset)) more else offset + more
   }
   if (!is.null(offset)) offset <- check_row_values(offset, nrow(newdata), "offset")
-  complete <- stats::complete.cases(mf) & (if (is.null(offset)) TRUE else stats::complete.cases(offset))
+  complete <- (if (keep_na) rep(TRUE, nrow(mf)) else stats::complete.cases(mf)) &
+    (if (is.null(offset)) TRUE else stats::complete.cases(offset))
   rows <- NULL
   if (!all(complete)) {
     if (!allow_na || is.null(object$na.action)) {
       abort("`newdata` has NA in the model variables; remove or impute those rows first",
-            if (!allow_na) "." else " (or fit with na.action = na.exclude to predict NA for them).", class = "na")
+            if (!allow_na) "" else " (or fit with na.action = na.exclude to predict NA for them)",
+            ", or predict them with missing = \"prefix\" (the longest prefix of the sequence each row has).",
+            class = "na")
     }
     rows <- which(complete)
     mf <- mf[rows, , drop = FALSE]

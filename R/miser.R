@@ -280,30 +280,50 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
 #' only features already paid for are computed (Xu et al. 2012, equation 4 with the tree-evaluation
 #' budget given by `t`).
 #'
+#' @section Partially computed rows, per-row budgets, cost accounting:
+#' As for [predict.fgseq()]. With `missing = "prefix"` a row holding `NA` is predicted by the longest
+#' prefix of trees whose features (the columns they split on) it has: if the first tree that splits on
+#' a column the row lacks belongs to iteration `j`, budget `B` uses iteration `min(t(B), j - 1)`; a row
+#' lacking a feature of the first tree gets `H_0`. Rows are grouped by the iteration they use and each
+#' group is predicted by its first trees only. With `per_row = TRUE`, one budget (or step) per row.
+#' `type = "groups"` and `"measurements"` list what the prediction at each budget needs.
+#'
+#' @inheritParams predict.fgseq
 #' @param object A `"miser"` fit from [miser()].
 #' @param newx Numeric matrix of new observations, `m x p`, with the columns of the training `x`
-#'   (matched by name when both have column names), without NA, NaN or Inf.
+#'   (matched by name when both have column names), without NaN or Inf, and without NA unless
+#'   `missing = "prefix"`. Without `newx` and `newdata`, the training rows are predicted.
 #' @param budget Numeric vector of non-negative budgets, in the cost units of the fit. A budget below
-#'   the cost of the first tree's features gives the starting constant `H_0`.
+#'   the cost of the first tree's features gives the starting constant `H_0`. With `per_row = TRUE`, one
+#'   budget per row.
 #' @param step Whole numbers between 0 (`H_0` only) and `T`, the boosting iterations to use. Give
 #'   `budget` or `step`, not both; with neither, every step `0..T` is returned.
 #' @param type `"link"` (the additive predictor `H`), `"response"` (the same for `"gaussian"`; the
 #'   probability of class 1 for `"binomial"`; class probabilities, the softmax of `H`, for
-#'   `"multinomial"`) or `"class"` (binomial and multinomial: the label of the most probable class; for
-#'   binomial, class 1 when its probability is above 0.5).
+#'   `"multinomial"`), `"class"` (binomial and multinomial: the label of the most probable class; for
+#'   binomial, class 1 when its probability is above 0.5), `"groups"` or `"measurements"` (see
+#'   [predict.fgseq()]).
 #' @param newdata For fits made with the formula interface: a data frame with the model's variables,
 #'   used instead of `newx`.
 #' @param ... Not used: an unknown argument is an error.
 #' @return For gaussian and binomial fits a numeric matrix with one row per new observation and one
 #'   column per requested budget or step (named `"budget=B"` or `"step<t>"`); with `type = "class"` a
 #'   character matrix of that shape. For multinomial fits an array `m x L x steps` (`L` classes) for
-#'   `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`.
+#'   `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`. With `per_row = TRUE`
+#'   one prediction per row (a vector, or an `m x L` matrix for multinomial `"link"` and `"response"`).
+#'   With `missing = "prefix"` or `per_row = TRUE`, attributes `step` (the iteration used) and `cost`
+#'   (the cost spent, cost units) per row and budget, as for [predict.fgseq()]. With `type = "groups"`
+#'   or `"measurements"`, a list of data frames as for [predict.fgseq()] (`step` is the iteration whose
+#'   trees first use the group).
 #' @section Errors: Stops when `newx` has the wrong number of columns, column names that do not match the
-#'   training `x`, or NA, NaN or Inf; when `newdata` lacks a model variable or holds NA; when both
-#'   `budget` and `step` are given, a budget is negative or NA, or a step is not a whole number in
-#'   `0..T`; when `type = "class"` is asked of a gaussian fit; when `object` is not what [miser()] made
-#'   (a fit edited or damaged in a file): trees not numbered in order, a node number, child or column
-#'   out of range, or a non-finite leaf value, `init` or `eta` (the error names the field).
+#'   training `x`, NaN or Inf, or NA with `missing = "error"` (class `"fgseq_error_na"`); when `newdata`
+#'   lacks a model variable or holds NA with `missing = "error"`; when both `budget` and `step` are
+#'   given, a budget is negative or NA, or a step is not a whole number in `0..T`; when `type = "class"`
+#'   is asked of a gaussian fit; when `type` or `missing` is not one of its values, when `per_row = TRUE`
+#'   and the budget has another length than the rows or holds NA; or when an argument is unknown (class
+#'   `"fgseq_error_unknown_argument"`); when `object` is not what [miser()] made (a fit edited or
+#'   damaged in a file): trees not numbered in order, a node number, child or column out of range, or a
+#'   non-finite leaf value, `init` or `eta` (the error names the field).
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
@@ -311,41 +331,47 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
 #' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 30)
 #' predict(fit, newdata = heart[1:4, ], budget = c(0, 10, 200), type = "response")
 #' predict(fit, newdata = heart[1:4, ], step = c(10, 30), type = "class")
+#' late <- heart[1:4, ]
+#' late$thal[2] <- NA
+#' predict(fit, newdata = late, budget = 200, missing = "prefix", type = "response")
 #' @export
-predict.miser <- function(object, newx, ..., budget = NULL, step = NULL, type = c("link", "response", "class"),
-                          newdata = NULL) {
+predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
+                          type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
+                          missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  type <- check_choice(type, c("link", "response", "class"), "type")
+  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
+  missing <- check_choice(missing, c("error", "prefix"), "missing")
+  per_row <- check_flag(per_row, "per_row")
+  if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", object$family, ".")
   }
-  design <- if (missing(newx) && is.null(newdata)) training_design(object) else
-    new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
+  design <- if (base::missing(newx) && is.null(newdata)) training_design(object) else
+    new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
+               keep_na = missing == "prefix")
   x <- design$x
   check_forest(object)
-  steps <- resolve_steps(object, budget, step)
+  if (methods::is(x, "sparseMatrix")) x <- as.matrix(x)
+  steps <- request_steps(object, budget, step, per_row, design)
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
-  H <- .miser_predict(x, start, ifelse(is.na(tr$column), -1L, tr$column - 1L),
-                      ifelse(is.na(tr$threshold), NaN, tr$threshold), ifelse(is.na(tr$left), -1L, tr$left - 1L),
-                      ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
-                      as.integer(steps))
-  m <- length(steps)
-  P <- length(object$init)
-  if (P == 1L) {
-    eta <- matrix(H, nrow(x), m, dimnames = list(rownames(x), names(steps)))
-    if (type == "link") return(pad_rows(eta, design))
-    mu <- inverse_link(object$family, eta)
-    if (type == "response") return(pad_rows(mu, design))
-    return(pad_rows(matrix(object$classes[(mu > 0.5) + 1L], nrow(x), dimnames = dimnames(mu)), design))
+  predict_steps <- function(x, steps) {
+    .miser_predict(x, start, ifelse(is.na(tr$column), -1L, tr$column - 1L),
+                   ifelse(is.na(tr$threshold), NaN, tr$threshold), ifelse(is.na(tr$left), -1L, tr$left - 1L),
+                   ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
+                   as.integer(steps))
   }
-  eta <- array(H, c(nrow(x), P, m), dimnames = list(rownames(x), object$responses, names(steps)))
-  if (type == "link") return(pad_rows(eta, design))
-  mu <- eta
-  for (k in seq_len(m)) mu[, , k] <- inverse_link(object$family, matrix(eta[, , k], nrow(x)))
-  if (type == "response") return(pad_rows(mu, design))
-  cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
-  pad_rows(matrix(cls, nrow(x), dimnames = list(rownames(x), names(steps))), design)
+  labels <- if (per_row) "per_row" else names(steps)
+  used <- NULL
+  if (missing == "error" && !per_row) {
+    link <- predict_steps(x, steps)
+  } else {
+    pre <- miser_prefix(object, x, steps, per_row, predict_steps)
+    link <- pre$link
+    used <- pre$step
+  }
+  pred <- shape_prediction(link, type, object$family, object$classes, object$responses, rownames(x), labels, per_row)
+  with_steps_used(pad_rows(pred, design), object, used, rownames(x), labels, per_row, design)
 }
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.

@@ -244,7 +244,8 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
 
 # newx for predict(): a numeric matrix, or a sparse matrix (as a dgCMatrix), with the training columns
 # (matched by name when named) and finite values.
-check_newx <- function(newx, object) {
+# With keep_na = TRUE, NA and NaN (values not computed) pass; the prediction checks for Inf.
+check_newx <- function(newx, object, keep_na = FALSE) {
   sparse <- methods::is(newx, "sparseMatrix")
   if (sparse) {
     newx <- as_dgc(newx)
@@ -270,8 +271,9 @@ check_newx <- function(newx, object) {
     }
     newx <- newx[, train, drop = FALSE]
   }
-  if (!all(is.finite(if (sparse) newx@x else newx))) {
-    abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
+  if (!keep_na && !all(is.finite(if (sparse) newx@x else newx))) {
+    abort("`newx` contains NA, NaN or Inf; remove or impute those values first, or predict rows with NA by ",
+          "missing = \"prefix\".", class = "na")
   }
   if (!sparse && storage.mode(newx) != "double") storage.mode(newx) <- "double"
   newx

@@ -212,6 +212,34 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// prefix_predict_cpp
+Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const Eigen::Map<Eigen::MatrixXi>& requested, const Eigen::Map<Eigen::MatrixXd>& a0, const Eigen::Map<Eigen::MatrixXd>& coef);
+RcppExport SEXP _fgseq_prefix_predict_cpp(SEXP xSEXP, SEXP column_stepSEXP, SEXP requestedSEXP, SEXP a0SEXP, SEXP coefSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type column_step(column_stepSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXi>& >::type requested(requestedSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type a0(a0SEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type coef(coefSEXP);
+    rcpp_result_gen = Rcpp::wrap(prefix_predict_cpp(x, column_step, requested, a0, coef));
+    return rcpp_result_gen;
+END_RCPP
+}
+// first_missing_step_cpp
+std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& column_step, int max_step);
+RcppExport SEXP _fgseq_first_missing_step_cpp(SEXP xSEXP, SEXP column_stepSEXP, SEXP max_stepSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type column_step(column_stepSEXP);
+    Rcpp::traits::input_parameter< int >::type max_step(max_stepSEXP);
+    rcpp_result_gen = Rcpp::wrap(first_missing_step_cpp(x, column_step, max_step));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
@@ -227,6 +255,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_glm_start_cpp", (DL_FUNC) &_fgseq_glm_start_cpp, 2},
     {"_fgseq_glm_newton_cpp", (DL_FUNC) &_fgseq_glm_newton_cpp, 4},
     {"_fgseq_glm_refit_path_cpp", (DL_FUNC) &_fgseq_glm_refit_path_cpp, 9},
+    {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
+    {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
     {NULL, NULL, 0}
 };
 

@@ -385,3 +385,32 @@ Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int
   return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0, fit, measurements_from(measurements), ctl,
                                           svc));
 }
+
+// Anytime prediction of rows that may lack values (predict.hpp). x: a numeric matrix or a
+// Matrix::dgCMatrix, NaN where a value was not computed; column_step: the step from which the model
+// reads each column (> K: never); requested: 1 x m or n x m requested steps; a0: P x (K + 1)
+// intercepts; coef: p x ((K + 1) P) coefficients (response c's steps in columns c (K + 1) ..).
+// Returns link (n x (m P)), step (n x m) and n_infinite.
+// [[Rcpp::export(.prefix_predict)]]
+Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const Eigen::Map<Eigen::MatrixXi>& requested,
+                              const Eigen::Map<Eigen::MatrixXd>& a0, const Eigen::Map<Eigen::MatrixXd>& coef) {
+  const fgseq::StepCoefficients cf(a0, coef);
+  const auto interrupt = [] { Rcpp::checkUserInterrupt(); };
+  fgseq::PrefixPrediction out;
+  if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
+    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
+    out = fgseq::prefix_predict(xs, column_step, requested, cf, interrupt);
+  } else {
+    out = fgseq::prefix_predict(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), column_step, requested, cf, interrupt);
+  }
+  return Rcpp::List::create(Rcpp::Named("link") = out.link, Rcpp::Named("step") = out.step,
+                            Rcpp::Named("n_infinite") = static_cast<double>(out.n_infinite));
+}
+
+// For each row of x, the first step whose columns it lacks, or max_step + 1 (predict.hpp).
+// [[Rcpp::export(.first_missing_step)]]
+std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& column_step,
+                                        int max_step) {
+  return fgseq::first_missing_step(x, column_step, max_step);
+}

@@ -11,7 +11,9 @@
 //      rows equal the whole data's, and newton_solve() reproduces GlmModel's fit after two steps both
 //      with the in-memory evaluator and with the sums over the chunks;
 //   7. GlmRefitModel (fit_glm_refit) with a refit over the rows in memory gives GlmModel's path
-//      (fit_path) for every OMP criterion, with and without max_steps and max_cost.
+//      (fit_path) for every OMP criterion, with and without max_steps and max_cost;
+//   8. the 16-bit screening copy and screened CS-G-OMP;
+//   9. prefix_predict() (predict.hpp): partially computed rows against the direct sum over their prefix;
 //  10. measurements shared by groups: marginal costs paid, free groups first, and one measurement per
 //      group is the group-cost path.
 #include <fgseq/fgseq.hpp>
@@ -600,6 +602,59 @@ int main() {
       threw = false;
       try { miser_predict(x, t, mf.init, 0.1, {3}); } catch (const std::invalid_argument&) { threw = true; }
       check(threw, "miser_predict: a tampered forest throws", what, 1);
+    }
+  }
+
+  // 9. prefix_predict(): each row's prediction at its step equals the direct sum over the columns of
+  //    the prefix it has, for dense and sparse x, one and two responses, shared and per-row steps,
+  //    across several row blocks (some uniform, some not).
+  {
+    const Index nr = 5000, pc = 7, S = 5, P = 2;  // steps 0..4
+    std::mt19937 r2(7);
+    std::uniform_real_distribution<double> U(-1.0, 1.0);
+    const std::vector<int> cstep{1, 1, 2, 3, 3, 4, 6};  // column 6 is never read (step > K)
+    MatrixXd xp(nr, pc), a0(P, S), coef(pc, S * P);
+    for (Index i = 0; i < nr; ++i)
+      for (Index j = 0; j < pc; ++j) xp(i, j) = U(r2);
+    for (Index c = 0; c < P; ++c)
+      for (Index s = 0; s < S; ++s) {
+        a0(c, s) = U(r2);
+        for (Index j = 0; j < pc; ++j) coef(j, c * S + s) = cstep[static_cast<size_t>(j)] <= s ? U(r2) : 0.0;
+      }
+    for (Index i = 2048; i < nr; i += 3) xp(i, 1 + i % 6) = std::nan("");  // holes after the first block
+    const StepCoefficients cf(a0, coef);
+    Eigen::MatrixXi shared(1, 3), per_row(nr, 1);
+    shared << 4, 0, 2;
+    for (Index i = 0; i < nr; ++i) per_row(i, 0) = static_cast<int>(i % S);
+    for (Index i = 0; i < nr; i += 5) xp(i, 0) = 0.0;
+    Eigen::SparseMatrix<double> xs = xp.sparseView(0.0, 0.0);
+    for (Index i = 0; i < nr; i += 5) xs.coeffRef(i, 0) = 0.0;  // an explicit zero is a value, not a hole
+    xs.makeCompressed();
+    const SparseMap xsm(xs.rows(), xs.cols(), xs.nonZeros(), xs.outerIndexPtr(), xs.innerIndexPtr(), xs.valuePtr());
+    for (const Eigen::MatrixXi* req : {&shared, &per_row}) {
+      const PrefixPrediction dense = prefix_predict(xp, cstep, *req, cf);
+      const PrefixPrediction sparse = prefix_predict(xsm, cstep, *req, cf);
+      double worst = 0.0, worst_sparse = 0.0;
+      bool steps_ok = true;
+      for (Index i = 0; i < nr; ++i) {
+        int first = S;  // first step whose columns the row lacks
+        for (Index j = 0; j < pc; ++j)
+          if (std::isnan(xp(i, j)) && cstep[static_cast<size_t>(j)] < S) first = std::min(first, cstep[static_cast<size_t>(j)]);
+        for (Index b = 0; b < req->cols(); ++b) {
+          const int want = std::min((*req)(req->rows() == 1 ? 0 : i, b), first - 1);
+          steps_ok = steps_ok && dense.step(i, b) == want && sparse.step(i, b) == want;
+          for (Index c = 0; c < P; ++c) {
+            double eta = a0(c, want);
+            for (Index j = 0; j < pc; ++j)
+              if (cstep[static_cast<size_t>(j)] <= want) eta += xp(i, j) * coef(j, c * S + want);
+            worst = std::max(worst, std::abs(dense.link(i, b * P + c) - eta));
+            worst_sparse = std::max(worst_sparse, std::abs(sparse.link(i, b * P + c) - eta));
+          }
+        }
+      }
+      check(steps_ok, "prefix_predict: the step each row reaches", 0, 0);
+      check(worst < 1e-13, "prefix_predict (dense): the direct sum over the prefix", worst, 0);
+      check(worst_sparse < 1e-13, "prefix_predict (sparse): the direct sum over the prefix", worst_sparse, 0);
     }
   }
   std::printf("core: %d passed, %d failed\n", passes, failures);

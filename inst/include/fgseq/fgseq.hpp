@@ -5,7 +5,8 @@
 // design.hpp (dense or sparse x), sample.hpp (the sample-space engine for wide data),
 // newton.hpp (the damped Newton solver over an evaluator of the risk), glm.hpp (binomial, Poisson,
 // multinomial: IRLS refits, and one chunk of rows' parts of them), fit.hpp (a whole fit from x and y),
-// miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees).
+// miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees), predict.hpp (anytime
+// prediction of partially computed rows).
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
@@ -19,5 +20,6 @@
 #include "glm.hpp"
 #include "fit.hpp"
 #include "miser.hpp"
+#include "predict.hpp"
 
 #endif

@@ -1,0 +1,159 @@
+# Anytime prediction at deployment, shared by predict.fgseq() and predict.miser(): rows that lack
+# some groups (missing = "prefix"), one budget per row (per_row = TRUE), and what a prediction at a
+# budget needs (type = "groups", "measurements").
+
+# The step from which a prediction reads each column of x (integer, one per column; K + 1 for a column
+# it never reads): for a sequence, the step of the column's group; for a Greedy Miser fit, the first
+# iteration whose trees split on the column.
+column_steps <- function(object) {
+  K <- nrow(object$path) - 1L
+  if (inherits(object, "miser")) {
+    tr <- object$trees[!is.na(object$trees$column), ]
+    first <- rep(K + 1L, length(object$group))
+    used <- tapply(tr$step, tr$column, min)
+    first[as.integer(names(used))] <- as.integer(used)
+    return(first)
+  }
+  step <- match(object$group, object$sequence)
+  step[is.na(step)] <- K + 1L
+  as.integer(step)
+}
+
+# The groups of the fit in the order they are paid, with the step that pays each: a data frame with
+# columns `group` and `step`.
+group_steps <- function(object) {
+  col <- column_steps(object)
+  step <- vapply(object$sequence, function(g) min(col[object$group == g]), integer(1))
+  data.frame(group = object$sequence, step = unname(step), stringsAsFactors = FALSE)
+}
+
+# What the prediction at each requested step needs (type = "groups" or "measurements"): a list, one data
+# frame per step (named like the prediction's columns). Groups: `step`, `group`, `group_cost` (the cost
+# of its measurements not needed by earlier groups) and `cost` (cumulative). Measurements:
+# `measurement`, `step` (the first step that needs it) and `cost`.
+prediction_needs <- function(object, steps, type) {
+  gs <- group_steps(object)
+  table <- if (type == "groups") {
+    marginal <- marginal_costs(gs$group, object$needs, object$measurement_cost)
+    data.frame(step = gs$step, group = gs$group, group_cost = marginal, cost = cumsum(marginal),
+               stringsAsFactors = FALSE)
+  } else {
+    needed <- object$needs[gs$group]
+    name <- unlist(needed, use.names = FALSE)
+    first <- !duplicated(name)
+    data.frame(measurement = name[first], step = rep(gs$step, lengths(needed))[first],
+               cost = unname(object$measurement_cost[name[first]]), stringsAsFactors = FALSE)
+  }
+  out <- lapply(steps, function(s) {
+    part <- table[table$step <= s, , drop = FALSE]
+    rownames(part) <- NULL
+    part
+  })
+  stats::setNames(out, names(steps))
+}
+
+# The steps requested of predict(): a named integer vector, one step per budget (per_row = FALSE) or
+# per row of the rows `design$x` holds (per_row = TRUE: one budget per row of the new data, of which
+# the rows a fit with na.action = na.omit or na.exclude leaves out are dropped with their budgets).
+request_steps <- function(object, budget, step, per_row, design) {
+  if (per_row) {
+    n <- if (is.null(design$rows)) nrow(design$x) else design$n
+    name <- if (!is.null(budget)) "budget" else "step"
+    given <- if (!is.null(budget)) budget else step
+    if (is.null(given)) {
+      abort("`per_row = TRUE` needs `budget` (or `step`) with one value per row of the new data (", n, " rows).")
+    }
+    if (length(given) != n) {
+      abort("`", name, "` must have one value per row of the new data (", n, " rows) with `per_row = TRUE`; ",
+            "it has ", length(given), ".")
+    }
+    if (anyNA(given)) {
+      abort("`", name, "` holds NA with `per_row = TRUE`: give every row a ", name, " (0 for the intercept only).")
+    }
+    if (!is.null(design$rows)) {
+      if (!is.null(budget)) budget <- budget[design$rows] else step <- step[design$rows]
+    }
+  }
+  resolve_steps(object, budget, step)
+}
+
+# The linear predictor of every row at its requested steps, each row limited to the longest prefix it
+# has: list(link = n x (m P) matrix, the P columns of request b side by side; step = n x m steps used).
+# a0: P x (K + 1) intercepts; beta: list of P p x (K + 1) coefficient matrices.
+linear_prefix <- function(object, x, steps, per_row, a0, beta) {
+  requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), nrow = 1L)
+  out <- .prefix_predict(x, column_steps(object), requested, a0, do.call(cbind, beta))
+  if (out$n_infinite > 0) {
+    abort("`newx` contains Inf or -Inf in the columns of the sequence; only NA (not computed) is allowed there.",
+          class = "input")
+  }
+  out
+}
+
+# The same for a Greedy Miser fit: rows are grouped by the step they use, and each group is predicted
+# by the first trees only (no row is predicted at every step).
+miser_prefix <- function(object, x, steps, per_row, predict_steps) {
+  if (any(is.infinite(x))) {
+    abort("`newx` contains Inf or -Inf; only NA (not computed) is allowed.", class = "input")
+  }
+  n <- nrow(x)
+  first <- .first_missing_step(x, column_steps(object), max(c(steps, 0L)))
+  requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), n, length(steps), byrow = TRUE)
+  used <- pmin(requested, first - 1L)
+  P <- length(object$init)
+  link <- matrix(0, n, ncol(used) * P)
+  for (s in unique(as.vector(used))) {
+    hit <- used == s
+    rows <- which(rowSums(hit) > 0)
+    H <- predict_steps(x[rows, , drop = FALSE], s)
+    for (b in which(colSums(hit) > 0)) {
+      r <- which(hit[rows, b])
+      link[rows[r], (b - 1L) * P + seq_len(P)] <- H[r, ]
+    }
+  }
+  list(link = link, step = used)
+}
+
+# A prediction in its final shape from the link matrix (n x (m P), the P columns of request b side by
+# side): a matrix n x m (one response) or an array n x P x m (several), or with per_row a vector of n
+# (one response) or an n x P matrix; `type` applies the inverse link or picks the class.
+shape_prediction <- function(link, type, family, classes, responses, rows, labels, per_row) {
+  n <- nrow(link)
+  m <- length(labels)
+  P <- ncol(link) %/% m
+  if (P == 1L) {
+    eta <- link
+    dimnames(eta) <- list(rows, labels)
+    out <- switch(type, link = eta, response = inverse_link(family, eta),
+                  class = matrix(classes[(inverse_link(family, eta) > 0.5) + 1L], n, dimnames = dimnames(eta)))
+    if (per_row) out <- stats::setNames(out[, 1L], rows)
+    return(out)
+  }
+  eta <- array(link, c(n, P, m), dimnames = list(rows, responses, labels))
+  if (type == "link" && !per_row) return(eta)
+  mu <- eta
+  if (type != "link") for (k in seq_len(m)) mu[, , k] <- inverse_link(family, matrix(eta[, , k], n))
+  if (type == "class") {
+    cls <- matrix(apply(mu, c(1L, 3L), function(p) classes[which.max(p)]), n, dimnames = list(rows, labels))
+    return(if (per_row) stats::setNames(cls[, 1L], rows) else cls)
+  }
+  if (per_row) return(matrix(mu[, , 1L], n, P, dimnames = list(rows, responses)))
+  mu
+}
+
+# Attach the step used and the cost spent (cost units) per row and request, shaped as the prediction's
+# rows x requests (a vector with per_row) and padded as the prediction (pad_rows()); `used` NULL: none.
+with_steps_used <- function(pred, object, used, rows, labels, per_row, design) {
+  if (is.null(used)) return(pred)
+  cost <- object$path$cost[used + 1L]
+  if (per_row) {
+    step <- stats::setNames(as.integer(used), rows)
+    cost <- stats::setNames(cost, rows)
+  } else {
+    step <- matrix(as.integer(used), nrow(used), dimnames = list(rows, labels))
+    cost <- matrix(cost, nrow(used), dimnames = list(rows, labels))
+  }
+  attr(pred, "step") <- pad_rows(step, design)
+  attr(pred, "cost") <- pad_rows(cost, design)
+  pred
+}

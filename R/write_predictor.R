@@ -1,0 +1,289 @@
+#' Write an anytime predictor as portable JSON
+#'
+#' Writes what a service outside R (in C++, Java, Python, ...) needs to apply a fitted anytime
+#' predictor: the sequence of groups, the columns and measurements of each group, the costs, and for
+#' every step the model after it (for [fgseq()] fits the intercepts and coefficients on the original
+#' scale of `x`, for [miser()] fits the trees). A consumer that has computed the groups of a prefix of
+#' the sequence applies the model of that step (Hu et al. 2016, anytime prediction; Xu et al. 2012).
+#'
+#' @section Schema (format `"fgseq-predictor"`, version 1):
+#' A JSON object with
+#' * `format` (`"fgseq-predictor"`), `version` (1), `model` (`"linear"` for [fgseq()] fits, `"trees"`
+#'   for [miser()] fits), `family` and `link`: `"identity"` (gaussian, mgaussian: the prediction is the
+#'   linear predictor), `"logit"` (binomial: probability of the second class `1 / (1 + exp(-eta))`),
+#'   `"log"` (poisson: mean `exp(eta)`) or `"softmax"` (multinomial: `exp(eta_c) / sum_k exp(eta_k)`);
+#' * `responses`: the `P` names of the linear predictors (the modelled class of a binomial fit, the
+#'   classes of a multinomial fit, the response columns of a mgaussian fit, `"y"` otherwise);
+#'   `classes`: the class labels (binomial: the first is predicted when the probability is at most 0.5),
+#'   or `null`; `offset`: `true` when the consumer must add its offset to every linear predictor;
+#' * `columns`: the names of the `p` input columns, in order (the columns of `x`, or the model-matrix
+#'   columns of a formula fit, see `formula`);
+#' * `groups`: one object per group, `label`, `columns` (its input columns), `measurements` (what it
+#'   needs) and `cost` (its stand-alone cost); `measurements`: one object per measurement, `name` and
+#'   `cost` (cost units; a measurement shared by several groups is paid once);
+#' * `sequence`: the group labels in the order they are computed (for trees: first used);
+#' * `steps`: one object per step `k = 0..K` (step 0: no group), with `step`, `groups` (labels of the
+#'   groups the step adds), `new_columns` (the columns read from this step on), `group_cost` (the cost
+#'   the step adds) and `cost` (cumulative: the cost of the measurements of steps `1..k`). For
+#'   `"linear"`, `intercept` (an array of `P` numbers) and `coefficients` (an object mapping each column
+#'   of the groups of steps `1..k` to an array of `P` numbers); the linear predictor of response `c` is
+#'   `intercept[c] + sum over those columns of value * coefficients[column][c]`. For `"trees"`, `trees`:
+#'   the indices (0-based) into `trees` of the trees the step adds.
+#' * `"trees"` models also hold `init` (`P` starting constants), `shrinkage` (`eta`) and `trees`: one
+#'   object per tree with `response` (0-based index of the linear predictor it adds to) and node arrays
+#'   `feature` (input column name; `null` at a leaf), `threshold` (go to `left` when the value is
+#'   `<= threshold`, else to `right`), `left`, `right` (0-based node indices within the tree; -1 at a
+#'   leaf) and `value` (leaf output). Starting from node 0, follow the splits to a leaf. After step `k`
+#'   the linear predictor of response `c` is `init[c] + shrinkage * sum of value` over the trees of steps
+#'   `1..k` with `response = c`.
+#' * `formula`: `null` for matrix fits. For formula fits, what the consumer computes from raw
+#'   variables: `variables`, one object per model variable, `name`, `type` (`"numeric"` or `"factor"`; a
+#'   logical variable is a factor with levels `"FALSE"`, `"TRUE"`), `levels` (factors), `contrasts` (the
+#'   contrast function's name, factors) and `expression` (`true` when `name` is an R expression of the
+#'   raw data columns in `inputs`, such as `log(chol)`, that the consumer must evaluate); and
+#'   `columns`, one object per input column, `name`, `term` (its group), `numeric` (the names of the
+#'   numeric variables it multiplies) and `factors` (for each factor of the term, `variable` and
+#'   `coding`, an object mapping each level to a number). The column's value is the product of the
+#'   numeric variables' values and of each factor's coding at the row's level (an empty product is 1).
+#'
+#' Numbers are written with 17 significant digits, so that they read back as the same doubles. A row
+#' that lacks a group (a value not computed) uses the largest step `k` such that it has every column in
+#' `new_columns` of steps `1..k` and whose `cost` is within its budget, as
+#' `predict(missing = "prefix")` does.
+#'
+#' @param fit A fitted anytime predictor: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a
+#'   `"miser"` fit ([miser()]).
+#' @param file A single path (character) of the JSON file to write. The JSON is written to a temporary
+#'   file in the same directory and renamed to `file` once complete, so that a reader never sees a
+#'   half-written file.
+#' @param ... Nothing: an unknown argument is an error.
+#' @return `file`, invisibly.
+#' @section Errors: Stops (class `"fgseq_error_write"`) when `file` is not a single path or cannot be
+#'   written (its directory does not exist or is not writable, or `file` is a directory), leaving no file
+#'   behind; stops when `fit` is not an `"fgseq"` or `"miser"` fit; stops (class
+#'   `"fgseq_error_formula"`) when a formula fit has a matrix-valued variable (such as
+#'   `poly(age, 3)`) or columns that the schema cannot describe (then fit with the matrix interface on
+#'   the model matrix); stops when an argument is unknown (class `"fgseq_error_unknown_argument"`).
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under test-time
+#'   budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
+#'   \url{https://arxiv.org/abs/1206.6451}
+#' @seealso [predict.fgseq()] (`missing = "prefix"`, `per_row = TRUE`), `vignette("deployment")`.
+#' @examples
+#' fit <- fgseq(diagnosis ~ age + sex + cp + chol, data = heart, family = "binomial",
+#'              cost = heart_cost[c("age", "sex", "cp", "chol")])
+#' path <- tempfile(fileext = ".json")
+#' write_predictor(fit, path)
+#' predictor <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+#' predictor$sequence
+#' str(predictor$steps[[3]])
+#' str(predictor$formula$columns[[3]])
+#' @export
+write_predictor <- function(fit, file, ...) {
+  check_dots(...)
+  if (!inherits(fit, "fgseq") && !inherits(fit, "miser")) {
+    abort("`fit` must be a fitted anytime predictor: an \"fgseq\" fit (fgseq()) or a \"miser\" fit (miser()).")
+  }
+  file <- check_output_file(if (missing(file)) NULL else file)
+  doc <- predictor_document(fit)
+  json <- jsonlite::toJSON(doc, auto_unbox = TRUE, json_verbatim = TRUE, pretty = TRUE, na = "null",
+                           null = "null")
+  write_whole_file(json, file)
+  invisible(file)
+}
+
+# `file`: a single path whose directory exists and is writable.
+check_output_file <- function(file) {
+  if (!is.character(file) || length(file) != 1L || is.na(file) || !nzchar(file)) {
+    abort("`file` must be a single path (a character string) to write the predictor to.", class = "write")
+  }
+  dir <- dirname(file)
+  if (!dir.exists(dir) || file.access(dir, 2L) != 0L) {
+    abort("`file` cannot be written: the directory '", dir, "' does not exist or is not writable.",
+          class = "write")
+  }
+  if (dir.exists(file)) abort("`file` cannot be written: '", file, "' is a directory.", class = "write")
+  file
+}
+
+# Writes `text` to a temporary file beside `file` and renames it: `file` is either complete or untouched.
+write_whole_file <- function(text, file) {
+  tmp <- tempfile(paste0(".", basename(file), "-"), tmpdir = dirname(file))
+  ok <- tryCatch({
+    writeLines(text, tmp, useBytes = TRUE)
+    TRUE
+  }, error = function(e) FALSE, warning = function(w) FALSE)
+  if (!ok || !suppressWarnings(file.rename(tmp, file))) {
+    unlink(tmp)
+    abort("`file` cannot be written: writing '", file, "' failed; nothing was left behind.", class = "write")
+  }
+  invisible(file)
+}
+
+# Numbers as JSON with 17 significant digits (jsonlite writes at most 15), read back as the same doubles.
+json_numbers <- function(v) {
+  v <- as.double(v)
+  if (!all(is.finite(v))) stop("internal error: a non-finite number in the predictor", call. = FALSE)
+  structure(paste0("[", paste(sprintf("%.17g", v), collapse = ","), "]"), class = "json")
+}
+json_number <- function(v) structure(sprintf("%.17g", as.double(v)), class = "json")
+
+# The link of a family, as the schema names it.
+family_link <- function(family) {
+  switch(family, binomial = "logit", poisson = "log", multinomial = "softmax", "identity")
+}
+
+# The whole document (see the schema in ?write_predictor) as a list for jsonlite.
+predictor_document <- function(fit) {
+  family <- if (is.null(fit$family)) "gaussian" else fit$family
+  trees <- inherits(fit, "miser")
+  columns <- names(fit$group)
+  labels <- names(fit$cost)
+  groups <- lapply(labels, function(g) {
+    list(label = g, columns = I(columns[fit$group == g]), measurements = I(fit$needs[[g]]),
+         cost = json_number(fit$cost[[g]]))
+  })
+  measurements <- lapply(names(fit$measurement_cost), function(m) {
+    list(name = m, cost = json_number(fit$measurement_cost[[m]]))
+  })
+  col_step <- column_steps(fit)
+  gs <- group_steps(fit)
+  path <- fit$path
+  steps <- lapply(path$step, function(k) {
+    s <- list(step = k, groups = I(gs$group[gs$step == k]), new_columns = I(columns[col_step == k]),
+              group_cost = json_number(path$group_cost[k + 1L]), cost = json_number(path$cost[k + 1L]))
+    if (trees) {
+      s$trees <- I(which(fit$trees$step[!duplicated(fit$trees$tree)] == k) - 1L)
+    } else {
+      s <- c(s, linear_step(fit, k, columns[col_step <= k]))
+    }
+    s
+  })
+  doc <- list(format = "fgseq-predictor", version = 1L, model = if (trees) "trees" else "linear", family = family,
+              link = family_link(family), responses = I(fit$responses),
+              classes = if (is.null(fit$classes)) NULL else I(fit$classes), offset = isTRUE(fit$has_offset),
+              columns = I(columns), groups = groups, measurements = measurements, sequence = I(fit$sequence),
+              steps = steps)
+  if (trees) doc <- c(doc, tree_arrays(fit))
+  doc["formula"] <- list(if (is.null(fit$terms)) NULL else formula_columns(fit))
+  doc
+}
+
+# Intercepts and coefficients (original scale of x) of the model after step k, for the given columns.
+linear_step <- function(fit, k, cols) {
+  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  a0 <- if (is.matrix(fit$a0)) fit$a0[, k + 1L] else fit$a0[k + 1L]
+  coefficients <- lapply(cols, function(j) json_numbers(vapply(beta, function(b) b[j, k + 1L], numeric(1))))
+  list(intercept = json_numbers(a0), coefficients = stats::setNames(coefficients, cols))
+}
+
+# The trees of a miser fit, one object per tree with 0-based node indices.
+tree_arrays <- function(fit) {
+  tr <- fit$trees
+  P <- length(fit$init)
+  out <- lapply(split(tr, tr$tree), function(t) {
+    leaf <- is.na(t$column)
+    list(response = (t$tree[1L] - 1L) %% P, feature = I(ifelse(leaf, NA_character_, t$feature)),
+         threshold = structure(paste0("[", paste(ifelse(leaf, "null", sprintf("%.17g", t$threshold)), collapse = ","),
+                                      "]"), class = "json"),
+         left = I(ifelse(leaf, -1L, t$left - 1L)), right = I(ifelse(leaf, -1L, t$right - 1L)),
+         value = json_numbers(t$value))
+  })
+  list(init = json_numbers(fit$init), shrinkage = json_number(fit$eta), trees = unname(out))
+}
+
+# What a consumer computes for each model-matrix column of a formula fit: the product of numeric
+# variables and of factor codings (contrasts, or indicators where R codes a factor fully). The
+# description is checked against the model matrix of predict(newdata = ) on synthetic rows.
+formula_columns <- function(fit) {
+  tt <- stats::delete.response(fit$terms)
+  fac <- attr(tt, "factors")
+  data_class <- attr(fit$terms, "dataClasses")
+  vars <- rownames(fac)
+  bad <- vars[grepl("matrix", data_class[vars])]
+  if (length(bad)) {
+    abort("write_predictor() cannot describe the matrix-valued variable(s) ", paste(bad, collapse = ", "),
+          " of the formula; build the model matrix yourself and fit with the matrix interface.",
+          class = "formula")
+  }
+  is_factor <- data_class[vars] %in% c("factor", "ordered", "logical", "character")
+  names(is_factor) <- vars
+  levels_of <- function(v) if (data_class[[v]] == "logical") c("FALSE", "TRUE") else fit$xlevels[[v]]
+  contrast_name <- function(v) {
+    ctr <- fit$contrasts[[v]]
+    if (is.null(ctr)) ctr <- getOption("contrasts")[[if (data_class[[v]] == "ordered") 2L else 1L]]
+    ctr
+  }
+  coding_of <- function(v, full) {
+    lev <- levels_of(v)
+    if (full) return(stats::setNames(diag(length(lev)), NULL))
+    ctr <- contrast_name(v)
+    m <- if (is.character(ctr)) get(ctr, mode = "function")(lev) else ctr
+    as.matrix(m)
+  }
+  variables <- lapply(vars, function(v) {
+    if (is_factor[[v]]) {
+      ctr <- contrast_name(v)
+      list(name = v, type = "factor", levels = I(levels_of(v)), contrasts = if (is.character(ctr)) ctr else "matrix")
+    } else {
+      list(name = v, type = "numeric", expression = !identical(make.names(v), v),
+           inputs = I(all.vars(str2lang(v))))
+    }
+  })
+  term_labels <- attr(tt, "term.labels")
+  cols <- list()
+  for (t in term_labels) {
+    in_term <- vars[fac[, t] > 0]
+    fvars <- in_term[is_factor[in_term]]
+    codings <- lapply(fvars, function(v) coding_of(v, fac[v, t] == 2L))
+    grid <- expand.grid(lapply(codings, function(m) seq_len(ncol(m))))
+    names_t <- names(fit$group)[fit$group == t]
+    if (nrow(grid) != length(names_t) && !(length(fvars) == 0L && length(names_t) == 1L)) {
+      abort("write_predictor() cannot describe the columns of the term ", t, "; fit with the matrix interface.",
+            class = "formula")
+    }
+    for (r in seq_along(names_t)) {
+      factors <- lapply(seq_along(fvars), function(a) {
+        code <- codings[[a]][, grid[r, a]]
+        list(variable = fvars[a], coding = stats::setNames(lapply(code, json_number), levels_of(fvars[a])))
+      })
+      cols[[length(cols) + 1L]] <- list(name = names_t[r], term = t, numeric = I(setdiff(in_term, fvars)),
+                                        factors = factors)
+    }
+  }
+  check_formula_columns(fit, cols, is_factor, levels_of)
+  list(variables = variables, columns = cols)
+}
+
+# The columns as described, computed on synthetic rows, must equal the model matrix predict() builds.
+check_formula_columns <- function(fit, cols, is_factor, levels_of) {
+  raw <- all.vars(stats::delete.response(fit$terms))
+  data_class <- attr(fit$terms, "dataClasses")
+  n <- 24L
+  pseudo_values <- function(k) (seq_len(n) * 0.618034 * k) %% 1 + 0.5  # deterministic, no RNG state touched
+  synth <- as.data.frame(lapply(stats::setNames(seq_along(raw), raw), function(a) {
+    v <- raw[a]
+    cls <- if (v %in% names(data_class)) data_class[[v]] else "numeric"
+    if (cls == "logical") return(rep(c(FALSE, TRUE), length.out = n))
+    if (v %in% names(fit$xlevels)) return(factor(rep(fit$xlevels[[v]], length.out = n), levels = fit$xlevels[[v]]))
+    pseudo_values(a)
+  }), stringsAsFactors = FALSE)
+  want <- new_design(fit, newdata = synth)
+  got <- vapply(cols, function(cl) {
+    val <- rep(1, n)
+    for (v in cl$numeric) val <- val * eval(str2lang(v), synth)
+    for (f in cl$factors) {
+      lev <- as.character(synth[[f$variable]])
+      code <- vapply(f$coding, function(x) as.numeric(unclass(x)), numeric(1))
+      val <- val * code[lev]
+    }
+    unname(val)
+  }, numeric(n))
+  if (!identical(dim(matrix(got, n)), dim(want)) || any(abs(got - want) > 1e-10 * pmax(1, abs(want)))) {
+    abort("write_predictor() cannot describe the model-matrix columns of this formula; fit with the matrix ",
+          "interface on the model matrix.", class = "formula")
+  }
+  invisible(TRUE)
+}
