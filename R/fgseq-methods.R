@@ -136,53 +136,114 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' Anytime prediction: at budget `B` the model uses the groups of the longest prefix of the sequence
 #' whose cumulative cost is at most `B` (Hu et al. 2016, section 1, `G<B>`).
 #'
+#' @section Partially computed rows:
+#' At deployment a row may arrive with only some groups computed: the deadline hit before the next
+#' group, a test was not ordered or is not back. Such a row holds `NA` in the columns of the groups it
+#' lacks (for `newdata`, `NA` in a variable: every model-matrix column of every term using the variable
+#' becomes `NA`, through the model frame and the term of each column). With `missing = "prefix"` the
+#' row is predicted by the longest prefix of the sequence within the budget whose groups it has: if its
+#' first missing group is step `j` of the sequence, budget `B` uses step `min(k(B), j - 1)`, where
+#' `k(B)` is the step of `G<B>`. A row missing the first group gets the intercept; `NA` in groups beyond
+#' the step used are never read. Each row is predicted once per budget at its own step (one pass over
+#' `newx`; no prediction at every step). With `missing = "error"` (the default) an `NA` stops, unless
+#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details).
+#'
+#' @section Per-row budgets and cost accounting:
+#' With `per_row = TRUE`, `budget` (or `step`) gives one value per row: each row (a patient with its
+#' own deadline) is predicted at its own budget, and the result has one prediction per row.
+#' `type = "groups"` and `type = "measurements"` say what a prediction at each budget needs, without
+#' new data (as grpreg's `type = "groups"`): the groups of `G<B>` in sequence order, or the
+#' measurements they need, with their cost. The total cost of a budget's prediction is the last `cost`
+#' of its groups table, and the sum of the `cost` column of its measurements table; both equal the
+#' `cost` column of the fit's `path` at the step used.
+#'
 #' @inheritParams fgseq-arguments
 #' @param type `"link"` (the linear predictor), `"response"` (the mean: probabilities for binomial and
-#'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian) or
-#'   `"class"` (binomial and multinomial: the class label of largest probability).
+#'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian),
+#'   `"class"` (binomial and multinomial: the class label of largest probability), `"groups"` or
+#'   `"measurements"` (what the prediction at each budget needs; see the section on cost accounting).
 #' @param newoffset Offset for the new observations in `newx` (a vector of length `m`, or an `m x P`
 #'   matrix for multinomial and mgaussian fits); required when a matrix fit used an `offset` (as in
 #'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
 #'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]).
+#' @param missing `"error"` (the default: `NA` in `newx` or in the model variables of `newdata` is an
+#'   error) or `"prefix"` (a row is predicted by the longest prefix of the sequence it has; see the
+#'   section on partially computed rows). `NaN` counts as `NA`; `Inf` is an error either way.
+#' @param per_row `FALSE` (every budget for every row) or `TRUE`: `budget` (or `step`) is a vector of one
+#'   value per row of `newx` (or `newdata`), in cost units, without `NA`.
 #' @details Without `newx` and `newdata`, the training rows are predicted (as [stats::predict.glm()]),
-#'   padded with NA at the rows a fit with `na.action = na.exclude` left out. Rows of `newdata` with NA
-#'   in a model variable predict NA when the fit was made with `na.action = na.omit` or `na.exclude`
-#'   (and are an error otherwise).
+#'   padded with NA at the rows a fit with `na.action = na.exclude` left out. With `missing = "error"`,
+#'   rows of `newdata` with NA in a model variable predict NA when the fit was made with
+#'   `na.action = na.omit` or `na.exclude` (and are an error otherwise).
 #' @return For gaussian, binomial and poisson fits a numeric matrix with one row per row of `newx` (or
 #'   `newdata`) and one column per requested budget or step; with `type = "class"` a character matrix of
 #'   the same shape. For multinomial and mgaussian fits an array `m x P x steps` (`P` classes or response
 #'   columns) for `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`.
+#'
+#'   With `per_row = TRUE` one prediction per row: a vector of length `m` (a character vector for
+#'   `"class"`), or an `m x P` matrix for the `"link"` and `"response"` of multinomial and mgaussian fits.
+#'
+#'   With `missing = "prefix"` or `per_row = TRUE` the prediction carries two attributes, `m x steps`
+#'   matrices (vectors of length `m` with `per_row = TRUE`) with the prediction's rows and budgets:
+#'   `step`, the step of the sequence each row was predicted at (0 = intercept only), and `cost`, the
+#'   cost spent on that row (the `path$cost` of that step, cost units).
+#'
+#'   With `type = "groups"` or `"measurements"`, a list with one data frame per requested budget or
+#'   step (named `"budget=B"` or `"step<k>"`; every step `0..K` by default). Groups: one row per group of
+#'   `G<B>` in sequence order, columns `step`, `group`, `group_cost` (the cost of the measurements the
+#'   group needs that earlier groups did not) and `cost` (cumulative, cost units). Measurements: one row
+#'   per measurement, in the order they are first needed, columns `measurement`, `step` (the first
+#'   step that needs it) and `cost` (cost units). `newx`, `newdata`, `newoffset`, `missing` and
+#'   `per_row` are not used.
 #' @section Errors: Stops when `newx` has the wrong number of columns or column names that do not match
-#'   the training `x`, when `newdata` lacks a variable of the model's terms, when `type = "class"` is
-#'   asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, and as
+#'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
+#'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
+#'   is asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, when
+#'   `type` or `missing` is not one of its values (class `"fgseq_error_input"`), when `per_row = TRUE` and
+#'   `budget` (or `step`) is missing, has another length than the rows of the new data or holds `NA`
+#'   (class `"fgseq_error_input"`), when an argument is unknown (class `"fgseq_error_unknown_argument"`), and as
 #'   [coef.fgseq()] for `budget` and `step`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#' @seealso [write_predictor()] to apply the predictor outside R.
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' predict(fit, newdata = heart[1:5, ], budget = c(5, 20, 120))
 #'
 #' logistic <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
 #' predict(logistic, newdata = heart[1:5, ], budget = c(5, 20, 120), type = "response")
+#'
+#' # a patient whose thallium scan is not back, and one with a tighter deadline
+#' patients <- heart[1:3, ]
+#' patients$thal[1] <- NA
+#' predict(logistic, newdata = patients, budget = c(300, 300, 10), per_row = TRUE,
+#'         missing = "prefix", type = "response")
+#' predict(logistic, budget = 20, type = "groups")
 #' @export
-predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL, type = c("link", "response", "class"),
-                          newdata = NULL, newoffset = NULL) {
+predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
+                          type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
+                          newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  type <- check_choice(type, c("link", "response", "class"), "type")
+  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
+  missing <- check_choice(missing, c("error", "prefix"), "missing")
+  per_row <- check_flag(per_row, "per_row")
+  if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
   family <- if (is.null(object$family)) "gaussian" else object$family
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", family, ".")
   }
-  cf <- coef(object, budget = budget, step = step)
-  multi <- is.list(cf)
-  P <- if (multi) length(cf) else 1L
-  if (missing(newx) && is.null(newdata)) {
+  if (base::missing(newx) && is.null(newdata)) {
     if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
     design <- training_design(object)
   } else {
-    design <- new_design(object, if (missing(newx)) NULL else newx, newdata, allow_na = TRUE)
+    design <- new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
+                         keep_na = missing == "prefix")
   }
   x <- design$x
+  steps <- request_steps(object, budget, step, per_row, design)
+  beta <- if (is.list(object$beta)) object$beta else list(object$beta)
+  a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
+  P <- length(beta)
   offset <- NULL
   if (isTRUE(object$has_offset)) {
     offset <- if (!is.null(design$offset)) {
@@ -196,47 +257,37 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL, type = 
     }
     offset <- check_offset(offset, nrow(x), P, name = "newoffset")
   }
-  link_of <- function(c) {
-    b <- if (multi) cf[[c]] else cf
-    eta <- as.matrix(x %*% b[-1L, , drop = FALSE])  # a sparse x gives a Matrix object
-    eta <- sweep(eta, 2L, b[1L, ], "+")
-    if (!is.null(offset)) eta <- eta + offset[, c]
-    dimnames(eta) <- list(rownames(x), colnames(b))
-    eta
+  labels <- if (per_row) "per_row" else names(steps)
+  used <- NULL
+  if (missing == "error" && !per_row) {
+    cf <- coef(object, step = steps)
+    eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
+      e <- as.matrix(x %*% b[-1L, , drop = FALSE])  # a sparse x gives a Matrix object
+      sweep(e, 2L, b[1L, ], "+")
+    }, matrix(0, nrow(x), length(steps)))
+    link <- aperm(array(eta, c(nrow(x), length(steps), P)), c(1L, 3L, 2L))  # the P columns of a step side by side
+  } else {
+    pre <- linear_prefix(object, x, steps, per_row, a0, beta)
+    link <- pre$link
+    used <- pre$step
   }
-  pad <- function(out) pad_rows(out, design)
-  if (!multi) {
-    eta <- link_of(1L)
-    if (type == "link") return(pad(eta))
-    mu <- inverse_link(family, eta)
-    if (type == "response") return(pad(mu))
-    cls <- matrix(object$classes[(mu > 0.5) + 1L], nrow(mu), dimnames = dimnames(mu))
-    return(pad(cls))
-  }
-  steps <- colnames(cf[[1L]])
-  eta <- array(vapply(seq_len(P), link_of, matrix(0, nrow(x), length(steps))),
-               dim = c(nrow(x), length(steps), P))
-  eta <- aperm(eta, c(1L, 3L, 2L))
-  dimnames(eta) <- list(rownames(x), object$responses, steps)
-  if (type == "link") return(pad(eta))
-  mu <- eta
-  for (k in seq_along(steps)) mu[, , k] <- inverse_link(family, matrix(eta[, , k], nrow(x)))
-  if (type == "response") return(pad(mu))
-  cls <- apply(mu, c(1L, 3L), function(p) object$classes[which.max(p)])
-  pad(matrix(cls, nrow(x), dimnames = list(rownames(x), steps)))
+  link <- matrix(link, nrow(x))
+  if (!is.null(offset)) link <- link + offset[, rep(seq_len(P), length(labels)), drop = FALSE]
+  pred <- shape_prediction(link, type, family, object$classes, object$responses, rownames(x), labels, per_row)
+  with_steps_used(pad_rows(pred, design), object, used, rownames(x), labels, per_row, design)
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits
 # (newdata_design()). Returns list(x, offset (from newdata; NULL for newx), rows (NULL, or the rows
 # of the input that x holds, the others predicted NA), n (rows of the input)). Without allow_na, rows
-# with NA in newdata are an error.
-new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE) {
+# with NA in newdata are an error; with keep_na (missing = "prefix"), NA (values not computed) stay in x.
+new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, keep_na = FALSE) {
   if (!is.null(newdata)) {
-    d <- newdata_design(object, newdata, allow_na)
+    d <- newdata_design(object, newdata, allow_na, keep_na)
     return(d)
   }
   if (is.null(newx)) abort("give `newx` (a numeric matrix) or, for formula fits, `newdata`.")
-  list(x = check_newx(newx, object), offset = NULL, rows = NULL)
+  list(x = check_newx(newx, object, keep_na), offset = NULL, rows = NULL)
 }
 
 #' Plot the anytime curve or the coefficient paths of a fitted sequence

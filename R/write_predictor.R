@@ -270,7 +270,7 @@ check_formula_columns <- function(fit, cols, is_factor, levels_of) {
     if (v %in% names(fit$xlevels)) return(factor(rep(fit$xlevels[[v]], length.out = n), levels = fit$xlevels[[v]]))
     pseudo_values(a)
   }), stringsAsFactors = FALSE)
-  want <- new_design(fit, newdata = synth)
+  want <- new_design(fit, newdata = synth)$x
   got <- vapply(cols, function(cl) {
     val <- rep(1, n)
     for (v in cl$numeric) val <- val * eval(str2lang(v), synth)

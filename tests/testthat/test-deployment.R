@@ -254,3 +254,21 @@ test_that("unknown arguments to predict() are errors", {
   m <- miser(d$x, d$y, cost = d$cost, group = d$group, n_trees = 5)
   expect_error(predict(m, d$x, per_rows = TRUE), class = "fgseq_error_unknown_argument")
 })
+
+test_that("with na.action = na.exclude, missing = 'error' pads NA rows and 'prefix' predicts them", {
+  h <- heart[1:120, ]
+  h$chol[c(3, 9)] <- NA
+  fit <- fgseq(diagnosis ~ . - restecg, data = h, cost = heart_cost[names(heart_cost) != "restecg"],
+               family = "binomial", na.action = na.exclude, lambda = 1e-3)  # restecg: a level absent here
+  new <- heart[121:130, ]
+  new$thal[2] <- NA
+  budget <- c(10, 500, 300, 20, 5, 600, 100, 50, 400, 250)
+  padded <- predict(fit, newdata = new, budget = budget, per_row = TRUE, type = "response")
+  expect_true(is.na(padded[2]) && is.na(attr(padded, "step")[2]))
+  prefix <- predict(fit, newdata = new, budget = budget, per_row = TRUE, missing = "prefix", type = "response")
+  expect_close(prefix[-2], padded[-2], 1e-14)
+  k <- max(which(fit$path$cost <= budget[2])) - 1L
+  want <- min(k, match("thal", fit$sequence) - 1L)
+  expect_identical(unname(attr(prefix, "step")[2]), want)
+  expect_close(prefix[2], predict(fit, newdata = heart[122, ], step = want, type = "response"), 1e-12)
+})
