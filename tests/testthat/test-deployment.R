@@ -100,7 +100,7 @@ test_that("missing = 'prefix' adds the new offset, and matches per budget and pe
 test_that("formula fits: NA in a variable removes every term that uses it, interactions included", {
   h <- heart[1:40, ]
   fit <- fgseq(diagnosis ~ age + cp + chol + thal + cp:thal + log(trestbps), data = heart,
-               cost = c(age = 1, cp = 1, chol = 7.27, thal = 102.9, `cp:thal` = 3, `log(trestbps)` = 1),
+               cost = c(age = 1, cp = 1, chol = 7.27, thal = 102.9, trestbps = 1),
                family = "binomial")
   set.seed(2)
   vars <- c("age", "cp", "chol", "thal", "trestbps")
@@ -271,4 +271,20 @@ test_that("with na.action = na.exclude, missing = 'error' pads NA rows and 'pref
   want <- min(k, match("thal", fit$sequence) - 1L)
   expect_identical(unname(attr(prefix, "step")[2]), want)
   expect_close(prefix[2], predict(fit, newdata = heart[122, ], step = want, type = "response"), 1e-12)
+})
+
+test_that("with a shared measurement, a budget's measurements are the union, each paid once", {
+  needs <- list(chol = c("blood_draw", "chol"), fbs = c("blood_draw", "fbs"))
+  cost <- c(replace(heart_cost, c("chol", "fbs"), c(5.17, 3.10)), blood_draw = 2.10)
+  fit <- fgseq(diagnosis ~ ., data = heart, cost = cost, needs = needs, method = "fr")
+  meas <- predict(fit, type = "measurements")
+  groups <- predict(fit, type = "groups")
+  for (k in seq_along(meas)) {
+    prefix <- fit$sequence[seq_len(k - 1L)]
+    union <- as.character(unique(unlist(lapply(prefix, function(g) if (g %in% names(needs)) needs[[g]] else g))))
+    expect_setequal(meas[[k]]$measurement, union)
+    expect_close(sum(meas[[k]]$cost), sum(cost[union]), 1e-12)
+    expect_close(sum(meas[[k]]$cost), fit$path$cost[k], 1e-12)
+    expect_close(groups[[k]]$group_cost, fit$path$group_cost[seq_len(k)[-1L]], 1e-12)
+  }
 })
