@@ -304,6 +304,7 @@ resolve_budget <- function(object, budget, s) {
 predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = NULL, step = NULL,
                              type = c("link", "response", "class"), newdata = NULL, newoffset = NULL) {
   check_dots(...)
+  type <- check_choice(type, c("link", "response", "class"), "type")
   fit <- object$fgseq.fit[[resolve_s(object, s)]]
   budget <- resolve_budget(object, budget, s)
   if (missing(newx)) {
