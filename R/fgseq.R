@@ -469,9 +469,9 @@ fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_
 }
 
 # NULL, or a function(done, total) that moves a cli progress bar (closed when the caller returns).
-progress_reporter <- function(progress, .envir = parent.frame()) {
+progress_reporter <- function(progress, .envir = parent.frame(), name = "Sequencing groups") {
   if (!check_flag(progress, "progress")) return(NULL)
-  bar <- cli::cli_progress_bar("Sequencing groups", total = NA, .envir = .envir)
+  bar <- cli::cli_progress_bar(name, total = NA, .envir = .envir)
   function(done, total) cli::cli_progress_update(id = bar, set = done, total = total, .envir = .envir)
 }
 

@@ -170,7 +170,8 @@ miser <- function(x, ...) UseMethod("miser")
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
                           family = c("gaussian", "binomial", "multinomial"),
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
-                          cost_unit = NULL, ...) {
+                          cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
+                          progress = FALSE, ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(miser)
@@ -188,16 +189,25 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
   eta <- check_eta(eta)
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
+  split <- check_choice(split, c("histogram", "exact"), "split")
+  max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  report <- progress_reporter(progress, name = "Growing trees")
 
   Y <- response$y
   y_mean <- colMeans(Y)
   s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
   lambda_scaled <- if (mean(cost) > 0) lambda * s0 / mean(cost) else 0  # every group free: nothing to charge
-  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), family, paid, lambda_scaled,
-                    n_trees, depth, eta, min_node_size)
+  control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = n_trees,
+                  depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
+                  threads = fit_threads(), max_time = max_time)
+  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), control, report)
   fit <- new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-                   lambda = lambda, lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta,
-                   paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
+                   lambda = lambda, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
+                   eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
+  fit$split <- split
+  fit$max_bin <- if (split == "histogram") max_bin else NA_integer_
+  fit$partial <- raw$partial
   # the training data, for fitted(), residuals() and predict() without new data
   fit$x <- x
   fit$y <- if (ncol(Y) == 1L) drop(Y) else Y
@@ -233,12 +243,14 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
   tree <- rep(seq_len(n_total), sizes)
   node <- sequence(sizes)
   split <- raw$feature >= 0L
-  column <- ifelse(split, raw$feature + 1L, NA_integer_)
+  on_split <- function(v) replace(v, !split, NA)  # typed even when there are no trees
+  column <- on_split(as.integer(raw$feature) + 1L)
   trees <- data.frame(tree = tree, step = (tree - 1L) %/% P + 1L,
-                      class = if (family == "multinomial") response$classes[(tree - 1L) %% P + 1L] else NA_character_,
+                      class = if (family == "multinomial") response$classes[(tree - 1L) %% P + 1L] else
+                        rep(NA_character_, length(tree)),
                       node = node, feature = x_names[column], column = column,
-                      threshold = ifelse(split, raw$threshold, NA_real_),
-                      left = ifelse(split, raw$left + 1L, NA_integer_), right = ifelse(split, raw$right + 1L, NA_integer_),
+                      threshold = on_split(as.numeric(raw$threshold)),
+                      left = on_split(as.integer(raw$left) + 1L), right = on_split(as.integer(raw$right) + 1L),
                       value = raw$value, stringsAsFactors = FALSE)
 
   # the groups in the order they were first split on: by tree, then by node (level order)
@@ -435,6 +447,7 @@ print.miser <- function(x, digits = 4, ...) {
       length(x$sequence), " of ", length(x$cost), " groups used, total cost ",
       format(x$path$cost[nrow(x$path)], digits = digits), "\n", sep = "")
   if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
+  if (isTRUE(x$partial)) cat("Partial: `max_time` was spent before all trees were grown.\n")
   cat("\n")
   p <- x$path
   keep <- unique(c(1L, which(!is.na(p$group)), nrow(p)))

@@ -110,8 +110,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // miser_fit_cpp
-Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const Rcpp::List& measurements, const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth, double eta, int min_node_size);
-RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP lossSEXP, SEXP paidSEXP, SEXP lambdaSEXP, SEXP n_iterSEXP, SEXP depthSEXP, SEXP etaSEXP, SEXP min_node_sizeSEXP) {
+Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -119,14 +119,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type loss(lossSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type paid(paidSEXP);
-    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
-    Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
-    Rcpp::traits::input_parameter< int >::type depth(depthSEXP);
-    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
-    Rcpp::traits::input_parameter< int >::type min_node_size(min_node_sizeSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, measurements, loss, paid, lambda, n_iter, depth, eta, min_node_size));
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, measurements, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -249,7 +244,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {"_fgseq_column_max_abs_cpp", (DL_FUNC) &_fgseq_column_max_abs_cpp, 1},
-    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 11},
+    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 6},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
     {"_fgseq_glm_start_cpp", (DL_FUNC) &_fgseq_glm_start_cpp, 2},

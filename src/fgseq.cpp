@@ -248,14 +248,18 @@ Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
 }
 
 // The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); group_of: 0-based group of each
-// column; measurements: as for .fit_path; lambda: the lambda of the paper's equation (5) (already scaled).
+// column; measurements: the list measurements_from() reads (the measurements each group needs and
+// their costs); control: the named list miser() builds (loss, paid, split, lambda of the paper's
+// equation (5), already scaled, n_iter, depth, eta, min_node_size, max_bin, threads, max_time in
+// seconds); progress: NULL or an R function(done, total) called before each iteration.
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves).
 // [[Rcpp::export(.miser_fit)]]
 Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                          const std::vector<int>& group_of, const Rcpp::List& measurements,
-                         const std::string& loss, const std::string& paid, double lambda, int n_iter, int depth,
-                         double eta, int min_node_size) {
+                         const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::MiserControl ctl;
+  const std::string loss = Rcpp::as<std::string>(control["loss"]), paid = Rcpp::as<std::string>(control["paid"]),
+                    split = Rcpp::as<std::string>(control["split"]);
   if (loss == "gaussian") ctl.loss = fgseq::MiserLoss::Squared;
   else if (loss == "binomial") ctl.loss = fgseq::MiserLoss::Logistic;
   else if (loss == "multinomial") ctl.loss = fgseq::MiserLoss::Multinomial;
@@ -263,20 +267,32 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
   if (paid == "after_tree") ctl.paid = fgseq::PaidUpdate::AfterTree;
   else if (paid == "within_tree") ctl.paid = fgseq::PaidUpdate::WithinTree;
   else Rcpp::stop("unknown paid rule '%s'", paid);
-  ctl.lambda = lambda;
-  ctl.n_iter = n_iter;
-  ctl.depth = depth;
-  ctl.eta = eta;
-  ctl.min_node_size = min_node_size;
+  if (split == "histogram") ctl.split = fgseq::SplitSearch::Histogram;
+  else if (split == "exact") ctl.split = fgseq::SplitSearch::Exact;
+  else Rcpp::stop("unknown split search '%s'", split);
+  ctl.lambda = Rcpp::as<double>(control["lambda"]);
+  ctl.n_iter = Rcpp::as<int>(control["n_iter"]);
+  ctl.depth = Rcpp::as<int>(control["depth"]);
+  ctl.eta = Rcpp::as<double>(control["eta"]);
+  ctl.min_node_size = Rcpp::as<int>(control["min_node_size"]);
+  ctl.max_bin = Rcpp::as<int>(control["max_bin"]);
+  ctl.threads = std::max(1, Rcpp::as<int>(control["threads"]));
+  ctl.max_time = Rcpp::as<double>(control["max_time"]);
+  fgseq::MiserProgress report;
+  if (progress.isNotNull()) {
+    Rcpp::Function f(progress);
+    report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
+  }
   const fgseq::Measurements cost = measurements_from(measurements);
-  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); });
+  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); }, report);
   const fgseq::Forest& f = fit.forest;
   std::vector<double> start(f.start.begin(), f.start.end());
   std::vector<double> paid_by(fit.paid_by.begin(), fit.paid_by.end());
   return Rcpp::List::create(
       Rcpp::Named("start") = start, Rcpp::Named("feature") = f.feature, Rcpp::Named("threshold") = f.threshold,
       Rcpp::Named("left") = f.left, Rcpp::Named("right") = f.right, Rcpp::Named("value") = f.value,
-      Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by);
+      Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by,
+      Rcpp::Named("partial") = fit.partial);
 }
 
 // The additive predictor (link scale) of a miser fit after each of `steps` iterations: n x (P * m).

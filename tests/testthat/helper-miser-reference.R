@@ -12,11 +12,51 @@ ref_midpoints <- function(v) {
   ifelse(m < b, m, a)
 }
 
+# Quantile bins of a column, as documented in ?miser: one bin per distinct value when there are at most
+# max_bin of them; otherwise distinct values in increasing order, a bin closed as soon as it holds at
+# least (rows left) / (bins left) rows, or when the values left only suffice for one bin each.
+# Returns list(lo, hi): the smallest and largest value of each bin.
+ref_bins <- function(v, max_bin) {
+  u <- sort(unique(v))
+  cnt <- tabulate(match(v, u), length(u))
+  D <- length(u)
+  if (D <= max_bin) return(list(lo = u, hi = u))
+  lo <- hi <- numeric(0)
+  rest <- length(v)
+  left <- max_bin
+  in_bin <- 0
+  first <- 1L
+  for (t in seq_len(D)) {
+    in_bin <- in_bin + cnt[t]
+    if (t == D || (left > 1 && (in_bin * left >= rest || D - t < left))) {
+      lo <- c(lo, u[first])
+      hi <- c(hi, u[t])
+      rest <- rest - in_bin
+      left <- left - 1
+      in_bin <- 0
+      first <- t + 1L
+    }
+  }
+  list(lo = lo, hi = hi)
+}
+
+# Candidate thresholds of a binned column within a node: between consecutive non-empty bins of the
+# node, the midpoint of the left bin's largest and the right bin's smallest training value.
+ref_bin_midpoints <- function(v, bins) {
+  k <- sort(unique(findInterval(v, bins$hi, left.open = TRUE) + 1L))
+  if (length(k) < 2L) return(numeric(0))
+  a <- bins$hi[k[-length(k)]]
+  b <- bins$lo[k[-1L]]
+  m <- a + 0.5 * (b - a)
+  ifelse(m < b, m, a)
+}
+
 half_sse <- function(r) 0.5 * sum((r - mean(r))^2)
 
-# The best split of one column by brute force: list(gain, threshold).
-ref_column_split <- function(v, r, min_node) {
-  thr <- ref_midpoints(v)
+# The best split of one column by brute force: list(gain, threshold). bins: NULL (exact candidates) or
+# the column's ref_bins().
+ref_column_split <- function(v, r, min_node, bins = NULL) {
+  thr <- if (is.null(bins)) ref_midpoints(v) else ref_bin_midpoints(v, bins)
   if (!length(thr)) return(list(gain = -Inf, threshold = NA_real_))
   total <- half_sse(r)
   gains <- vapply(thr, function(t) {
@@ -37,7 +77,7 @@ ref_column_split <- function(v, r, min_node) {
 # One tree grown level by level, nodes left to right. charge(j, used) is the cost term of column j
 # given the groups used so far in this tree; zero: gains at most this count as 0.
 # Returns a data frame of nodes numbered in creation order (feature 0 at a leaf, left/right 0).
-ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero) {
+ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, bins = NULL) {
   nodes <- list(list(rows = seq_along(r), feature = 0L, threshold = NA_real_, left = 0L, right = 0L))
   used <- integer(0)
   level <- 1L
@@ -46,7 +86,7 @@ ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero) {
     for (v in level) {
       rows <- nodes[[v]]$rows
       if (length(rows) < 2L * min_node) next
-      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node))
+      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node, bins[[j]]))
       gain <- vapply(splits, `[[`, numeric(1), "gain")
       pen <- gain - lambda * vapply(seq_len(ncol(x)), charge, numeric(1), used = used)
       ok <- gain > zero
@@ -89,12 +129,14 @@ ref_tree_predict <- function(tree, x) {
 # Stage-wise regression with the miser impurity. family: "gaussian" (y numeric), "binomial" (y 0/1),
 # "multinomial" (y a factor). lambda_scaled is the lambda' of equation (5); cost one per group (with
 # `needs`, group -> measurement names, one per measurement: a split is charged the cost of its group's
-# measurements not yet paid); group one label per column. Returns the trees (in order; class by class
-# within an iteration), the predictor H (n x P) after every iteration on x and on newx, the mean loss,
-# and the groups first used by each tree.
+# measurements not yet paid); group one label per column; max_bin: NULL (exact search) or the bins of
+# the histogram search. Returns the trees (in order; class by class within an iteration), the
+# predictor H (n x P) after every iteration on x and on newx, the mean loss, and the groups first used
+# by each tree.
 ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0.1, min_node = 1,
                       lambda_scaled = 0, cost = rep(1, ncol(x)), group = seq_len(ncol(x)),
-                      paid = "after_tree", newx = x, needs = NULL) {
+                      paid = "after_tree", newx = x, needs = NULL, max_bin = NULL) {
+  bins <- if (is.null(max_bin)) NULL else lapply(seq_len(ncol(x)), function(j) ref_bins(x[, j], max_bin))
   labels <- unique(group)
   gi <- match(group, labels)
   meas <- ref_measurements(as.character(labels), cost, needs)   # helper-reference.R
@@ -128,7 +170,7 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
         used_m <- if (paid == "within_tree") unlist(m_of[used]) else integer(0)
         sum(meas$mcost[m[unpaid[m] & !(m %in% used_m)]])
       }
-      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(r^2))
+      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(r^2), bins)
       H[, c] <- H[, c] + eta * ref_tree_predict(tree, x)
       Hnew[, c] <- Hnew[, c] + eta * ref_tree_predict(tree, newx)
       g_used <- unique(gi[tree$feature[tree$feature > 0L]])

@@ -8,7 +8,7 @@ test_that("lambda = 0, depth 1: every tree is the best single split of the gradi
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") md$y else md$y01
     fit <- miser(md$x, y, cost = mcost, lambda = 0, n_trees = 6, depth = 1, eta = 0.5, family = family,
-                 min_node_size = 1)
+                 min_node_size = 1, split = "exact")
     H <- predict(fit, md$x, step = 0:5)  # the predictor before each tree
     for (t in 1:6) {
       r <- if (family == "gaussian") y - H[, t] else y - plogis(H[, t])
@@ -37,7 +37,7 @@ test_that("lambda = 0 reproduces stage-wise regression computed in plain R (gaus
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") md$y else md$y01
     fit <- miser(md$x, y, cost = mcost, lambda = 0, n_trees = 8, depth = 3, eta = 0.2, family = family,
-                 min_node_size = 2)
+                 min_node_size = 2, split = "exact")
     ref <- ref_miser(md$x, y, family, n_trees = 8, depth = 3, eta = 0.2, min_node = 2, newx = newx)
     expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
     expect_equal(unname(fit$init), ref$init, tolerance = 1e-12)
@@ -60,7 +60,7 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
       for (g in list(NULL, grp)) {
         cst <- if (is.null(g)) mcost else gcost
         fit <- miser(md$x, y, cost = cst, group = g, lambda = 0.03, n_trees = 5, depth = 3, eta = 0.3,
-                     family = family, paid = paid, min_node_size = 2)
+                     family = family, paid = paid, min_node_size = 2, split = "exact")
         ref <- ref_miser(md$x, y, family, n_trees = 5, depth = 3, eta = 0.3, min_node = 2,
                          lambda_scaled = fit$lambda_scaled, cost = unname(cst),
                          group = if (is.null(g)) seq_len(5) else g, paid = paid)

@@ -24,12 +24,29 @@
 // binary).
 // lambda = 0 is plain stage-wise regression.
 //
-// Splits are exact: every column is sorted once (stable, ties by row), and each level scans every
-// column in that order, so the split candidates are all midpoints between consecutive distinct values
-// within a node (go left when x <= threshold). Ties: within a column, scanned by increasing threshold,
-// a threshold replaces the best so far only when its gain is larger by more than a relative tie_tol
-// (the smallest of tied thresholds wins); across columns every penalized gain within a relative
-// tie_tol of the best ties and the first column wins. Gains at most zero_tol * 1/2 sum_i r_i^2 count as 0 (no split).
+// Two split searches find the best split of every (node, column) of a level; both hand the gains to
+// one CostPenalty, which charges each column through one call, charge(j), and picks the column.
+// - SplitSearch::Exact: every column is sorted once (stable, ties by row), and each level scans every
+//   column in that order, so the split candidates are all midpoints between consecutive distinct
+//   values within a node (go left when x <= threshold).
+// - SplitSearch::Histogram (as LightGBM, Ke et al. 2017): every column is cut once into at most
+//   max_bin quantile bins (one bin per distinct value when there are few enough), the rows of x are
+//   replaced by their bin numbers (one byte each for up to 256 bins), and each node keeps, per column,
+//   the sum of r and the row count of every bin. The candidates are the boundaries between non-empty
+//   bins of a node; the threshold of a boundary is the midpoint between the largest training value of
+//   the bin on its left and the smallest of the bin on its right, so with one bin per distinct value
+//   the candidates, thresholds and trees are those of the exact search. Of two sibling nodes only the
+//   smaller one's histogram is built from its rows; the larger one's is its parent's less the
+//   smaller's (the parent's buffer is reused). The rows of each node are a contiguous range of one
+//   row permutation, split stably, so each node's rows stay in increasing order. Histograms are built
+//   and scanned in parallel over columns (MiserControl::threads).
+// Ties (both searches): within a column, scanned by increasing threshold, a threshold replaces the best
+// so far only when its gain is larger by more than a relative tie_tol (the smallest of tied thresholds
+// wins); across columns every penalized gain within a relative tie_tol of the best ties and the first
+// column wins. Gains at most zero_tol * 1/2 sum_i r_i^2 count as 0 (no split).
+//
+// Training is anytime: miser_fit() stops adding trees once max_time seconds have passed since it
+// started (binning or sorting included) and returns the trees grown so far, marked partial.
 //
 // Losses: squared (r = y - H, leaf value = mean r), logistic (y in {0, 1}, r = y - p, p = 1/(1+e^-H)),
 // multinomial (one tree per class per iteration on r_k = y_k - p_k, the class probabilities p being
@@ -41,8 +58,12 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -55,18 +76,26 @@ namespace fgseq {
 
 enum class MiserLoss { Squared, Logistic, Multinomial };
 enum class PaidUpdate { AfterTree, WithinTree };
+enum class SplitSearch { Exact, Histogram };
 
 struct MiserControl {
   MiserLoss loss = MiserLoss::Squared;
   PaidUpdate paid = PaidUpdate::AfterTree;
+  SplitSearch split = SplitSearch::Histogram;
   double lambda = 0.0;      // lambda of equation (5): half squared error of the gradient fit per cost unit
   Index n_iter = 100;       // boosting iterations (one tree each; one tree per class for multinomial)
   int depth = 4;            // most splits from the root to a leaf
   double eta = 0.1;         // shrinkage (step size) of each tree
   Index min_node_size = 1;  // fewest training rows in a leaf
+  int max_bin = 255;        // histogram search: most bins per column (2..65536)
+  int threads = 1;          // histogram search: threads for the binning, the histograms and their scans
+  double max_time = std::numeric_limits<double>::infinity();  // seconds; no tree is started after it
   double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
   double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
 };
+
+// Called with (iterations done, iterations asked) before each iteration.
+using MiserProgress = std::function<void(Index, Index)>;
 
 // Trees as flat arrays. Tree t owns nodes [start[t], start[t + 1]); node 0 of a tree is its root and
 // left/right are node numbers local to the tree. At a leaf feature = -1 and left = right = -1.
@@ -145,31 +174,233 @@ class SortedColumns {
   std::vector<int> idx_, rank_;
 };
 
-// Grows one tree of the miser on a negative gradient.
-class MiserTreeLearner {
+// Every column of x cut once into at most max_bin quantile bins, and x replaced by its bin numbers
+// (column-major; one byte per entry for up to 256 bins, else two). With at most max_bin distinct values
+// a column has one bin per distinct value; otherwise the distinct values are taken in increasing order
+// and a bin is closed as soon as it holds at least (rows not yet binned) / (bins left) rows, so that
+// heavy values get bins of their own. Each bin keeps the smallest and largest training value in it.
+class BinnedColumns {
+ public:
+  BinnedColumns(const Eigen::Ref<const MatrixXd>& x, int max_bin, int threads,
+                const InterruptCheck& check_interrupt = InterruptCheck())
+      : n_(x.rows()), p_(x.cols()), wide_(max_bin > 256), lo_(static_cast<size_t>(x.cols())), hi_(lo_.size()) {
+    if (max_bin < 2 || max_bin > 65536) throw std::invalid_argument("miser: max_bin must be in 2..65536");
+    if (x.rows() >= std::numeric_limits<int>::max())
+      throw std::invalid_argument("miser: too many rows for 32-bit row indices");
+    if (wide_) bin16_.resize(static_cast<size_t>(n_ * p_));
+    else bin8_.resize(static_cast<size_t>(n_ * p_));
+    parallel_ranges(p_, threads, [&](Index begin, Index end) {
+      std::vector<double> v;
+      for (Index j = begin; j < end; ++j) {
+        if (check_interrupt && calling_thread()) check_interrupt();
+        cut_column(x.col(j).data(), max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
+        const std::vector<double>& hi = hi_[static_cast<size_t>(j)];
+        for (Index i = 0; i < n_; ++i) {  // the first bin whose largest value is >= x: exact, no rounding
+          const double xi = x(i, j);
+          const auto b = static_cast<unsigned>(std::lower_bound(hi.begin(), hi.end(), xi) - hi.begin());
+          if (wide_) bin16_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint16_t>(b);
+          else bin8_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint8_t>(b);
+        }
+      }
+    });
+    offset_.assign(static_cast<size_t>(p_) + 1, 0);
+    for (Index j = 0; j < p_; ++j) offset_[static_cast<size_t>(j) + 1] = offset_[static_cast<size_t>(j)] + n_bins(j);
+  }
+  Index rows() const { return n_; }
+  Index cols() const { return p_; }
+  bool wide() const { return wide_; }
+  Index n_bins(Index j) const { return static_cast<Index>(hi_[static_cast<size_t>(j)].size()); }
+  Index offset(Index j) const { return offset_[static_cast<size_t>(j)]; }  // column j's first bin in a histogram
+  Index total_bins() const { return offset_.back(); }
+  double lo(Index j, Index b) const { return lo_[static_cast<size_t>(j)][static_cast<size_t>(b)]; }
+  double hi(Index j, Index b) const { return hi_[static_cast<size_t>(j)][static_cast<size_t>(b)]; }
+  const std::uint8_t* col8(Index j) const { return bin8_.data() + j * n_; }
+  const std::uint16_t* col16(Index j) const { return bin16_.data() + j * n_; }
+  unsigned bin(Index i, Index j) const {
+    return wide_ ? bin16_[static_cast<size_t>(j * n_ + i)] : bin8_[static_cast<size_t>(j * n_ + i)];
+  }
+
+ private:
+  Index n_, p_;
+  bool wide_;
+  std::vector<std::uint8_t> bin8_;
+  std::vector<std::uint16_t> bin16_;
+  std::vector<std::vector<double>> lo_, hi_;
+  std::vector<Index> offset_;
+
+  // The bins of one column (n values at col): smallest and largest value of each bin, in order.
+  void cut_column(const double* col, int max_bin, std::vector<double>& v, std::vector<double>& lo,
+                  std::vector<double>& hi) const {
+    v.assign(col, col + n_);
+    std::sort(v.begin(), v.end());
+    std::vector<double> value;  // distinct values and their counts
+    std::vector<Index> count;
+    for (Index k = 0; k < n_; ++k) {
+      if (k == 0 || v[static_cast<size_t>(k)] > value.back()) {
+        value.push_back(v[static_cast<size_t>(k)]);
+        count.push_back(0);
+      }
+      ++count.back();
+    }
+    const Index D = static_cast<Index>(value.size());
+    if (D <= max_bin) {
+      lo = value;
+      hi = value;
+      return;
+    }
+    Index rest = n_, bins_left = max_bin, in_bin = 0, first = 0;
+    for (Index t = 0; t < D; ++t) {
+      in_bin += count[static_cast<size_t>(t)];
+      const bool last = t == D - 1;
+      const bool full = static_cast<double>(in_bin) * static_cast<double>(bins_left) >= static_cast<double>(rest);
+      if (last || (bins_left > 1 && (full || D - t - 1 < bins_left))) {
+        lo.push_back(value[static_cast<size_t>(first)]);
+        hi.push_back(value[static_cast<size_t>(t)]);
+        rest -= in_bin;
+        --bins_left;
+        in_bin = 0;
+        first = t + 1;
+      }
+    }
+  }
+};
+
+// The cost penalty of equation (5) and the choice of a node's column, shared by both split searches.
+class CostPenalty {
  public:
   // group_of: 0-based group of each column; meas: the measurements of each group and their costs.
-  MiserTreeLearner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted, const std::vector<int>& group_of,
-                   const Measurements& meas, const MiserControl& ctl)
-      : x_(x), sorted_(sorted), group_of_(group_of), meas_(meas), ctl_(ctl),
-        row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {
-    if (static_cast<Index>(group_of_.size()) != x_.cols())
-      throw std::invalid_argument("miser: one group per column of x is needed");
+  CostPenalty(const std::vector<int>& group_of, const Measurements& meas, const MiserControl& ctl)
+      : group_of_(group_of), meas_(meas), ctl_(ctl) {
     for (int g : group_of_)
       if (g < 0 || g >= meas_.n_groups()) throw std::invalid_argument("miser: group index out of range");
+  }
+
+  // A new tree: no measurement used by it yet.
+  void start_tree() { used_.assign(meas_.cost.size(), false); }
+
+  // phi_a c_a of column j, as the update rule has it at this point of the tree: the total cost of the
+  // measurements of j's group that no earlier tree has paid (unpaid, one flag per measurement) and,
+  // with PaidUpdate::WithinTree, that no earlier split of this tree has used. The one place a split's
+  // cost is read: every split search calls it.
+  double charge(Index j, const std::vector<bool>& unpaid) const {
+    double c = 0.0;
+    for (Index m : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(j)])]) {
+      const size_t k = static_cast<size_t>(m);
+      if (unpaid[k] && !(ctl_.paid == PaidUpdate::WithinTree && used_[k])) c += meas_.cost[k];
+    }
+    return c;
+  }
+
+  // The column of largest penalized gain gains[j] - lambda * charge(j) among those with gains[j] > zero,
+  // the first of those within a relative tie_tol of the best; -1 when no penalized gain is positive.
+  // Marks the measurements of the column's group as used by this tree.
+  Index choose(const double* gains, Index p, double zero, const std::vector<bool>& unpaid) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (Index j = 0; j < p; ++j)
+      if (gains[j] > zero) best = std::max(best, gains[j] - ctl_.lambda * charge(j, unpaid));
+    if (!(best > 0.0)) return -1;
+    const double tie = best - ctl_.tie_tol * std::abs(best);
+    Index chosen = -1;
+    for (Index j = 0; j < p && chosen < 0; ++j)
+      if (gains[j] > zero && gains[j] - ctl_.lambda * charge(j, unpaid) >= tie) chosen = j;
+    for (Index mm : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])])
+      used_[static_cast<size_t>(mm)] = true;
+    return chosen;
+  }
+
+ private:
+  const std::vector<int>& group_of_;
+  const Measurements& meas_;
+  const MiserControl& ctl_;
+  std::vector<bool> used_;  // measurements used by the splits of this tree so far
+};
+
+// What both learners share: the tree under construction, level by level, and its output.
+class TreeLearner {
+ public:
+  TreeLearner(Index p, const std::vector<int>& group_of, const Measurements& meas, const MiserControl& ctl)
+      : group_of_(group_of), ctl_(ctl), penalty_(group_of, meas, ctl_) {
+    if (static_cast<Index>(group_of_.size()) != p) throw std::invalid_argument("miser: one group per column of x is needed");
     if (ctl_.depth < 1 || ctl_.min_node_size < 1) throw std::invalid_argument("miser: depth and min_node_size must be >= 1");
   }
+  virtual ~TreeLearner() = default;
 
   // Grows the tree on r with unpaid[m] true for every measurement m not paid by an earlier tree,
   // appends it to `forest` and writes its output (leaf value, before eta) for every training row to
   // `fitted`.
-  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest, VectorXd& fitted) {
+  virtual void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+                    VectorXd& fitted) = 0;
+
+  // Groups split on by the last grown tree.
+  std::vector<int> groups_used() const {
+    std::vector<int> out;
+    for (const Node& nd : nodes_)
+      if (nd.feature >= 0) out.push_back(group_of_[static_cast<size_t>(nd.feature)]);
+    return out;
+  }
+
+ protected:
+  struct Node {
+    int feature;
+    double threshold;
+    Index left, right;
+    Index n;         // training rows in the node
+    double sum;      // sum of r over them
+    Index begin;     // histogram search: the node's rows are rows_[begin, begin + n)
+  };
+
+  const std::vector<int>& group_of_;
+  MiserControl ctl_;
+  CostPenalty penalty_;
+  std::vector<Node> nodes_;
+
+  // Appends the grown tree to the forest.
+  void append_to(Forest& forest) const {
+    for (const Node& nd : nodes_) {
+      forest.feature.push_back(nd.feature);
+      forest.threshold.push_back(nd.feature >= 0 ? nd.threshold : std::numeric_limits<double>::quiet_NaN());
+      forest.left.push_back(static_cast<int>(nd.left));
+      forest.right.push_back(static_cast<int>(nd.right));
+      forest.value.push_back(nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0);
+    }
+    forest.start.push_back(forest.start.back() + static_cast<Index>(nodes_.size()));
+  }
+
+  // Splits node v on column j at `threshold`: appends its two children (empty) and returns the left one.
+  Index split_node(Index v, int j, double threshold) {
+    const Index l = static_cast<Index>(nodes_.size());
+    nodes_[static_cast<size_t>(v)].feature = j;
+    nodes_[static_cast<size_t>(v)].threshold = threshold;
+    nodes_[static_cast<size_t>(v)].left = l;
+    nodes_[static_cast<size_t>(v)].right = l + 1;
+    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0});
+    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0});
+    return l;
+  }
+
+  static double midpoint(double a, double b) {
+    const double m = a + 0.5 * (b - a);
+    return m < b ? m : a;
+  }
+};
+
+// The exact split search: every midpoint between consecutive distinct values of a node's column.
+class ExactTreeLearner : public TreeLearner {
+ public:
+  // group_of: 0-based group of each column; meas: the measurements of each group and their costs.
+  ExactTreeLearner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted, const std::vector<int>& group_of,
+                   const Measurements& meas, const MiserControl& ctl)
+      : TreeLearner(x.cols(), group_of, meas, ctl), x_(x), sorted_(sorted),
+        row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {}
+
+  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+            VectorXd& fitted) override {
     const Index n = x_.rows(), p = x_.cols();
     const Index m = ctl_.min_node_size;
     nodes_.clear();
-    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum()});
+    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum(), 0});
     std::fill(row_node_.begin(), row_node_.end(), 0);
-    used_.assign(meas_.cost.size(), false);
+    penalty_.start_tree();
     const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
     rsorted_.resize(static_cast<size_t>(n * p));
     for (Index j = 0; j < p; ++j) {  // r in the sorted order of every column: the scans read it in sequence
@@ -208,52 +439,28 @@ class MiserTreeLearner {
       else if (A <= std::numeric_limits<short>::max()) scan_level<short>(A, slot16_);
       else scan_level<int>(A, row_slot_);
 
-      // choose the split of each node, left to right (the within-tree variant frees a group as soon as
-      // a split uses it)
+      // choose the split of each node, left to right, and make its children
       std::vector<int> split_col(static_cast<size_t>(A), -1);
-      for (Index s = 0; s < A; ++s) {
-        const double* gs = gain_.data() + s * p;
-        double best = -std::numeric_limits<double>::infinity();
-        for (Index j = 0; j < p; ++j)
-          if (gs[j] > zero) best = std::max(best, gs[j] - ctl_.lambda * charge(j, unpaid));
-        if (!(best > 0.0)) continue;
-        const double tie = best - ctl_.tie_tol * std::abs(best);
-        Index chosen = -1;
-        for (Index j = 0; j < p && chosen < 0; ++j)
-          if (gs[j] > zero && gs[j] - ctl_.lambda * charge(j, unpaid) >= tie) chosen = j;
-        split_col[static_cast<size_t>(s)] = static_cast<int>(chosen);
-        for (Index mm : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])])
-          used_[static_cast<size_t>(mm)] = true;
-      }
-
-      // make the children and move the rows
       std::vector<Index> next;
-      std::vector<Index> child(static_cast<size_t>(2 * A), -1);
+      std::vector<Index> child(static_cast<size_t>(A), -1);
       for (Index s = 0; s < A; ++s) {
-        const int j = split_col[static_cast<size_t>(s)];
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero, unpaid);
         if (j < 0) continue;
-        Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
-        nd.feature = j;
-        nd.threshold = thr_[static_cast<size_t>(s * p + j)];
-        const Index l = static_cast<Index>(nodes_.size());
-        nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0});
-        nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0});
-        Node& parent = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
-        parent.left = l;
-        parent.right = l + 1;
-        child[static_cast<size_t>(2 * s)] = l;
-        child[static_cast<size_t>(2 * s + 1)] = l + 1;
+        split_col[static_cast<size_t>(s)] = static_cast<int>(j);
+        const Index l = split_node(active[static_cast<size_t>(s)], static_cast<int>(j), thr_[static_cast<size_t>(s * p + j)]);
+        child[static_cast<size_t>(s)] = l;
         next.push_back(l);
         next.push_back(l + 1);
       }
       if (next.empty()) break;
+      // move the rows
       for (Index i = 0; i < n; ++i) {
         const int s = row_slot_[static_cast<size_t>(i)];
         if (s < 0) continue;
         const int j = split_col[static_cast<size_t>(s)];
         if (j < 0) continue;
         const Node& parent = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
-        const Index c = x_(i, j) <= parent.threshold ? child[static_cast<size_t>(2 * s)] : child[static_cast<size_t>(2 * s + 1)];
+        const Index c = child[static_cast<size_t>(s)] + (x_(i, j) <= parent.threshold ? 0 : 1);
         row_node_[static_cast<size_t>(i)] = c;
         Node& ch = nodes_[static_cast<size_t>(c)];
         ++ch.n;
@@ -262,15 +469,7 @@ class MiserTreeLearner {
       level.swap(next);
     }
 
-    // append to the forest; leaf outputs for the training rows
-    for (const Node& nd : nodes_) {
-      forest.feature.push_back(nd.feature);
-      forest.threshold.push_back(nd.feature >= 0 ? nd.threshold : std::numeric_limits<double>::quiet_NaN());
-      forest.left.push_back(static_cast<int>(nd.left));
-      forest.right.push_back(static_cast<int>(nd.right));
-      forest.value.push_back(nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0);
-    }
-    forest.start.push_back(forest.start.back() + static_cast<Index>(nodes_.size()));
+    append_to(forest);
     fitted.resize(n);
     for (Index i = 0; i < n; ++i) {
       const Node& leaf = nodes_[static_cast<size_t>(row_node_[static_cast<size_t>(i)])];
@@ -278,45 +477,11 @@ class MiserTreeLearner {
     }
   }
 
-  // Groups split on by the last grown tree.
-  std::vector<int> groups_used() const {
-    std::vector<int> out;
-    for (const Node& nd : nodes_)
-      if (nd.feature >= 0) out.push_back(group_of_[static_cast<size_t>(nd.feature)]);
-    return out;
-  }
-
-  // phi_a c_a of column j, as the update rule has it at this point of the tree: the total cost of the
-  // measurements of j's group that no earlier tree has paid (unpaid, one flag per measurement) and,
-  // with PaidUpdate::WithinTree, that no earlier split of this tree has used. The one place a split's
-  // cost is read: every split search calls it.
-  double charge(Index j, const std::vector<bool>& unpaid) const {
-    double c = 0.0;
-    for (Index m : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(j)])]) {
-      const size_t k = static_cast<size_t>(m);
-      if (unpaid[k] && !(ctl_.paid == PaidUpdate::WithinTree && used_[k])) c += meas_.cost[k];
-    }
-    return c;
-  }
-
  private:
-  struct Node {
-    int feature;
-    double threshold;
-    Index left, right;
-    Index n;     // training rows in the node
-    double sum;  // sum of r over them
-  };
-
   Eigen::Ref<const MatrixXd> x_;
   const SortedColumns& sorted_;
-  const std::vector<int>& group_of_;
-  const Measurements& meas_;
-  MiserControl ctl_;
-  std::vector<Node> nodes_;
   std::vector<Index> row_node_;
   std::vector<int> row_slot_;                    // active node (0..A-1) of each row, -1 when not splitting
-  std::vector<bool> used_;  // measurements used by the splits of this tree so far
   std::vector<double> gain_, thr_;
   std::vector<double> rsorted_;                  // r in the sorted order of each column (n x p)
   std::vector<signed char> slot8_;               // row_slot_ in a smaller type, for the scans
@@ -379,10 +544,243 @@ class MiserTreeLearner {
       }
     }
   }
+};
 
-  static double midpoint(double a, double b) {
-    const double m = a + 0.5 * (b - a);
-    return m < b ? m : a;
+// The histogram split search (see the top of this file).
+class HistogramTreeLearner : public TreeLearner {
+ public:
+  HistogramTreeLearner(const BinnedColumns& bins, const std::vector<int>& group_of, const Measurements& meas,
+                       const MiserControl& ctl)
+      : TreeLearner(bins.cols(), group_of, meas, ctl), bins_(bins), rows_(static_cast<size_t>(bins.rows())),
+        right_(rows_.size()), ordered_(rows_.size()) {}
+
+  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+            VectorXd& fitted) override {
+    const Index n = bins_.rows(), p = bins_.cols(), m = ctl_.min_node_size;
+    nodes_.clear();
+    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum(), 0});
+    std::iota(rows_.begin(), rows_.end(), 0);
+    penalty_.start_tree();
+    const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
+    hist_of_.assign(1, -1);
+    free_.clear();
+    for (size_t h = 0; h < pool_.size(); ++h) free_.push_back(static_cast<int>(h));
+    if (n >= 2 * m) build(std::vector<Index>{0}, r);
+
+    std::vector<Index> level{0};
+    for (int d = 0; d < ctl_.depth && !level.empty(); ++d) {
+      std::vector<Index> active;  // the nodes of this level that may split: each has its histogram
+      for (Index v : level)
+        if (nodes_[static_cast<size_t>(v)].n >= 2 * m) active.push_back(v);
+      if (active.empty()) break;
+      const Index A = static_cast<Index>(active.size());
+      scan(active);
+
+      // choose the split of each node, left to right; split its rows stably
+      std::vector<Index> next, parents;
+      for (Index s = 0; s < A; ++s) {
+        const Index v = active[static_cast<size_t>(s)];
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero, unpaid);
+        if (j < 0) {
+          release(v);
+          continue;
+        }
+        const size_t sj = static_cast<size_t>(s * p + j);
+        const Index l = split_node(v, static_cast<int>(j), thr_[sj]);
+        partition(v, l, j, bin_[sj], r);
+        parents.push_back(v);
+        next.push_back(l);
+        next.push_back(l + 1);
+      }
+      if (next.empty()) break;
+      hist_of_.resize(nodes_.size(), -1);
+      if (d + 1 < ctl_.depth) children_histograms(parents, r);
+      else for (Index v : parents) release(v);
+      level.swap(next);
+    }
+
+    append_to(forest);
+    fitted.resize(n);
+    for (const Node& nd : nodes_) {
+      if (nd.feature >= 0) continue;
+      const double value = nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0;
+      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) fitted(rows_[static_cast<size_t>(k)]) = value;
+    }
+  }
+
+ private:
+  struct HistBin {
+    double sum;    // sum of r over the node's rows in the bin
+    double count;  // their number (exact in a double)
+  };
+
+  const BinnedColumns& bins_;
+  std::vector<int> rows_, right_;            // row permutation (each node a range of it); scratch
+  std::vector<double> ordered_;              // r in the order of rows_, for the nodes being built
+  std::vector<std::vector<HistBin>> pool_;   // histogram buffers (total_bins each), reused across trees
+  std::vector<int> free_;                    // buffers of pool_ not in use
+  std::vector<int> hist_of_;                 // per node: its buffer in pool_, or -1
+  std::vector<double> gain_, thr_;           // per (active node, column): best gain and its threshold
+  std::vector<unsigned> bin_;                // and the last bin going left
+
+  int acquire() {
+    if (free_.empty()) {
+      pool_.emplace_back(static_cast<size_t>(bins_.total_bins()));
+      return static_cast<int>(pool_.size()) - 1;
+    }
+    const int h = free_.back();
+    free_.pop_back();
+    return h;
+  }
+  void release(Index v) {
+    int& h = hist_of_[static_cast<size_t>(v)];
+    if (h >= 0) free_.push_back(h);
+    h = -1;
+  }
+
+  // Splits the rows of node v (a range of rows_) into its children l (bin <= b of column j) and l + 1,
+  // keeping the order; counts the children's rows and sums r over them in that order.
+  void partition(Index v, Index l, Index j, unsigned b, const Eigen::Ref<const VectorXd>& r) {
+    Node& nd = nodes_[static_cast<size_t>(v)];
+    Node& left = nodes_[static_cast<size_t>(l)];
+    Node& right = nodes_[static_cast<size_t>(l + 1)];
+    int* rows = rows_.data() + nd.begin;
+    Index nl = 0, nr = 0;
+    double sl = 0.0, sr = 0.0;
+    for (Index k = 0; k < nd.n; ++k) {
+      const int i = rows[k];
+      if (bins_.bin(i, j) <= b) {
+        rows[nl++] = i;
+        sl += r(i);
+      } else {
+        right_[static_cast<size_t>(nr++)] = i;
+        sr += r(i);
+      }
+    }
+    std::copy(right_.begin(), right_.begin() + nr, rows + nl);
+    left = Node{-1, 0.0, -1, -1, nl, sl, nd.begin};
+    right = Node{-1, 0.0, -1, -1, nr, sr, nd.begin + nl};
+  }
+
+  // The histograms of the next level's nodes that may split: the smaller child of each split parent
+  // is built from its rows, the larger one is the parent's less the smaller's (in the parent's buffer).
+  void children_histograms(const std::vector<Index>& parents, const Eigen::Ref<const VectorXd>& r) {
+    const Index m = ctl_.min_node_size;
+    std::vector<Index> built;
+    std::vector<std::pair<Index, Index>> subtract;  // (larger, smaller)
+    std::vector<Index> drop;                         // built only to subtract
+    for (Index v : parents) {
+      const Index l = nodes_[static_cast<size_t>(v)].left;
+      const Index small = nodes_[static_cast<size_t>(l)].n <= nodes_[static_cast<size_t>(l + 1)].n ? l : l + 1;
+      const Index large = small == l ? l + 1 : l;
+      const bool need_small = nodes_[static_cast<size_t>(small)].n >= 2 * m;
+      const bool need_large = nodes_[static_cast<size_t>(large)].n >= 2 * m;
+      if (need_small || need_large) built.push_back(small);
+      if (need_large) {
+        hist_of_[static_cast<size_t>(large)] = hist_of_[static_cast<size_t>(v)];
+        hist_of_[static_cast<size_t>(v)] = -1;
+        subtract.emplace_back(large, small);
+        if (!need_small) drop.push_back(small);
+      } else {
+        release(v);
+      }
+    }
+    if (!built.empty()) build(built, r);
+    const Index B = bins_.total_bins();
+    for (const auto& ls : subtract) {
+      HistBin* a = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.first)])].data();
+      const HistBin* b = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.second)])].data();
+      for (Index k = 0; k < B; ++k) {
+        a[k].sum -= b[k].sum;
+        a[k].count -= b[k].count;
+      }
+    }
+    for (Index v : drop) release(v);
+  }
+
+  // Builds the histograms of `nodes` from their rows, in parallel over columns.
+  void build(const std::vector<Index>& nodes, const Eigen::Ref<const VectorXd>& r) {
+    for (Index v : nodes) {
+      const Node& nd = nodes_[static_cast<size_t>(v)];
+      const int h = acquire();
+      hist_of_[static_cast<size_t>(v)] = h;
+      std::fill(pool_[static_cast<size_t>(h)].begin(), pool_[static_cast<size_t>(h)].end(), HistBin{0.0, 0.0});
+      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) ordered_[static_cast<size_t>(k)] = r(rows_[static_cast<size_t>(k)]);
+    }
+    parallel_ranges(bins_.cols(), ctl_.threads, [&](Index begin, Index end) {
+      for (Index j = begin; j < end; ++j)
+        for (Index v : nodes) {
+          const Node& nd = nodes_[static_cast<size_t>(v)];
+          HistBin* h = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(v)])].data() + bins_.offset(j);
+          if (bins_.wide()) accumulate(bins_.col16(j), nd, h);
+          else accumulate(bins_.col8(j), nd, h);
+        }
+    });
+  }
+
+  template <typename Bin>
+  void accumulate(const Bin* col, const Node& nd, HistBin* h) const {
+    const int* rows = rows_.data() + nd.begin;
+    const double* g = ordered_.data() + nd.begin;
+    if (nd.n == bins_.rows()) {  // the root: rows in order
+      for (Index k = 0; k < nd.n; ++k) {
+        HistBin& e = h[col[k]];
+        e.sum += g[k];
+        e.count += 1.0;
+      }
+      return;
+    }
+    for (Index k = 0; k < nd.n; ++k) {
+      HistBin& e = h[col[rows[k]]];
+      e.sum += g[k];
+      e.count += 1.0;
+    }
+  }
+
+  // Fills gain_, thr_ and bin_ for the active nodes: per column, one pass over each node's bins scores
+  // the boundary before every non-empty bin that follows a non-empty one.
+  void scan(const std::vector<Index>& active) {
+    const Index A = static_cast<Index>(active.size()), p = bins_.cols(), m = ctl_.min_node_size;
+    gain_.assign(static_cast<size_t>(A * p), -std::numeric_limits<double>::infinity());
+    thr_.assign(gain_.size(), 0.0);
+    bin_.assign(gain_.size(), 0);
+    const double none = std::numeric_limits<double>::lowest();
+    parallel_ranges(p, ctl_.threads, [&](Index begin, Index end) {
+      for (Index j = begin; j < end; ++j) {
+        const Index nb = bins_.n_bins(j);
+        for (Index s = 0; s < A; ++s) {
+          const Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
+          const HistBin* h = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(active[static_cast<size_t>(s)])])].data() +
+                             bins_.offset(j);
+          const double base = nd.sum * nd.sum / static_cast<double>(nd.n);
+          Index nl = 0, last = -1, best_left = -1, best_right = -1;
+          double sl = 0.0, best = none;
+          for (Index b = 0; b < nb; ++b) {
+            if (h[b].count == 0.0) continue;
+            if (nl >= m) {  // a boundary between two non-empty bins of the node
+              const Index nr = nd.n - nl;
+              if (nr >= m) {
+                const double sr = nd.sum - sl;
+                const double g = 0.5 * (sl * sl / static_cast<double>(nl) + sr * sr / static_cast<double>(nr) - base);
+                if (g > best + ctl_.tie_tol * std::abs(best)) {
+                  best = g;
+                  best_left = last;
+                  best_right = b;
+                }
+              }
+            }
+            nl += static_cast<Index>(h[b].count);
+            sl += h[b].sum;
+            last = b;
+          }
+          if (best == none) continue;
+          const size_t k = static_cast<size_t>(s * p + j);
+          gain_[k] = best;
+          thr_[k] = midpoint(bins_.hi(j, best_left), bins_.lo(j, best_right));
+          bin_[k] = static_cast<unsigned>(best_left);
+        }
+      }
+    });
   }
 };
 
@@ -391,6 +789,7 @@ struct MiserFit {
   VectorXd init;               // P starting constants
   std::vector<double> loss;    // mean training loss after iterations 0..n_iter
   std::vector<Index> paid_by;  // per group: the tree that first used it (-1: never used)
+  bool partial = false;        // max_time stopped the fit before n_iter iterations
 };
 
 namespace detail {
@@ -466,18 +865,29 @@ inline VectorXd miser_init(MiserLoss loss, const MatrixXd& Y) {
 // Fits the miser. x: n x p; Y: n x P targets (squared: the response; logistic: a 0/1 column;
 // multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: the
 // measurements of each group and their costs (measurements.hpp; a vector of one cost per group makes
-// each group its own measurement).
+// each group its own measurement). No iteration starts once ctl.max_time seconds have passed since the call:
+// the fit then holds the iterations done so far and partial = true.
 inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const std::vector<int>& group_of,
                           const Measurements& cost, const MiserControl& ctl,
-                          const InterruptCheck& check_interrupt = InterruptCheck()) {
+                          const InterruptCheck& check_interrupt = InterruptCheck(),
+                          const MiserProgress& progress = MiserProgress()) {
+  const auto started = std::chrono::steady_clock::now();
   const Index n = x.rows(), P = Y.cols();
   if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
   if (ctl.loss == MiserLoss::Multinomial ? P < 2 : P != 1)
     throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
   if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.n_iter < 0)
     throw std::invalid_argument("miser_fit: eta must be positive, lambda and n_iter non-negative");
-  const SortedColumns sorted(x, check_interrupt);
-  MiserTreeLearner learner(x, sorted, group_of, cost, ctl);
+  std::unique_ptr<SortedColumns> sorted;
+  std::unique_ptr<BinnedColumns> binned;
+  std::unique_ptr<TreeLearner> learner;
+  if (ctl.split == SplitSearch::Exact) {
+    sorted.reset(new SortedColumns(x, check_interrupt));
+    learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, ctl));
+  } else {
+    binned.reset(new BinnedColumns(x, ctl.max_bin, ctl.threads, check_interrupt));
+    learner.reset(new HistogramTreeLearner(*binned, group_of, cost, ctl));
+  }
 
   MiserFit out;
   out.init = detail::miser_init(ctl.loss, Y);
@@ -489,12 +899,18 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   VectorXd fitted;
   for (Index t = 0; t < ctl.n_iter; ++t) {
     if (check_interrupt) check_interrupt();
+    if (progress) progress(t, ctl.n_iter);
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+    if (spent.count() >= ctl.max_time) {  // training is anytime too: keep the trees grown so far
+      out.partial = true;
+      break;
+    }
     detail::miser_gradient(ctl.loss, Y, H, R);
     for (Index c = 0; c < P; ++c) {
-      learner.grow(R.col(c), unpaid, out.forest, fitted);
+      learner->grow(R.col(c), unpaid, out.forest, fitted);
       H.col(c).noalias() += ctl.eta * fitted;
       const Index tree = out.forest.n_trees() - 1;
-      for (int g : learner.groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
+      for (int g : learner->groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
         if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
         for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
       }
