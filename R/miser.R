@@ -37,13 +37,39 @@
 #' Trees grow level by level and, within a level, node by node from left to right, to at most `depth`
 #' splits from the root. A node of at least `2 * min_node_size` rows is split on the feature and
 #' threshold of largest penalized gain `1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda' * phi_a c_a`
-#' (`S` the sums of `r` over a side), if that gain is positive. Thresholds are exact: every column is
-#' sorted once, every midpoint between consecutive distinct values of a node is a candidate (`x <=`
-#' threshold goes left) and both sides keep at least `min_node_size` rows. Ties: within a column,
+#' (`S` the sums of `r` over a side), if that gain is positive; `x <=` threshold goes left and both
+#' sides keep at least `min_node_size` rows. Ties: within a column,
 #' scanned by increasing threshold, a threshold replaces the best so far only when its gain is larger by
 #' more than a relative `1e-10` (the smallest of tied thresholds wins); across columns, penalized gains
 #' within a relative `1e-10` of the best are tied and the first column wins. Gains up to `1e-14` times
 #' `1/2 sum_i r_i^2` count as 0.
+#'
+#' @section Split search:
+#' `split = "histogram"` (the default, as LightGBM: Ke et al. 2017) cuts every column once into at most
+#' `max_bin` quantile bins: a column with at most `max_bin` distinct values gets one bin per value;
+#' otherwise its distinct values are taken in increasing order and a bin is closed as soon as it holds
+#' at least (rows not yet binned) / (bins left) rows, so a value shared by many rows gets a bin of its
+#' own. The candidates of a node are the boundaries between its non-empty bins, and the threshold of a
+#' boundary is the midpoint between the largest training value of the bin on its left and the smallest
+#' of the bin on its right. So when `max_bin` is at least the number of distinct values of every
+#' column, the candidates, thresholds and trees are those of the exact search (up to rounding in the
+#' sums of `r`). Each node keeps per column the sum of `r` and the row count of every bin; of two
+#' sibling nodes only the smaller one's histogram is built from its rows, the larger one's is the
+#' parent's less the smaller's. Binning costs one sort per column; `x` is then held as one byte per
+#' entry (two when `max_bin > 256`) beside the fit's per-row vectors.
+#'
+#' `split = "exact"` sorts every column once and takes every midpoint between consecutive distinct
+#' values of a node as a candidate; it holds two 4-byte integers and one double per entry of `x` and
+#' is several times slower on large data.
+#'
+#' The binning and the histograms run on `getOption("fgseq.threads", 2)` OpenMP threads (over columns);
+#' the exact search runs on one. The trees do not depend on the number of threads.
+#'
+#' @section Anytime training:
+#' With `max_time`, no boosting iteration starts once that many seconds have passed since the call
+#' (binning or sorting included): the fit holds the iterations grown so far (its `n_trees` is their
+#' number) and `partial = TRUE`. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
+#' during the binning; `progress = TRUE` shows a progress bar (cli) over the iterations.
 #'
 #' `paid = "after_tree"` is the paper's order (Algorithm 1): `phi` is updated after each tree, so a
 #' feature used by tree `t` is free from tree `t + 1` on, and within tree `t` every split on a feature
@@ -97,6 +123,13 @@
 #' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
 #'   formula method: a variable of `data`), a character vector of the measurements it needs; `cost` is
 #'   then named by measurement (finite, `>= 0`). See the section Measurement costs.
+#' @param split `"histogram"` (binned columns, the default) or `"exact"` (every distinct value); see the
+#'   section Split search.
+#' @param max_bin Whole number between 2 and 65536: the most bins per column of the histogram search
+#'   (ignored by `"exact"`).
+#' @param max_time Positive number of seconds, or `Inf`: no iteration starts after this much time since
+#'   the call; the fit then holds the iterations grown so far and `partial = TRUE`.
+#' @param progress Logical: show a progress bar (cli) over the boosting iterations.
 #' @param ... For the default method: nothing (an unknown argument is an error). The formula method
 #'   passes them to the default method.
 #'
@@ -121,6 +154,8 @@
 #'   numeric, one cost per group in `unique(group)` order (the total cost of its measurements);
 #'   `needs`: named list, the measurements each group needs (in `unique(group)` order);
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
+#' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
+#'   `n_trees` counts the iterations grown);
 #' * `lambda`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees`, `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
 #'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
@@ -135,12 +170,17 @@
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
 #' class of fewer than two rows); when `group` has the wrong length or NA; when `lambda < 0`, `n_trees`
 #' is not a whole number `>= 1`, `depth` not a whole number in `1..30`, `eta` outside `(0, 1]`,
-#' `min_node_size` not a whole number `>= 1`, `family` or `paid` unknown, or an unknown argument is
-#' given.
+#' `min_node_size` not a whole number `>= 1`, `family`, `paid` or `split` unknown, `max_bin` not a whole
+#' number in `2..65536`, `max_time` not a positive number, `progress` not `TRUE` or `FALSE`, or an
+#' unknown argument is given.
 #'
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*,
 #'   1175-1182. \url{https://arxiv.org/abs/1206.6451}
+#'
+#'   Ke, G., Meng, Q., Finley, T., Wang, T., Chen, W., Ma, W., Ye, Q. and Liu, T.-Y. (2017). LightGBM: a
+#'   highly efficient gradient boosting decision tree. *Advances in Neural Information Processing
+#'   Systems 30*, 3146-3154.
 #'
 #'   Friedman, J. H. (2001). Greedy function approximation: a gradient boosting machine. *Annals of
 #'   Statistics* 29(5), 1189-1232. \doi{10.1214/aos/1013203451}
@@ -586,7 +626,7 @@ coef.miser <- function(object, ...) {
 #' @param lambda Numeric vector of distinct non-negative trade-off constants (see [miser()] for their
 #'   scale). `NULL` means `c(0, 10^seq(-3, 0, by = 0.5))`.
 #' @param ... Further arguments to [miser()] (`n_trees`, `depth`, `eta`, `family`, `group`, `paid`,
-#'   `min_node_size`), the same for every `lambda`.
+#'   `min_node_size`, `split`, `max_bin`), the same for every `lambda`.
 #' @param newx,newy Validation data (required for the matrix method): a numeric matrix with the columns
 #'   of `x`, and its response (as `newy` of [anytime_curve()] for `metric`).
 #' @param newdata For the formula method: a data frame of validation rows, with the response.
