@@ -11,16 +11,18 @@
 ## time a split uses the column; later splits and trees use it for free, as in the Miser), and
 ## cegb_tradeoff over a grid; num_threads = 1, max_depth = 4, num_leaves = 16, learning_rate = 0.1,
 ## min_data_in_leaf = 5, 100 rounds. miser(): 100 trees of depth 4, eta = 0.1, min_node_size = 5, a
-## lambda grid. Both grids are given as the Miser's lambda; the LightGBM tradeoff of a lambda is
+## lambda grid, its default histogram search (max_bin = 255) on one thread (option fgseq.threads); the
+## speed setting also times it on 2 threads against itself on 1 (target: at most 0.6). Both grids are given as the Miser's lambda; the LightGBM tradeoff of a lambda is
 ##   cegb_tradeoff = lambda * 2 * s0 / (mean(cost) * h0),
 ## s0 = 1/2 sum_i (y_i - mean(y))^2 the Miser's initial impurity, h0 the hessian of the loss per row at
 ## the start (1 for the squared error, mean(y) (1 - mean(y)) for the log-loss). LightGBM's split gain is
 ## G_L^2 / H_L + G_R^2 / H_R - G^2 / H, twice the Miser's for the squared error, so for "gaussian" the
 ## two penalties are the same function of the gain; for the log-loss LightGBM takes Newton steps and the
-## match is only approximate. Remaining differences: LightGBM bins each feature (max_bin = 255) and
-## grows a tree best-first up to 16 leaves and depth 4, the Miser splits level by level on exact
-## thresholds; a LightGBM split on a column frees that column for the rest of its tree (the Miser's
-## paid = "within_tree"; the default "after_tree" is used here, as in the paper).
+## match is only approximate. Remaining differences: both bin each feature (max_bin = 255; LightGBM
+## from a sample of rows, the Miser from all of them); LightGBM grows a tree best-first up to 16 leaves
+## and depth 4, the Miser level by level; a LightGBM split on a column frees that column for the rest
+## of its tree (the Miser's paid = "within_tree"; the default "after_tree" is used here, as in the
+## paper).
 ##
 ## Cost of a model of t trees: the total cost of the distinct groups used by trees 1..t (for LightGBM
 ## from lgb.model.dt.tree()). On heart, a factor test is a group of dummy columns; LightGBM gets one
@@ -212,10 +214,16 @@ test <- n_speed + 20000L + seq_len(20000L)
 cat(sprintf("== speed setting: n = %d, p = %d, %d trees of depth %d, gaussian, one thread ==\n",
             n_speed, p, N_TREES, DEPTH))
 
+withr_threads <- function(threads, expr) {
+  op <- options(fgseq.threads = threads)
+  on.exit(options(op))
+  expr
+}
 timed <- function(expr) {
   t <- system.time(value <- expr, gcFirst = TRUE)[["elapsed"]]
   list(value = value, time = t)
 }
+options(fgseq.threads = 1L)  # the Miser's histograms on one thread, as LightGBM's num_threads = 1
 speed_lambdas <- if (speed_grid) c(0, 0.001, 0.01, 0.1, 1) else c(0, 0.01)
 rows <- list()
 for (l in speed_lambdas) {
@@ -245,3 +253,12 @@ cat("\nmiser_s, lightgbm_s: elapsed seconds to fit 100 trees (LightGBM including
     "rows; *_cost_T: cost after all 100 trees.\n")
 cat(sprintf("ratio miser / lightgbm: median %.2f, range %.2f to %.2f\n", stats::median(tab$ratio),
             min(tab$ratio), max(tab$ratio)))
+
+# the Miser on 2 threads (option fgseq.threads) against itself on 1, at the default lambda
+t1 <- timed(withr_threads(1L, miser(x, y, cost = cost, lambda = 0.01, n_trees = N_TREES, depth = DEPTH,
+                                    min_node_size = 5)))
+t2 <- timed(withr_threads(2L, miser(x, y, cost = cost, lambda = 0.01, n_trees = N_TREES, depth = DEPTH,
+                                    min_node_size = 5)))
+cat(sprintf("miser, lambda = 0.01: 1 thread %.2f s, 2 threads %.2f s, ratio 2 / 1 threads %.2f (target <= 0.6);",
+            t1$time, t2$time, t2$time / t1$time),
+    sprintf("same trees: %s; load average %s\n", identical(t1$value$trees, t2$value$trees), load_average()))

@@ -1,0 +1,239 @@
+## Fashion-MNIST at scale on one cost axis: multinomial CS-G-OMP and CS-G-FR (fgseq), the Greedy Miser
+## (miser) and LightGBM's cost-efficient gradient boosting (CEGB), test accuracy against the cost of
+## the feature groups computed, the timeliness of each curve, and the fit time of each. Not a test.
+##
+## Data: the Debian package dataset-fashion-mnist (Xiao, Rasul & Vollgraf 2017; 60,000 training and
+## 10,000 test images of 28 x 28 pixels, 10 classes), read from /usr/share/datasets/fashion-mnist. When
+## the files are absent the script says so and stops without error.
+##
+## Usage (from the package root, with fgseq installed; lightgbm and glmnet are used when installed):
+##   Rscript bench/bench-fashion-mnist.R                    # 10,000 training images
+##   Rscript bench/bench-fashion-mnist.R 60000              # all of them
+##   Rscript bench/bench-fashion-mnist.R 10000 inst/extdata # also write the csv files the vignette shows
+##
+## Feature groups: what an image system computes, each at its own price. The cost of a group is its
+## measured extraction time per image on this machine, in microseconds: the CPU time of extracting the
+## group from the images used (the training images and the 10,000 test images; best of 3), divided by
+## their number. Every extractor starts from the raw
+## pixels (a group that shares work with another, e.g. the two gradient histograms, pays for it again).
+##   blocks7   7 x 7 means of 4 x 4 pixel blocks (49)
+##   blocks14  14 x 14 means of 2 x 2 pixel blocks (196)
+##   rows, cols  the 28 row sums and the 28 column sums (projections)
+##   moments   ink mass, centroid, spreads and the row-column covariance (6)
+##   hog2      gradient-orientation histograms, 8 orientations, 2 x 2 cells of 14 pixels (32)
+##   hog4      the same on 4 x 4 cells of 7 pixels (128)
+##   pca10     projections on the first 10 principal components of the training images (10)
+##   pca50     projections on components 11 to 50 (40)
+##
+## Learners: fgseq(family = "multinomial", method = "omp" and "fr"), the full path; miser() with 30
+## iterations of depth-3 trees (one per class), eta = 0.3, lambda in {0.01, 0.1}, one thread; LightGBM
+## multiclass with the same trees (max_depth = 3, num_leaves = 8, learning_rate = 0.3, 30 rounds,
+## min_data_in_leaf = 5, one thread), cegb_penalty_feature_coupled = each column's group cost and
+## cegb_tradeoff from the same lambdas as in bench-lightgbm.R (LightGBM charges per column, not per
+## group: a second column of a paid group is charged again in its criterion, never in the reported cost).
+## Reference fit for the time ratio: one glmnet(family = "multinomial") call (its default path of
+## lambdas) on all groups.
+##
+## Timeliness: the area under each test-accuracy step curve from cost 0 to the total cost of all groups,
+## divided by that cost (curve_timeliness(interpolation = "step")).
+
+source("bench/bench-utils.R")
+bench_header(c("fgseq", "lightgbm", "glmnet"), note = "learners use 1 thread")
+dir <- "/usr/share/datasets/fashion-mnist"
+files <- file.path(dir, c("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                          "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"))
+if (!all(file.exists(files))) {
+  message("bench-fashion-mnist.R: Fashion-MNIST is not installed (", dir, "); nothing to do. ",
+          "Install the Debian package dataset-fashion-mnist.")
+  quit(save = "no", status = 0)
+}
+suppressPackageStartupMessages(library(fgseq))
+options(width = 120, fgseq.threads = 1L)
+args <- commandArgs(trailingOnly = TRUE)
+n_train <- if (length(args) >= 1L) as.integer(args[[1L]]) else 10000L
+out_dir <- if (length(args) >= 2L) args[[2L]] else NULL
+have_lgb <- requireNamespace("lightgbm", quietly = TRUE)
+have_glmnet <- requireNamespace("glmnet", quietly = TRUE)
+
+# ---- data ------------------------------------------------------------------------------------------
+
+read_idx <- function(file) {
+  con <- gzfile(file, "rb")
+  on.exit(close(con))
+  magic <- readBin(con, "integer", 1L, size = 4L, endian = "big")
+  dims <- readBin(con, "integer", magic %% 256L, size = 4L, endian = "big")
+  v <- readBin(con, "integer", prod(dims), size = 1L, signed = FALSE)
+  if (length(dims) == 1L) v else matrix(v, dims[1L], prod(dims[-1L]), byrow = TRUE)
+}
+classes <- c("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+             "Ankle boot")
+img_train <- read_idx(files[1L]) / 255
+lab_train <- factor(classes[read_idx(files[2L]) + 1L], levels = classes)
+img_test <- read_idx(files[3L]) / 255
+lab_test <- factor(classes[read_idx(files[4L]) + 1L], levels = classes)
+set.seed(2017)
+train <- sort(sample(nrow(img_train), min(n_train, nrow(img_train))))
+
+# ---- feature extractors (pixel k of an image is row (k - 1) %/% 28, column (k - 1) %% 28) -------------
+
+pix_r <- (seq_len(784) - 1L) %/% 28L
+pix_c <- (seq_len(784) - 1L) %% 28L
+pool <- function(size) {  # 784 x cells: the mean over size x size blocks
+  cell <- (pix_r %/% size) * (28L %/% size) + pix_c %/% size + 1L
+  m <- matrix(0, 784, max(cell))
+  m[cbind(seq_len(784), cell)] <- 1 / size^2
+  m
+}
+P4 <- pool(4L)
+P2 <- pool(2L)
+P7 <- pool(7L) * 49
+P14 <- pool(14L) * 196
+Prow <- outer(pix_r, 0:27, "==") + 0
+Pcol <- outer(pix_c, 0:27, "==") + 0
+pca <- stats::prcomp(img_train[train, ], rank. = 50)  # learned once, offline: not part of any cost
+hog <- function(X, cells) {
+  left <- c(1L, seq_len(783))  # neighbours, clamped at the image border
+  right <- c(2:784, 784L)
+  up <- ifelse(pix_r == 0L, seq_len(784), seq_len(784) - 28L)
+  down <- ifelse(pix_r == 27L, seq_len(784), seq_len(784) + 28L)
+  right[pix_c == 27L] <- which(pix_c == 27L)
+  left[pix_c == 0L] <- which(pix_c == 0L)
+  dx <- X[, right] - X[, left]
+  dy <- X[, down] - X[, up]
+  mag <- sqrt(dx^2 + dy^2)
+  bin <- pmin(floor((atan2(dy, dx) %% pi) / (pi / 8)), 7)
+  do.call(cbind, lapply(0:7, function(b) (mag * (bin == b)) %*% cells))
+}
+extract <- list(
+  blocks7 = function(X) X %*% P4,
+  blocks14 = function(X) X %*% P2,
+  rows = function(X) X %*% Prow,
+  cols = function(X) X %*% Pcol,
+  moments = function(X) {
+    m <- rowSums(X) + 1e-12
+    cr <- drop(X %*% pix_r) / m
+    cc <- drop(X %*% pix_c) / m
+    vr <- drop(X %*% pix_r^2) / m - cr^2
+    vc <- drop(X %*% pix_c^2) / m - cc^2
+    cv <- drop(X %*% (pix_r * pix_c)) / m - cr * cc
+    cbind(m, cr, cc, sqrt(pmax(vr, 0)), sqrt(pmax(vc, 0)), cv)
+  },
+  hog2 = function(X) hog(X, P14),
+  hog4 = function(X) hog(X, P7),
+  pca10 = function(X) sweep(X, 2L, pca$center) %*% pca$rotation[, 1:10],
+  pca50 = function(X) sweep(X, 2L, pca$center) %*% pca$rotation[, 11:50])
+
+img_all <- rbind(img_train[train, ], img_test)  # the images the learners see
+cpu <- function(expr) {
+  t <- system.time(expr, gcFirst = TRUE)
+  t[["user.self"]] + t[["sys.self"]]
+}
+feat <- list()
+cost_us <- numeric(0)
+for (g in names(extract)) {
+  times <- numeric(3L)
+  for (k in 1:3) times[k] <- cpu(f <- extract[[g]](img_all))
+  feat[[g]] <- f
+  cost_us[g] <- 1e6 * min(times) / nrow(img_all)
+}
+x_all <- do.call(cbind, feat)
+group <- rep(names(feat), vapply(feat, ncol, integer(1)))
+colnames(x_all) <- paste0(group, "_", sequence(vapply(feat, ncol, integer(1))))
+xtr <- x_all[seq_along(train), ]
+ytr <- lab_train[train]
+xte <- x_all[length(train) + seq_len(nrow(img_test)), ]
+yte <- lab_test
+groups_tab <- data.frame(group = names(feat), columns = vapply(feat, ncol, integer(1)),
+                         cost_us = round(cost_us, 2))
+cat(sprintf("Fashion-MNIST: %d training images (of %d), %d test images; %d columns in %d groups\n",
+            nrow(xtr), nrow(img_train), nrow(xte), ncol(xtr), length(feat)))
+cat("Group costs: CPU microseconds per image to extract the group from the raw pixels (best of 3):\n")
+print(groups_tab, row.names = FALSE)
+total_cost <- sum(cost_us)
+
+# ---- learners ----------------------------------------------------------------------------------------
+
+timed <- function(expr) {
+  t <- system.time(value <- expr, gcFirst = TRUE)
+  list(value = value, elapsed = t[["elapsed"]], load = load_average())
+}
+curves <- list()
+fits <- list()
+add <- function(method, cost, accuracy, time) {
+  curves[[method]] <<- data.frame(method = method, cost = cost, accuracy = accuracy)
+  fits[[method]] <<- data.frame(method = method, fit_s = round(time$elapsed, 2), final_cost = round(max(cost), 1),
+                                final_accuracy = round(accuracy[length(accuracy)], 4),
+                                timeliness = round(curve_timeliness(cost, accuracy, total_cost, "step"), 4),
+                                load = time$load)
+}
+for (m in c("omp", "fr")) {
+  f <- timed(fgseq(xtr, ytr, group = group, cost = cost_us, family = "multinomial", method = m))
+  cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
+  add(paste0("CS-G-", toupper(m)), cv$cost, cv$value, f)
+}
+for (l in c(0.01, 0.1)) {
+  f <- timed(miser(xtr, ytr, cost = cost_us, group = group, family = "multinomial", lambda = l, n_trees = 30,
+                   depth = 3, eta = 0.3, min_node_size = 5))
+  cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
+  add(sprintf("Miser (lambda = %g)", l), cv$cost, cv$value, f)
+}
+if (have_lgb) {
+  col_cost <- unname(cost_us[group])
+  for (l in c(0.01, 0.1)) {
+    # the Miser's lambda as a CEGB tradeoff (bench-lightgbm.R): lambda * 2 * s0 / (mean(cost) * h0), with
+    # the impurity s0 and hessian h0 of the first multinomial gradient, per class
+    Y <- outer(as.integer(ytr), seq_len(10), "==") + 0
+    s0 <- 0.5 * sum(sweep(Y, 2L, colMeans(Y))^2) / 10
+    h0 <- mean(colMeans(Y) * (1 - colMeans(Y)))
+    params <- list(objective = "multiclass", num_class = 10L, num_threads = 1L, max_depth = 3L, num_leaves = 8L,
+                   learning_rate = 0.3, min_data_in_leaf = 5L, verbose = -1L, deterministic = TRUE,
+                   cegb_tradeoff = l * 2 * s0 / (mean(cost_us) * h0), cegb_penalty_feature_coupled = col_cost)
+    f <- timed(lightgbm::lgb.train(params, lightgbm::lgb.Dataset(xtr, label = as.integer(ytr) - 1L),
+                                   nrounds = 30L, verbose = -1L))
+    dt <- as.data.frame(lightgbm::lgb.model.dt.tree(f$value))
+    dt <- dt[!is.na(dt$split_feature), ]
+    first_it <- tapply(dt$tree_index %/% 10L + 1L, group[match(dt$split_feature, colnames(xtr))], min)
+    its <- 0:f$value$current_iter()
+    cost <- vapply(its, function(t) sum(cost_us[names(first_it)[first_it <= t]]), numeric(1))
+    acc <- vapply(its, function(t) {
+      if (t == 0L) return(mean(yte == names(which.max(table(ytr)))))
+      pr <- matrix(predict(f$value, xte, num_iteration = t), nrow(xte))
+      mean(classes[max.col(pr, ties.method = "first")] == yte)
+    }, numeric(1))
+    add(sprintf("LightGBM CEGB (lambda = %g)", l), cost, acc, f)
+  }
+}
+curves <- do.call(rbind, curves)
+fits <- do.call(rbind, fits)
+cat("\nFit time (elapsed s, with the load average at the time), final cost (microseconds per image), final",
+    "test accuracy and timeliness (step curve, budget = all groups,", round(total_cost, 1), "us):\n")
+print(fits, row.names = FALSE)
+
+if (have_glmnet) {
+  g <- timed(glmnet::glmnet(xtr, ytr, family = "multinomial"))
+  omp_s <- fits$fit_s[fits$method == "CS-G-OMP"]
+  cat(sprintf("\nglmnet multinomial on all groups (one call, its default path): %.2f s (load %s);",
+              g$elapsed, g$load),
+      sprintf("CS-G-OMP full path / glmnet = %.2f\n", omp_s / g$elapsed))
+}
+
+# test accuracy of each curve at a few budgets (the last point within each)
+budgets <- signif(total_cost * c(0.02, 0.05, 0.1, 0.2, 0.5, 1), 2)
+at <- vapply(split(curves, curves$method), function(cv) {
+  vapply(budgets, function(b) cv$accuracy[max(which(cv$cost <= b))], numeric(1))
+}, numeric(length(budgets)))
+at <- data.frame(budget_us = budgets, round(matrix(at, length(budgets)), 3), check.names = FALSE)
+names(at)[-1L] <- names(split(curves, curves$method))
+cat("\nTest accuracy within each budget (microseconds per image):\n")
+print(at, row.names = FALSE)
+
+if (!is.null(out_dir)) {
+  dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+  utils::write.csv(groups_tab, file.path(out_dir, "fashion-mnist-groups.csv"), row.names = FALSE)
+  utils::write.csv(fits, file.path(out_dir, "fashion-mnist-fits.csv"), row.names = FALSE)
+  curves$accuracy <- round(curves$accuracy, 4)
+  curves$cost <- round(curves$cost, 2)
+  utils::write.csv(curves, file.path(out_dir, "fashion-mnist-curves.csv"), row.names = FALSE)
+  cat("\nwrote", file.path(out_dir, c("fashion-mnist-groups.csv", "fashion-mnist-fits.csv",
+                                      "fashion-mnist-curves.csv")), "\n")
+}
