@@ -74,9 +74,10 @@ test_that("max_time returns the first trees of the full fit, marked partial; pro
 
 test_that("bad split, max_bin, max_time and progress are errors naming the argument", {
   d <- sim_miser(40, 5, seed = 15)
-  expect_error(miser(d$x, d$y, cost = 1:5, split = "sorted"), "`split` must be one of")
-  expect_error(miser(d$x, d$y, cost = 1:5, max_bin = 1), "`max_bin` must be a single whole number between 2")
-  expect_error(miser(d$x, d$y, cost = 1:5, max_bin = 2.5), "`max_bin` must be a single whole number")
-  expect_error(miser(d$x, d$y, cost = 1:5, max_time = 0), "`max_time` must be a single number > 0")
-  expect_error(miser(d$x, d$y, cost = 1:5, progress = "yes"), "`progress` must be TRUE or FALSE")
+  expect_error(miser(d$x, d$y, cost = 1:5, split = "sorted"), "`split` must be one of", class = "fgseq_error_input")
+  expect_error(miser(d$x, d$y, cost = 1:5, max_bin = 1), "`max_bin` must be a single whole number between 2",
+               class = "fgseq_error_input")
+  expect_error(miser(d$x, d$y, cost = 1:5, max_bin = 2.5), "`max_bin` must be a single whole number", class = "fgseq_error_input")
+  expect_error(miser(d$x, d$y, cost = 1:5, max_time = 0), "`max_time` must be a single number > 0", class = "fgseq_error_input")
+  expect_error(miser(d$x, d$y, cost = 1:5, progress = "yes"), "`progress` must be TRUE or FALSE", class = "fgseq_error_input")
 })
