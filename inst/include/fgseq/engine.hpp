@@ -2,6 +2,7 @@
 // Algorithm 1, section 2 "CS-G-FR", Algorithm 2) and by every family: one selection loop
 // (candidates, Doubling's cost rule, scores per unit of marginal cost, ties, stopping) over a
 // SelectionModel that knows how to score an unselected group and how to refit after adding one.
+// The models themselves are in model.hpp (their common base), gram.hpp, sample.hpp and glm.hpp.
 #ifndef FGSEQ_ENGINE_HPP
 #define FGSEQ_ENGINE_HPP
 
@@ -16,37 +17,22 @@
 
 #include "measurements.hpp"
 #include "stats.hpp"
-#include "whiten.hpp"
 
 namespace fgseq {
 
 enum class Method { OMP, FR, Doubling };
-enum class Criterion { Whitened, L2, Linf };
-enum class FrGain { Exact, Quadratic };  // GLM forward-regression gains: refit, or one Newton step
-enum class Engine { Gram, Sample };      // linear families: p x p Gram matrix, or sample space (wide data)
 
-struct Control {
+// What the selection loop reads; part of a fit's Control (model.hpp).
+struct PathControl {
   Method method = Method::OMP;
-  Criterion criterion = Criterion::Whitened;  // OMP only
-  FrGain fr_gain = FrGain::Exact;             // FR and Doubling with GLM families
   bool cost_sensitive = true;
-  double lambda = 1e-6;
   Index max_steps = std::numeric_limits<Index>::max();
   double max_cost = std::numeric_limits<double>::infinity();
   double c_min = std::numeric_limits<double>::quiet_NaN();  // Doubling; NaN = smallest group cost
-  double rank_tol = 1e-9;   // whitening: eigenvalues <= rank_tol * largest are dropped
-  double pivot_tol = 1e-9;  // Schur complement eigenvalues <= pivot_tol * (1 + lambda) add nothing
   double zero_tol = 1e-14;  // raw scores <= zero_tol * score_scale count as exactly 0
   double tie_tol = 1e-10;   // scores within tie_tol (relative) of the best tie; first group wins
-  double newton_tol = 1e-10;  // GLM: relative decrease of the risk that ends the Newton iterations
-  double deviance_tol = 1e-8; // GLM: glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol
-  double grad_tol = 1e-11;    // GLM: largest gradient entry of the risk at which a fit has converged
-  int newton_max_iter = 100;
   std::vector<Index> order;   // when not empty: evaluate this sequence of groups instead of selecting
   double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
-  Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
-  int threads = 1;               // OpenMP threads for the passes over x
-  bool screen = true;            // sample-space engine, dense x: screen groups with a 16-bit copy
 };
 
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
@@ -107,7 +93,7 @@ struct Path {
 // compares it, max_cost bounds the cumulative cost. A candidate of zero marginal cost with a positive
 // gain is taken before any group of positive marginal cost (largest gain first; its recorded score is
 // the gain itself); one without gain scores 0.
-inline Path greedy_path(SelectionModel& model, const Measurements& meas, const Control& ctl,
+inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
                         const InterruptCheck& check_interrupt = InterruptCheck(),
                         const ProgressCallback& progress = ProgressCallback()) {
   const auto started = std::chrono::steady_clock::now();
@@ -250,175 +236,6 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const C
   model.set_poll(Poll());
   if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);
   return path;
-}
-
-// The CS-G-OMP criterion of an unselected group from its whitened gradient bh (r_h x P) and its
-// un-whitening map S_h: ||bh||^2 (whitened), ||S_h bh||^2 (No-Whiten), or the largest squared row of
-// S_h bh (Single).
-inline double omp_score(const Eigen::Ref<const MatrixXd>& bh, const MatrixXd& S, Criterion criterion) {
-  switch (criterion) {
-    case Criterion::L2:
-      return (S * bh).squaredNorm();
-    case Criterion::Linf:
-      return (S * bh).rowwise().squaredNorm().maxCoeff();
-    default:
-      return bh.squaredNorm();
-  }
-}
-
-// tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below
-// tol + rel_tol * (largest |eigenvalue|) ignored.
-// Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
-// is above tol + rel_tol * tr(M) (tr(M) bounds the largest), pinv(M) = M^-1 and the quadratic form is
-// ||L^-1 b||^2; otherwise an eigendecomposition.
-inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol = 0.0) {
-  const Index r = M.rows();
-  Eigen::LLT<MatrixXd> llt(M);
-  if (llt.info() == Eigen::Success) {
-    const MatrixXd Linv = llt.matrixL().solve(MatrixXd::Identity(r, r));
-    const double trace_inv = Linv.squaredNorm();
-    if (std::isfinite(trace_inv) && 1.0 / trace_inv > tol + rel_tol * M.trace()) return (Linv * bh).squaredNorm();
-  }
-  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
-  const MatrixXd u = es.eigenvectors().transpose() * bh;
-  const double cut = tol + rel_tol * (r > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
-  double s = 0.0;
-  for (Index i = 0; i < u.rows(); ++i)
-    if (es.eigenvalues()(i) > cut) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
-  return s;
-}
-
-// pinv(M) b for the M, b and eigenvalue cut of pinv_quad()
-inline MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol = 0.0) {
-  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
-  const double cut = tol + rel_tol * (M.rows() > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
-  VectorXd inv = VectorXd::Zero(M.rows());
-  for (Index i = 0; i < M.rows(); ++i)
-    if (es.eigenvalues()(i) > cut) inv(i) = 1.0 / es.eigenvalues()(i);
-  return es.eigenvectors() * (inv.asDiagonal() * (es.eigenvectors().transpose() * b));
-}
-
-// The linear (Gaussian, multi-response Gaussian) model in whitened feature space, after one pass
-// over the data.
-//
-// Notation (whitened coordinates, q of them): C = Sigma~ + lambda I, rho~ = T' rho (q x P).
-// The selected coordinates S are spanned by a C-orthonormal basis Q (Q'CQ = I, columns supported on S),
-// kept with P = C Q and z = Q' rho~. Then
-//   w(S) = Q z,  F(S) = ||z||_F^2 / 2,  b = rho~ - C w(S) = rho~ - P z   (gradient, paper's b_g^S),
-//   M_hh = C_hh - P_h P_h'   (Schur complement of C_SS in C, the block of group h),
-//   FR gain of h = tr(b_h' pinv(M_hh) b_h) / 2.
-// Adding group g is one block step of Gram-Schmidt in the C inner product (a block sweep): with
-// V = E_g - Q P_g' (re-orthogonalized once), M_gg = V'CV = U D U', the new basis columns are
-// V U D^-1/2 for the eigenvalues D above the pivot tolerance, so rank-deficient and collinear groups
-// (lambda = 0) add only their new directions. Every quantity is then updated by a rank-r_g downdate;
-// CS-G-FR costs about what CS-G-OMP costs.
-class GramModel : public SelectionModel {
- public:
-  GramModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
-      : wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
-    const Index q = wh_.q, G = lay_.size();
-    Q_.resize(q, q);
-    P_.resize(q, q);
-    z_.resize(q, wh_.rho.cols());
-    b_ = wh_.rho;
-    selected_.assign(static_cast<size_t>(G), false);
-    if (ctl_.method != Method::OMP) {
-      M_.assign(static_cast<size_t>(G), MatrixXd());
-      for (Index h = 0; h < G; ++h) M_[h] = wh_.C.block(offset(h), offset(h), rank(h), rank(h));
-    }
-  }
-
-  Index n_groups() const override { return lay_.size(); }
-  bool selectable(Index h) const override { return rank(h) > 0; }
-  double objective() const override { return 0.5 * z_.topRows(m_).squaredNorm(); }
-  double score_scale() const override { return st_.yy_total(); }
-  double r2() const override { return st_.yy_total() > 0 ? 2.0 * objective() / st_.yy_total() : 0.0; }
-  VectorXd intercept() const override { return st_.y_mean; }
-  MatrixXd coef() const override { return Q_.leftCols(m_) * z_.topRows(m_); }
-
-  double raw_score(Index h) override {
-    const auto bh = b_.middleRows(offset(h), rank(h));
-    if (ctl_.method == Method::OMP) return omp_score(bh, wh_.S[static_cast<size_t>(h)], ctl_.criterion);
-    return 0.5 * pinv_quad(M_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
-  }
-
-  void add_group(Index g) override {
-    const Index q = wh_.q, r = rank(g), off = offset(g);
-    MatrixXd V = MatrixXd::Zero(q, r);
-    V.middleRows(off, r).setIdentity();
-    if (m_ > 0) {
-      auto Q = Q_.leftCols(m_);
-      auto P = P_.leftCols(m_);
-      V.noalias() -= Q * P.middleRows(off, r).transpose();
-      V.noalias() -= Q * (P.transpose() * V);  // second pass keeps Q C-orthonormal
-    }
-    const MatrixXd CV = wh_.C * V;
-    MatrixXd Mgg = V.transpose() * CV;
-    Mgg = 0.5 * (Mgg + Mgg.transpose()).eval();
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
-    const double tol = ctl_.pivot_tol * (1.0 + ctl_.lambda);
-    Index k = 0;
-    for (Index i = 0; i < r; ++i)
-      if (es.eigenvalues()(i) > tol) ++k;
-    const MatrixXd U = es.eigenvectors().rightCols(k);
-    const VectorXd dinv = es.eigenvalues().tail(k).cwiseSqrt().cwiseInverse();
-    const MatrixXd Qn = V * U * dinv.asDiagonal();
-    const MatrixXd Pn = CV * U * dinv.asDiagonal();
-    const MatrixXd zn = Qn.transpose() * wh_.rho;
-
-    Q_.middleCols(m_, k) = Qn;
-    P_.middleCols(m_, k) = Pn;
-    z_.middleRows(m_, k) = zn;
-    m_ += k;
-    selected_[g] = true;
-    b_.noalias() -= Pn * zn;
-    if (!M_.empty()) {
-      for (Index h = 0; h < lay_.size(); ++h) {
-        if (selected_[h] || rank(h) == 0) continue;
-        const auto Ph = Pn.middleRows(offset(h), rank(h));
-        M_[h].noalias() -= Ph * Ph.transpose();
-      }
-      M_[g].resize(0, 0);
-    }
-  }
-
- private:
-  const Whitened& wh_;
-  const GramStats& st_;
-  const GroupLayout& lay_;
-  Control ctl_;
-  MatrixXd Q_, P_;  // q x q storage, first m_ columns in use
-  MatrixXd z_, b_;  // z: first m_ rows in use (q x P storage); b: q x P
-  Index m_ = 0;
-  std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
-  std::vector<bool> selected_;
-
-  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
-  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
-};
-
-// Coefficients on the original scale of x: beta_g = T_g w_g / sd (one p x (K+1) matrix per response
-// column), intercepts a0 = a - mean(x)' beta (P x (K+1)).
-inline void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
-                           std::vector<MatrixXd>& beta, MatrixXd& a0) {
-  const Index K1 = static_cast<Index>(path.w.size());
-  const Index P = K1 > 0 ? path.w[0].cols() : 0;
-  beta.assign(static_cast<size_t>(P), MatrixXd::Zero(lay.p, K1));
-  a0.resize(P, K1);
-  for (Index k = 0; k < K1; ++k) {
-    for (Index g = 0; g < lay.size(); ++g) {
-      const Index r = wh.rank[static_cast<size_t>(g)];
-      if (r == 0) continue;
-      const MatrixXd bg = wh.T[static_cast<size_t>(g)] * path.w[k].middleRows(wh.offset[static_cast<size_t>(g)], r);
-      const auto& cols = lay.cols[static_cast<size_t>(g)];
-      for (size_t a = 0; a < cols.size(); ++a) {
-        const Index j = cols[a];
-        if (st.constant[static_cast<size_t>(j)]) continue;
-        for (Index c = 0; c < P; ++c) beta[c](j, k) = bg(static_cast<Index>(a), c) / st.scale(j);
-      }
-    }
-    for (Index c = 0; c < P; ++c) a0(c, k) = path.a[k](c) - beta[c].col(k).dot(st.mean);
-  }
 }
 
 }  // namespace fgseq

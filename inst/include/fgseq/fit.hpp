@@ -9,6 +9,7 @@
 #include "design.hpp"
 #include "engine.hpp"
 #include "glm.hpp"
+#include "gram.hpp"
 #include "measurements.hpp"
 #include "sample.hpp"
 #include "stats.hpp"
@@ -60,48 +61,35 @@ inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_
   return timed;
 }
 
+// The greedy path of a model, on the original scale of x.
+inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, Clock::time_point started,
+                          const Services& svc) {
+  FitResult out;
+  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  out.converged = model.converged();
+  out.null_risk = model.null_risk();
+  original_scale(out.path, model.whitening(), model.stats(), model.layout(), out.beta, out.a0);
+  out.constant = model.stats().constant;
+  out.rank = model.whitening().rank;
+  return out;
+}
+
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
-  FitResult out;
   const Whitened wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
   GramModel model(wh, st, lay, ctl);
-  out.null_risk = 0.5 * st.yy_total();
-  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
-  original_scale(out.path, wh, st, lay, out.beta, out.a0);
-  out.constant = st.constant;
-  out.rank = wh.rank;
-  return out;
+  return run_path(model, cost, ctl, started, svc);
 }
 
 // The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix.
 inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
                             const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
-  FitResult out;
   const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
-  out.null_risk = 0.5 * bs.st.yy_total();
-  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
-  original_scale(out.path, wh, bs.st, lay, out.beta, out.a0);
-  out.constant = bs.st.constant;
-  out.rank = wh.rank;
-  return out;
-}
-// The greedy path of a GLM model (in memory or refitted elsewhere), on the original scale of x.
-template <class Model>
-FitResult glm_path(Model& model, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
-                   const Measurements& cost, const Control& ctl, Clock::time_point started,
-                   const Services& svc) {
-  FitResult out;
-  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
-  out.converged = model.converged();
-  out.null_risk = model.null_risk();
-  original_scale(out.path, wh, st, lay, out.beta, out.a0);
-  out.constant = st.constant;
-  out.rank = wh.rank;
-  return out;
+  return run_path(model, cost, ctl, started, svc);
 }
 }  // namespace detail
 
@@ -143,7 +131,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
   const GramStats& st = bs.st;
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
   GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
-  return detail::glm_path(model, wh, st, lay, cost, ctl, started, svc);
+  return detail::run_path(model, cost, ctl, started, svc);
 }
 
 // Dense x read in place.
@@ -165,7 +153,7 @@ inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const Gr
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
   const auto started = detail::Clock::now();
   GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl);
-  return detail::glm_path(model, wh, st, lay, cost, ctl, started, svc);
+  return detail::run_path(model, cost, ctl, started, svc);
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path

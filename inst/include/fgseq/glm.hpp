@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "design.hpp"
-#include "engine.hpp"
 #include "kernels.hpp"
+#include "model.hpp"
 #include "newton.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
@@ -331,47 +331,24 @@ struct NewtonFit {
 };
 
 // What GlmModel and GlmRefitModel share: the selected groups in order, the current fit (theta, risk,
-// deviance), the null fit, and the OMP criterion from the gradients of the log-likelihood part.
-class GlmPathModel : public SelectionModel {
+// deviance), the null fit, and the gradients of the log-likelihood part that CS-G-OMP scores.
+class GlmPathModel : public GroupModel {
  public:
-  Index n_groups() const override { return lay_.size(); }
-  bool selectable(Index h) const override { return rank(h) > 0; }
   double objective() const override { return null_risk_ - risk_; }
   double score_scale() const override { return 1.0; }
   double r2() const override { return null_deviance_ > 0 ? 1.0 - deviance_ / null_deviance_ : 0.0; }
   VectorXd intercept() const override { return theta_.row(0).transpose(); }
-  MatrixXd coef() const override {
-    MatrixXd w = MatrixXd::Zero(wh_.q, theta_.cols());
-    Index row = 1;
-    for (Index g : order_) {
-      w.middleRows(offset(g), rank(g)) = theta_.middleRows(row, rank(g));
-      row += rank(g);
-    }
-    return w;
-  }
-  double null_deviance() const { return null_deviance_; }
-  double null_risk() const { return null_risk_; }
-  double deviance() const { return deviance_; }
-  bool converged() const { return converged_; }
+  MatrixXd coef() const override { return scatter(theta_.bottomRows(theta_.rows() - 1)); }
+  double null_risk() const override { return null_risk_; }
+  bool converged() const override { return converged_; }
 
  protected:
   GlmPathModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
-      : wh_(wh), st_(st), lay_(lay), ctl_(ctl) {
-    if (static_cast<Index>(wh_.rank.size()) != lay_.size() || static_cast<Index>(wh_.T.size()) != lay_.size())
-      throw std::invalid_argument("GLM model: one whitening map per group is needed");
-  }
+      : GroupModel(wh, st, lay, ctl) {}
 
-  const Whitened& wh_;
-  const GramStats& st_;
-  const GroupLayout& lay_;
-  Control ctl_;
-  std::vector<Index> order_;  // selected groups, in order
   MatrixXd theta_;            // the current fit: (m + 1) x P, intercepts in row 0
   double risk_ = 0.0, deviance_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
   bool converged_ = true;     // every fit so far converged
-
-  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
-  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
 
   // Records a fit over the groups in order_; the first one recorded is the null model.
   void set_fit(MatrixXd theta, double risk, double deviance, bool converged) {
@@ -409,19 +386,6 @@ class GlmPathModel : public SelectionModel {
       g.row(static_cast<Index>(a)) = (xr(j) - st_.mean(j) * rsum.transpose()) / (st_.scale(j) * W);
     }
     return g;
-  }
-
-  // The OMP criterion of h from its standardized gradient bs: ||T_h' bs||^2 (whitened), ||bs||^2 (l2),
-  // the largest squared row of bs (linf)
-  double omp_criterion(Index h, const MatrixXd& bs) const {
-    switch (ctl_.criterion) {
-      case Criterion::L2:
-        return bs.squaredNorm();
-      case Criterion::Linf:
-        return bs.rowwise().squaredNorm().maxCoeff();
-      default:
-        return (wh_.T[static_cast<size_t>(h)].transpose() * bs).squaredNorm();
-    }
   }
 
  private:
@@ -471,7 +435,7 @@ class GlmModel : public GlmPathModel {
   double raw_score(Index h) override {
     if (ctl_.method == Method::OMP) {
       const auto xr = [this](Index j) { return x_.col_tmul(j, resid_); };
-      return omp_criterion(h, standardized_gradient(h, xr, rsum_, W_));
+      return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
     }
     if (ctl_.fr_gain == FrGain::Exact) {
       const Index r = rank(h);
@@ -516,7 +480,7 @@ class GlmModel : public GlmPathModel {
       }
     }
     m1_ += r;
-    order_.push_back(g);
+    record(g);
     if (gains_ready_ && step_[static_cast<size_t>(g)].size() && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
       theta0 = extended_theta(r);  // the step does not descend (far from quadratic): start from the current fit
     accept(newton(Z_.leftCols(m1_), theta0));
@@ -691,12 +655,12 @@ class GlmRefitModel : public GlmPathModel {
 
   double raw_score(Index h) override {
     const auto xr = [this](Index j) { return xr_.row(j); };
-    return omp_criterion(h, standardized_gradient(h, xr, rsum_, W_));
+    return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
   }
 
   void add_group(Index g) override {
     const MatrixXd theta0 = extended_theta(rank(g));
-    order_.push_back(g);
+    record(g);
     accept(refit_(order_, theta0), theta0.cols());
   }
 

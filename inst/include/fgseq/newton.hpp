@@ -15,10 +15,17 @@
 #include <limits>
 #include <utility>
 
-#include "engine.hpp"
 #include "stats.hpp"
 
 namespace fgseq {
+
+// When the solver stops (see newton_solve()); part of a fit's Control (model.hpp).
+struct NewtonControl {
+  double newton_tol = 1e-10;  // relative decrease of the risk that ends the Newton iterations
+  double deviance_tol = 1e-8; // glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol
+  double grad_tol = 1e-11;    // largest gradient entry of the risk at which a fit has converged
+  int newton_max_iter = 100;
+};
 
 // What the solver asks of a point; each level includes the ones before it.
 //   Risk:     the penalized risk (trial points of the step halving);
@@ -47,7 +54,6 @@ using NewtonEvaluator = std::function<void(NewtonPoint& point, NewtonNeed need)>
 struct NewtonSolution {
   NewtonPoint point;       // the last iterate, filled at least up to Accept
   bool converged = false;
-  Index evaluations = 0;   // points evaluated
 };
 
 // Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter). The iteration stops when the
@@ -58,7 +64,7 @@ struct NewtonSolution {
 // means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
 // non-convergence.
 // poll: called before each iteration (an interrupt check, a deadline; may throw).
-inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const Control& ctl,
+inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
                                    const std::function<void()>& poll = std::function<void()>()) {
   Index count = 0;
   auto point = [&count](VectorXd theta) {
@@ -123,7 +129,6 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
   NewtonSolution out;
   out.point = std::move(f);
   out.converged = converged;
-  out.evaluations = count;
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The linear model in sample space, for wide data (p large, possibly larger than n): the same
-// selection, refits and path as GramModel (engine.hpp) without any p x p matrix.
+// selection, refits and path as GramModel (gram.hpp) without any p x p matrix.
 //
 // Notation as in GramModel. With sw = sqrt(w / W), the whitened columns are
 //   A_g = diag(sw) (X_g - 1 m_g') D_g^-1 T_g    (n x r_g; A'A = T' Sigma T, C = A'A + lambda I),
@@ -29,20 +29,20 @@
 #include <vector>
 
 #include "design.hpp"
-#include "engine.hpp"
 #include "kernels.hpp"
+#include "model.hpp"
 #include "screen.hpp"
 #include "whiten.hpp"
 
 namespace fgseq {
 
-class SampleModel : public SelectionModel {
+class SampleModel : public GroupModel {
  public:
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
   // and whiten_blocks() on the same x, weights and layout.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
               const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
-      : x_(x), st_(st), wh_(wh), lay_(lay), ctl_(ctl), threads_(threads) {
+      : GroupModel(wh, st, lay, ctl), x_(x), threads_(threads) {
     const Index n = x_.rows(), P = y.cols();
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
     sw_ = (w / st_.weight_sum).cwiseSqrt();
@@ -52,44 +52,32 @@ class SampleModel : public SelectionModel {
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
     wsel_.resize(0, P);
-    selected_.assign(static_cast<size_t>(lay_.size()), false);
     if (ctl_.method == Method::OMP && ctl_.screen && !x_.is_sparse()) make_copy();
     if (ctl_.method != Method::OMP) {
       b_ = whitened_tmul(yt_);
-      M_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
+      schur_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
       for (Index h = 0; h < lay_.size(); ++h)
-        M_[h] = (1.0 + ctl_.lambda) * MatrixXd::Identity(rank(h), rank(h));
+        schur_[static_cast<size_t>(h)] = (1.0 + ctl_.lambda) * MatrixXd::Identity(rank(h), rank(h));
     }
   }
 
-  Index n_groups() const override { return lay_.size(); }
-  bool selectable(Index h) const override { return rank(h) > 0; }
+  double null_risk() const override { return 0.5 * st_.yy_total(); }
   double objective() const override { return 0.5 * zz_; }
   double score_scale() const override { return yy_total_; }
   double r2() const override { return yy_total_ > 0 ? 2.0 * objective() / yy_total_ : 0.0; }
   VectorXd intercept() const override { return st_.y_mean; }
-  MatrixXd coef() const override {
-    MatrixXd w = MatrixXd::Zero(wh_.q, yt_.cols());
-    const MatrixXd& ws = wsel_;  // selected coordinates, selection order
-    Index row = 0;
-    for (Index g : order_) {
-      w.middleRows(offset(g), rank(g)) = ws.middleRows(row, rank(g));
-      row += rank(g);
-    }
-    return w;
-  }
+  MatrixXd coef() const override { return scatter(wsel_); }
 
   double raw_score(Index h) override {
-    const auto hs = static_cast<size_t>(h);
-    if (screening()) return omp_score(whitened_columns(h).transpose() * R_, wh_.S[hs], ctl_.criterion);
+    if (screening()) return whitened_gradient_score(h, whitened_columns(h).transpose() * R_);
     if (ctl_.method == Method::OMP) {
       if (stale_) {  // one pass over x per step: the gradients of every group at once
         b_ = whitened_tmul(R_);
         stale_ = false;
       }
-      return omp_score(b_.middleRows(offset(h), rank(h)), wh_.S[hs], ctl_.criterion);
+      return whitened_gradient_score(h, b_.middleRows(offset(h), rank(h)));
     }
-    return 0.5 * pinv_quad(M_[hs], b_.middleRows(offset(h), rank(h)), ctl_.pivot_tol * (1.0 + ctl_.lambda));
+    return schur_gain(h, b_.middleRows(offset(h), rank(h)));
   }
 
   std::pair<double, double> score_range(Index h) override {
@@ -101,22 +89,8 @@ class SampleModel : public SelectionModel {
       stale_ = false;
     }
     const auto bh = b_.middleRows(offset(h), rank(h));
-    const double beta = beta_(h);
     const MatrixXd& S = wh_.S[hs];
-    switch (ctl_.criterion) {
-      case Criterion::L2: {
-        const double v = (S * bh).norm(), e = sigma_[hs] * beta;
-        return squared_range(v - e, v + e);
-      }
-      case Criterion::Linf: {
-        const double v = (S * bh).rowwise().norm().maxCoeff(), e = sigma_[hs] * beta;
-        return squared_range(v - e, v + e);
-      }
-      default: {
-        const double v = bh.norm();
-        return squared_range(v - beta, v + beta);
-      }
-    }
+    return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, beta_(h), sigma_[hs]);
   }
 
   void add_group(Index g) override {
@@ -172,29 +146,17 @@ class SampleModel : public SelectionModel {
     R_.noalias() -= Un * zn;
     qs_ += r;
     stale_ = true;
-    selected_[g] = true;
-    order_.push_back(g);
-    if (!M_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
+    record(g);
+    if (!schur_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
       const MatrixXd Pn = whitened_tmul(Un);
       b_.noalias() -= Pn * zn;
-      parallel_ranges(lay_.size(), threads_, [&](Index h0, Index h1) {
-        for (Index h = h0; h < h1; ++h) {
-          if (selected_[h] || rank(h) == 0) continue;
-          const auto Ph = Pn.middleRows(offset(h), rank(h));
-          M_[h].noalias() -= Ph * Ph.transpose();
-        }
-      });
-      M_[g].resize(0, 0);
+      downdate_schur(Pn, g, threads_);
     }
     if (k > 0) append(Un, Qn);
   }
 
  private:
   const Design& x_;
-  const GramStats& st_;
-  const Whitened& wh_;
-  const GroupLayout& lay_;
-  Control ctl_;
   int threads_ = 1;
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
@@ -211,9 +173,6 @@ class SampleModel : public SelectionModel {
   Index qs_ = 0;
   MatrixXd b_;           // q x P gradients (rows of unselected groups are the ones used)
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
-  std::vector<MatrixXd> M_;  // Schur complement blocks of unselected groups (FR, Doubling)
-  std::vector<bool> selected_;
-  std::vector<Index> order_;
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, and the
   // bounds beta_h of the current b~
   ScreeningCopy copy_;
@@ -239,20 +198,11 @@ class SampleModel : public SelectionModel {
       if (rank(g) == 0) continue;
       eta_group_(g) = copy_.eta().segment(offset(g), rank(g)).norm();
       const MatrixXd& S = wh_.S[static_cast<size_t>(g)];
-      if (S.size() && ctl_.criterion != Criterion::Whitened)
+      if (S.size())
         sigma_[static_cast<size_t>(g)] = Eigen::JacobiSVD<MatrixXd>(S).singularValues()(0);
     }
   }
 
-  // the range of a squared norm from a range of the norm, widened by the rounding of its computation
-  static std::pair<double, double> squared_range(double lo, double hi) {
-    lo = std::max(0.0, lo) * (1 - 1e-12);
-    hi *= 1 + 1e-12;
-    return {lo * lo, hi * hi};
-  }
-
-  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
-  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
 
   void append(const MatrixXd& Un, const MatrixXd& Qn) {
     const Index k = Un.cols(), rows = Qn.rows();

@@ -1,0 +1,228 @@
+// What every model of the greedy engine shares: the fit's Control, the selection criteria of CS-G-OMP
+// with their range bounds for screening, the pseudo-inverse quadratic forms of the FR gains, and
+// GroupModel, the common base of GramModel (gram.hpp), SampleModel (sample.hpp) and the GLM models
+// (glm.hpp), which holds the groups, their whitening and the groups selected so far.
+//
+// A new CS-G-OMP criterion is one value of Criterion and one case in criterion_score().
+#ifndef FGSEQ_MODEL_HPP
+#define FGSEQ_MODEL_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine.hpp"
+#include "newton.hpp"
+#include "stats.hpp"
+#include "whiten.hpp"
+
+namespace fgseq {
+
+enum class Criterion { Whitened, L2, Linf };
+enum class FrGain { Exact, Quadratic };  // GLM forward-regression gains: refit, or one Newton step
+enum class Engine { Gram, Sample };      // linear families: p x p Gram matrix, or sample space (wide data)
+
+// Everything a fit reads: the selection loop's part (PathControl, engine.hpp), the Newton solver's
+// (NewtonControl, newton.hpp), and the models'.
+struct Control : PathControl, NewtonControl {
+  Criterion criterion = Criterion::Whitened;  // OMP only
+  FrGain fr_gain = FrGain::Exact;             // FR and Doubling with GLM families
+  double lambda = 1e-6;
+  double rank_tol = 1e-9;   // whitening: eigenvalues <= rank_tol * largest are dropped
+  double pivot_tol = 1e-9;  // Schur complement eigenvalues <= pivot_tol * (1 + lambda) add nothing
+  Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
+  int threads = 1;               // OpenMP threads for the passes over x
+  bool screen = true;            // sample-space engine, dense x: screen groups with a 16-bit copy
+};
+
+namespace detail {
+// The CS-G-OMP criterion as a squared norm of a group's gradient (Hu et al. 2016, section 2: group
+// whitening, and the "No-Whiten" and "Single" variants), and the Lipschitz constant of that norm in
+// the whitened gradient (for the range of a score computed from an approximate gradient).
+//   whitened():     b_h, the gradient in the group's whitened coordinates (r_h x P);
+//   standardized(): the gradient in its standardized columns (d_h x P), S_h b_h;
+//   unwhiten_norm:  ||S_h||_2.
+struct CriterionValue {
+  double score;
+  double lipschitz;
+};
+template <class WhitenedGradient, class StandardizedGradient>
+CriterionValue criterion_score(Criterion criterion, const WhitenedGradient& whitened,
+                               const StandardizedGradient& standardized, double unwhiten_norm) {
+  switch (criterion) {
+    case Criterion::L2:  // ||S_h b_h||^2 (No-Whiten)
+      return {standardized().squaredNorm(), unwhiten_norm};
+    case Criterion::Linf:  // the largest squared row of S_h b_h (Single)
+      return {standardized().rowwise().squaredNorm().maxCoeff(), unwhiten_norm};
+    default:  // ||b_h||^2 (whitened)
+      return {whitened().squaredNorm(), 1.0};
+  }
+}
+}  // namespace detail
+
+// The CS-G-OMP score of an unselected group from its gradient, given both ways (see
+// detail::criterion_score): each is computed only if the criterion asks for it.
+template <class WhitenedGradient, class StandardizedGradient>
+double group_score(Criterion criterion, const WhitenedGradient& whitened, const StandardizedGradient& standardized) {
+  return detail::criterion_score(criterion, whitened, standardized, 0.0).score;
+}
+
+// lo <= score <= hi for the score of the exact gradient b_h, from an approximate one b~_h with
+// ||b~_h - b_h||_F <= error (given both ways as for group_score(); unwhiten_norm = ||S_h||_2): the
+// square root of every score is a norm, which moves by at most error times its Lipschitz constant;
+// the range is widened by the rounding of its computation.
+template <class WhitenedGradient, class StandardizedGradient>
+std::pair<double, double> group_score_range(Criterion criterion, const WhitenedGradient& whitened,
+                                            const StandardizedGradient& standardized, double error,
+                                            double unwhiten_norm) {
+  const detail::CriterionValue v = detail::criterion_score(criterion, whitened, standardized, unwhiten_norm);
+  const double norm = std::sqrt(v.score), e = error * v.lipschitz;
+  const double lo = std::max(0.0, norm - e) * (1 - 1e-12), hi = (norm + e) * (1 + 1e-12);
+  return {lo * lo, hi * hi};
+}
+
+// tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below
+// tol + rel_tol * (largest |eigenvalue|) ignored.
+// Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
+// is above tol + rel_tol * tr(M) (tr(M) bounds the largest), pinv(M) = M^-1 and the quadratic form is
+// ||L^-1 b||^2; otherwise an eigendecomposition.
+inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol = 0.0) {
+  const Index r = M.rows();
+  Eigen::LLT<MatrixXd> llt(M);
+  if (llt.info() == Eigen::Success) {
+    const MatrixXd Linv = llt.matrixL().solve(MatrixXd::Identity(r, r));
+    const double trace_inv = Linv.squaredNorm();
+    if (std::isfinite(trace_inv) && 1.0 / trace_inv > tol + rel_tol * M.trace()) return (Linv * bh).squaredNorm();
+  }
+  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
+  const MatrixXd u = es.eigenvectors().transpose() * bh;
+  const double cut = tol + rel_tol * (r > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
+  double s = 0.0;
+  for (Index i = 0; i < u.rows(); ++i)
+    if (es.eigenvalues()(i) > cut) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
+  return s;
+}
+
+// pinv(M) b for the M, b and eigenvalue cut of pinv_quad()
+inline MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol = 0.0) {
+  Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
+  const double cut = tol + rel_tol * (M.rows() > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
+  VectorXd inv = VectorXd::Zero(M.rows());
+  for (Index i = 0; i < M.rows(); ++i)
+    if (es.eigenvalues()(i) > cut) inv(i) = 1.0 / es.eigenvalues()(i);
+  return es.eigenvectors() * (inv.asDiagonal() * (es.eigenvectors().transpose() * b));
+}
+
+// The common base of the models: the groups (layout, whitening, column statistics), the Control, and
+// the groups selected so far (flags and selection order). A model adds its constructor, raw_score(),
+// add_group() and what it reports of its fit.
+class GroupModel : public SelectionModel {
+ public:
+  Index n_groups() const override { return lay_.size(); }
+  bool selectable(Index h) const override { return rank(h) > 0; }
+  virtual double null_risk() const = 0;       // R(empty)
+  virtual bool converged() const { return true; }  // every refit so far converged (GLM families)
+  const Whitened& whitening() const { return wh_; }
+  const GramStats& stats() const { return st_; }
+  const GroupLayout& layout() const { return lay_; }
+
+ protected:
+  GroupModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
+      : wh_(wh), st_(st), lay_(lay), ctl_(ctl), selected_(static_cast<size_t>(lay.size()), false) {
+    if (static_cast<Index>(wh_.rank.size()) != lay_.size() || static_cast<Index>(wh_.T.size()) != lay_.size())
+      throw std::invalid_argument("model: one whitening map per group is needed");
+  }
+
+  const Whitened& wh_;
+  const GramStats& st_;
+  const GroupLayout& lay_;
+  Control ctl_;
+  std::vector<bool> selected_;  // per group
+  std::vector<Index> order_;    // the selected groups, in order
+
+  Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
+  Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+
+  // Marks g selected (after the selected groups so far).
+  void record(Index g) {
+    selected_[static_cast<size_t>(g)] = true;
+    order_.push_back(g);
+  }
+
+  // The whitened coefficients (q x P) from the rows of the selected groups' coefficients in selection
+  // order; the other groups' rows are 0.
+  MatrixXd scatter(const Eigen::Ref<const MatrixXd>& rows) const {
+    MatrixXd w = MatrixXd::Zero(wh_.q, rows.cols());
+    Index row = 0;
+    for (Index g : order_) {
+      w.middleRows(offset(g), rank(g)) = rows.middleRows(row, rank(g));
+      row += rank(g);
+    }
+    return w;
+  }
+
+  // The CS-G-OMP score of h from its whitened gradient b_h (r_h x P).
+  double whitened_gradient_score(Index h, const Eigen::Ref<const MatrixXd>& bh) const {
+    const MatrixXd& S = wh_.S[static_cast<size_t>(h)];
+    return group_score(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); });
+  }
+
+  // The CS-G-OMP score of h from its gradient in the standardized columns bs (d_h x P).
+  double standardized_gradient_score(Index h, const MatrixXd& bs) const {
+    const MatrixXd& T = wh_.T[static_cast<size_t>(h)];
+    return group_score(ctl_.criterion, [&] { return MatrixXd(T.transpose() * bs); }, [&] { return bs; });
+  }
+
+  // The linear models' FR gains: the Schur complement blocks M_hh of the unselected groups in the
+  // whitened Gram matrix C (gram.hpp), started at C_hh and downdated by each step's new directions.
+  std::vector<MatrixXd> schur_;
+
+  // tr(b_h' pinv(M_hh) b_h) / 2, eigenvalues of M_hh at or below pivot_tol * (1 + lambda) ignored.
+  double schur_gain(Index h, const Eigen::Ref<const MatrixXd>& bh) const {
+    return 0.5 * pinv_quad(schur_[static_cast<size_t>(h)], bh, ctl_.pivot_tol * (1.0 + ctl_.lambda));
+  }
+
+  // M_hh -= Pn_h Pn_h' for every unselected group h (Pn: the rows h of C times the new basis columns,
+  // q x k), after g was selected; g's block is dropped.
+  void downdate_schur(const MatrixXd& Pn, Index g, int threads) {
+    parallel_ranges(lay_.size(), threads, [&](Index h0, Index h1) {
+      for (Index h = h0; h < h1; ++h) {
+        if (selected_[static_cast<size_t>(h)] || rank(h) == 0) continue;
+        const auto Ph = Pn.middleRows(offset(h), rank(h));
+        schur_[static_cast<size_t>(h)].noalias() -= Ph * Ph.transpose();
+      }
+    });
+    schur_[static_cast<size_t>(g)].resize(0, 0);
+  }
+};
+
+// Coefficients on the original scale of x: beta_g = T_g w_g / sd (one p x (K+1) matrix per response
+// column), intercepts a0 = a - mean(x)' beta (P x (K+1)).
+inline void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
+                           std::vector<MatrixXd>& beta, MatrixXd& a0) {
+  const Index K1 = static_cast<Index>(path.w.size());
+  const Index P = K1 > 0 ? path.w[0].cols() : 0;
+  beta.assign(static_cast<size_t>(P), MatrixXd::Zero(lay.p, K1));
+  a0.resize(P, K1);
+  for (Index k = 0; k < K1; ++k) {
+    for (Index g = 0; g < lay.size(); ++g) {
+      const Index r = wh.rank[static_cast<size_t>(g)];
+      if (r == 0) continue;
+      const MatrixXd bg = wh.T[static_cast<size_t>(g)] * path.w[k].middleRows(wh.offset[static_cast<size_t>(g)], r);
+      const auto& cols = lay.cols[static_cast<size_t>(g)];
+      for (size_t a = 0; a < cols.size(); ++a) {
+        const Index j = cols[a];
+        if (st.constant[static_cast<size_t>(j)]) continue;
+        for (Index c = 0; c < P; ++c) beta[c](j, k) = bg(static_cast<Index>(a), c) / st.scale(j);
+      }
+    }
+    for (Index c = 0; c < P; ++c) a0(c, k) = path.a[k](c) - beta[c].col(k).dot(st.mean);
+  }
+}
+
+}  // namespace fgseq
+
+#endif
