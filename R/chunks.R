@@ -77,15 +77,15 @@ print.fgseq_chunks <- function(x, ...) {
 #'   `"poisson"` (CS-G-OMP, `method = "omp"`) by map-reduce Newton steps, one pass over the chunks each.
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
-                               lambda = 1e-6, family = c("gaussian", "binomial", "poisson"),
+                               lambda = 1e-6, family = "gaussian",
                                criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
                                max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
   method <- match.arg(method)
-  family <- check_family(family, c("gaussian", "binomial", "poisson"))
+  family <- check_family(family, "chunks")
   criterion <- match.arg(criterion)
-  if (family == "gaussian") {
+  if (family_def(family)$linear) {
     chunks <- x
     stats <- if (is.function(chunks$source)) {
       fgseq_stats(chunks$source, n_chunks = chunks$n, group = group)
@@ -156,7 +156,8 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   moments <- Reduce(.merge_moments, mom$moments)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
-  if (family == "binomial" && (mom$ones <= 0 || mom$ones >= W)) {
+  classes <- family_def(family)$numeric_classes
+  if (!is.null(classes) && (mom$ones <= 0 || mom$ones >= W)) {
     abort("`y` has a single class over all chunks; a binomial model needs both classes.")
   }
   wh <- chunk_whitening(moments, group, labels, 1e-9)
@@ -181,8 +182,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
                          .glm_start(family, mom$wy / W), newton, selection, report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
              criterion = control$criterion, family = family,
-             response = list(classes = if (family == "binomial") c("0", "1") else NULL,
-                             responses = if (family == "binomial") "1" else "y"),
+             response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
 }
 
@@ -193,10 +193,8 @@ moments_pass <- function(names_x, family, gram) {
     if (!identical(ch$names, names_x)) {
       abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
     }
-    if (family == "binomial" && !all(ch$y %in% c(0, 1))) abort("`y` must be 0/1 for family = \"binomial\".")
-    if (family == "poisson" && any(ch$y < 0 | ch$y != round(ch$y))) {
-      abort("`y` must be non-negative whole counts for family = \"poisson\".")
-    }
+    wrong <- family_def(family)$values(ch$y)
+    if (!is.null(wrong)) abort(wrong)
     m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
     list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]))
   }

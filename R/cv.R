@@ -125,7 +125,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   x <- check_x(x)
   n <- nrow(x)
   family <- list(...)$family
-  if (is.null(family) || identical(family, "gaussian")) y <- check_y(y, n)
+  if (is.null(family) || identical(family, default_family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
   lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)

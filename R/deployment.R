@@ -114,25 +114,46 @@ miser_prefix <- function(object, x, steps, per_row, predict_steps) {
   list(link = link, step = used)
 }
 
+# The head of predict() for every anytime fit: `type`, `missing` and `per_row` checked, and a class
+# prediction asked only of a fit with classes.
+prediction_request <- function(object, type, missing, per_row) {
+  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
+  if (type == "class" && is.null(object$classes)) {
+    abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ",
+          family_def(object$family)$name, ".")
+  }
+  list(type = type, missing = check_choice(missing, c("error", "prefix"), "missing"),
+       per_row = check_flag(per_row, "per_row"))
+}
+
+# The tail of predict() for every anytime fit: the link matrix of the requests (`labels`) in the
+# requested `type` and shape, padded to the rows of the input (pad_rows()), with the steps used per row
+# (`used`, NULL: none) attached.
+finish_prediction <- function(object, link, type, rows, labels, per_row, used, design) {
+  pred <- shape_prediction(link, type, family_def(object$family)$inverse, object$classes, object$responses, rows,
+                           labels, per_row)
+  with_steps_used(pad_rows(pred, design), object, used, rows, labels, per_row, design)
+}
+
 # A prediction in its final shape from the link matrix (n x (m P), the P columns of request b side by
 # side): a matrix n x m (one response) or an array n x P x m (several), or with per_row a vector of n
 # (one response) or an n x P matrix; `type` applies the inverse link or picks the class.
-shape_prediction <- function(link, type, family, classes, responses, rows, labels, per_row) {
+shape_prediction <- function(link, type, inverse, classes, responses, rows, labels, per_row) {
   n <- nrow(link)
   m <- length(labels)
   P <- ncol(link) %/% m
   if (P == 1L) {
     eta <- link
     dimnames(eta) <- list(rows, labels)
-    out <- switch(type, link = eta, response = inverse_link(family, eta),
-                  class = matrix(classes[(inverse_link(family, eta) > 0.5) + 1L], n, dimnames = dimnames(eta)))
+    out <- switch(type, link = eta, response = inverse(eta),
+                  class = matrix(classes[(inverse(eta) > 0.5) + 1L], n, dimnames = dimnames(eta)))
     if (per_row) out <- stats::setNames(out[, 1L], rows)
     return(out)
   }
   eta <- array(link, c(n, P, m), dimnames = list(rows, responses, labels))
   if (type == "link" && !per_row) return(eta)
   mu <- eta
-  if (type != "link") for (k in seq_len(m)) mu[, , k] <- inverse_link(family, matrix(eta[, , k], n))
+  if (type != "link") for (k in seq_len(m)) mu[, , k] <- inverse(matrix(eta[, , k], n))
   if (type == "class") {
     cls <- matrix(apply(mu, c(1L, 3L), function(p) classes[which.max(p)]), n, dimnames = list(rows, labels))
     return(if (per_row) stats::setNames(cls[, 1L], rows) else cls)

@@ -25,7 +25,7 @@ extreme_scaling <- function(x, y, family) {
     .column_max_abs(x)
   }
   fx <- extreme_factor(m)
-  fy <- if (family %in% c("gaussian", "mgaussian")) extreme_factor(max(abs(y))) else 1
+  fy <- if (family_def(family)$linear) extreme_factor(max(abs(y))) else 1
   if (all(fx == 1) && fy == 1) return(NULL)
   list(x = fx, y = fy)
 }

@@ -27,7 +27,8 @@ method_label <- function(object) {
 #' @export
 print.fgseq <- function(x, digits = 4, ...) {
   check_dots(...)
-  family <- if (is.null(x$family) || x$family == "gaussian") "" else paste0(" (", x$family, ")")
+  fam <- family_def(x$family)
+  family <- if (fam$named) paste0(" (", fam$name, ")") else ""
   cat(method_label(x), " sequence", family, ": ", length(x$sequence), " of ", length(x$cost), " groups, ",
       x$nobs, " observations, lambda = ", format(x$lambda, digits = digits), "\n\n", sep = "")
   if (nzchar(family)) cat("r2: fraction of the null deviance explained\n\n")
@@ -224,14 +225,11 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
-  missing <- check_choice(missing, c("error", "prefix"), "missing")
-  per_row <- check_flag(per_row, "per_row")
+  req <- prediction_request(object, type, missing, per_row)
+  type <- req$type
+  missing <- req$missing
+  per_row <- req$per_row
   if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
-  family <- if (is.null(object$family)) "gaussian" else object$family
-  if (type == "class" && is.null(object$classes)) {
-    abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", family, ".")
-  }
   if (base::missing(newx) && is.null(newdata)) {
     if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
     design <- training_design(object)
@@ -273,8 +271,7 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
   }
   link <- matrix(link, nrow(x))
   if (!is.null(offset)) link <- link + offset[, rep(seq_len(P), length(labels)), drop = FALSE]
-  pred <- shape_prediction(link, type, family, object$classes, object$responses, rownames(x), labels, per_row)
-  with_steps_used(pad_rows(pred, design), object, used, rownames(x), labels, per_row, design)
+  finish_prediction(object, link, type, rownames(x), labels, per_row, used, design)
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits

@@ -14,7 +14,7 @@
 #'
 #' All linear methods run after one pass over the data: the package forms the cross-product of the
 #' centred columns of `x` once, standardizes and whitens each group inside it, and runs the greedy
-#' selection on that matrix (see the `DESIGN` notes in [fgseq()]).
+#' selection on that matrix (see the section Computation of [fgseq()]).
 #'
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}

@@ -293,7 +293,7 @@ fgseq <- function(x, ...) UseMethod("fgseq")
 #' @export
 fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                           lambda = 1e-6, criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
-                          family = c("gaussian", "binomial", "multinomial", "poisson", "mgaussian"),
+                          family = "gaussian",
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                           engine = c("auto", "gram", "sample"), needs = NULL, cost_unit = NULL,
@@ -302,7 +302,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   call <- match.call()
   call[[1L]] <- quote(fgseq)
   fit_sequence(x, y, group = group, cost = cost, needs = needs, method = match.arg(method), lambda = lambda,
-               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, families),
+               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = match.arg(engine), cost_unit = cost_unit, call = call)
@@ -313,7 +313,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 # one; `label` names such a fit in print() and plots.
 fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
                          criterion = "whitened",
-                         cost_sensitive = TRUE, family = "gaussian", weights = NULL, offset = NULL,
+                         cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, label = NULL, engine = "auto", cost_unit = NULL,
                          call = NULL) {
@@ -339,7 +339,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   if (!is.null(extreme)) {
     xs <- scale_columns(x, extreme$x)
     ys <- response$y * extreme$y
-    if (!is.null(offset) && family %in% c("gaussian", "mgaussian")) os <- offset * extreme$y
+    if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
   }
   raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index,
                    length(labels), measurement_index(meas, labels), family, control, report)
@@ -362,14 +362,13 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
 
 # As glm() warns: at lambda = 0, fitted probabilities within 10 machine epsilons of 0 or 1 (binomial),
 # or means of 0 (poisson), at the last step are the sign of separable data, whose coefficients grow
-# without bound (the multinomial family has no such warning, as nnet::multinom()).
+# without bound (the family's `boundary`; the multinomial family has none, as nnet::multinom()).
 check_boundary <- function(fit) {
-  if (fit$lambda > 0 || !fit$family %in% c("binomial", "poisson") || !length(fit$sequence)) return(invisible())
-  mu <- stats::fitted(fit)
-  eps <- 10 * .Machine$double.eps
-  if (any(mu < eps) || (fit$family == "binomial" && any(mu > 1 - eps))) {
-    warn("fitted ", if (fit$family == "binomial") "probabilities numerically 0 or 1" else "means numerically 0",
-         " occurred at lambda = 0 (as glm() warns): the data are separable, or nearly so, and the ",
+  boundary <- family_def(fit$family)$boundary
+  if (fit$lambda > 0 || is.null(boundary) || !length(fit$sequence)) return(invisible())
+  what <- boundary(stats::fitted(fit))
+  if (!is.null(what)) {
+    warn("fitted ", what, " occurred at lambda = 0 (as glm() warns): the data are separable, or nearly so, and the ",
          "coefficients, finite, may be very large. A positive `lambda` keeps them bounded.", class = "boundary")
   }
   invisible()
@@ -378,7 +377,7 @@ check_boundary <- function(fit) {
 # The linear engine of a Gaussian fit (see the section Computation of ?fgseq): the sample-space engine
 # for wide data, where a p x p matrix would cost more than the passes over x it saves, or would not fit.
 choose_engine <- function(engine, x, family) {
-  if (!family %in% c("gaussian", "mgaussian")) return("gram")  # GLMs never form the p x p matrix
+  if (!family_def(family)$linear) return("gram")  # GLMs never form the p x p matrix
   if (engine != "auto") return(engine)
   p <- ncol(x)
   wide <- p > 2000L && (p > nrow(x) || p > 10000L || methods::is(x, "sparseMatrix"))
@@ -510,7 +509,7 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
   })
   a0 <- raw$a0
   dimnames(a0) <- list(response$responses, steps)
-  if (family %in% c("multinomial", "mgaussian")) {
+  if (family_def(family)$multi) {
     names(beta) <- response$responses
   } else {
     beta <- beta[[1L]]

@@ -12,15 +12,13 @@ metric_label <- function(metric, k = 5) {
          ndcg = paste0("NDCG@", k), logloss = "log-loss", auc = "AUC")
 }
 
-is_gaussian <- function(object) is.null(object$family) || identical(object$family, "gaussian")
-
 # Response-scale predictions of every step of `object` (any anytime fit: one row of its path per step)
 # on the design matrix `x`: a list of K + 1 elements, element k + 1 the prediction of the model after
 # step k. One predict() call for all steps (a boosted fit then adds each tree once). `newoffset`:
 # the offset of the rows of x, for fits with an offset.
 step_predictions <- function(object, x, newoffset = NULL) {
   K <- nrow(object$path) - 1L
-  args <- list(object, x, step = 0:K, type = if (is_gaussian(object)) "link" else "response")
+  args <- list(object, x, step = 0:K, type = if (family_def(object$family)$linear) "link" else "response")
   if (!is.null(newoffset)) args$newoffset <- newoffset
   p <- do.call(predict, args)
   lapply(seq_len(K + 1L), function(j) {
@@ -38,15 +36,14 @@ as_step_prediction <- function(p) {
 }
 
 # The metric at every step: a numeric vector of length K + 1.
-metric_values <- function(metric, y, preds, family = "gaussian", query = NULL, k = 5) {
-  if (is.null(family)) family <- "gaussian"
+metric_values <- function(metric, y, preds, family = NULL, query = NULL, k = 5) {
   one <- function(f) vapply(preds, f, numeric(1))
   if (is.matrix(y) && !identical(dim(y), dim(as.matrix(preds[[1L]])))) {
     abort("`newy` must have one column per response of the fit (", NCOL(preds[[1L]]), "); it has ",
           ncol(y), ".")
   }
   switch(metric,
-    r2 = if (family %in% c("gaussian", "mgaussian")) {
+    r2 = if (family_def(family)$linear) {
       sse <- one(function(p) sum((y - p)^2))
       1 - sse / sse[1L]
     } else {
@@ -116,29 +113,16 @@ ndcg_query <- function(rel, score, k) {
   sum((2^rel[ranked[seq_len(m)]] - 1) * discount) / ideal
 }
 
-# Fraction of deviance explained, 1 - dev_k / dev_0, for the GLM families (dev_0: the step-0 model).
-# Binomial: dev = -2 sum(y log p + (1 - y) log(1 - p)); Poisson: dev = 2 sum(y log(y / mu) - (y - mu));
-# multinomial (n x L probabilities, y a factor): dev = -2 sum log p_{i, y_i}. Predictions are clipped
-# away from 0 (and 1) by 1e-15.
+# Fraction of deviance explained, 1 - dev_k / dev_0, for the GLM families (dev_0: the step-0 model), by
+# the family's `test_deviance`: binomial dev = -2 sum(y log p + (1 - y) log(1 - p)); Poisson
+# dev = 2 sum(y log(y / mu) - (y - mu)); multinomial (n x L probabilities, y a factor)
+# dev = -2 sum log p_{i, y_i}. Predictions are clipped away from 0 (and 1) by 1e-15.
 deviance_r2 <- function(y, preds, family) {
-  eps <- 1e-15
-  dev <- switch(family,
-    binomial = function(p) {
-      p <- pmin(pmax(p, eps), 1 - eps)
-      -2 * sum(y * log(p) + (1 - y) * log(1 - p))
-    },
-    poisson = function(mu) {
-      mu <- pmax(mu, eps)
-      2 * sum(ifelse(y > 0, y * log(y / mu), 0) - (y - mu))
-    },
-    multinomial = function(p) {
-      if (!is.matrix(p) || ncol(p) != nlevels(y)) {
-        abort("metric \"r2\" of a multinomial fit needs one predicted probability per level of `newy`.")
-      }
-      -2 * sum(log(pmax(p[cbind(seq_along(y), as.integer(y))], eps)))
-    },
-    abort("metric \"r2\" is not available for family \"", family, "\"; use \"mse\" or another metric."))
-  d <- vapply(preds, dev, numeric(1))
+  dev <- fgseq_families[[family]]$test_deviance
+  if (is.null(dev)) {
+    abort("metric \"r2\" is not available for family \"", family, "\"; use \"mse\" or another metric.")
+  }
+  d <- vapply(preds, function(p) dev(y, p), numeric(1))
   1 - d / d[1L]
 }
 

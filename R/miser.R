@@ -208,7 +208,7 @@ miser <- function(x, ...) UseMethod("miser")
 #' @rdname miser
 #' @export
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
-                          family = c("gaussian", "binomial", "multinomial"),
+                          family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
                           progress = FALSE, ...) {
@@ -217,7 +217,7 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   call[[1L]] <- quote(miser)
   x <- check_x(x)
   n <- nrow(x)
-  family <- check_family(family, c("gaussian", "binomial", "multinomial"))
+  family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
   response <- check_response(y, family, n)
   group <- check_group(group, x)
@@ -286,7 +286,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
   on_split <- function(v) replace(v, !split, NA)  # typed even when there are no trees
   column <- on_split(as.integer(raw$feature) + 1L)
   trees <- data.frame(tree = tree, step = (tree - 1L) %/% P + 1L,
-                      class = if (family == "multinomial") response$classes[(tree - 1L) %% P + 1L] else
+                      class = if (family_def(family)$multi) response$classes[(tree - 1L) %% P + 1L] else
                         rep(NA_character_, length(tree)),
                       node = node, feature = x_names[column], column = column,
                       threshold = on_split(as.numeric(raw$threshold)),
@@ -391,13 +391,11 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
-  missing <- check_choice(missing, c("error", "prefix"), "missing")
-  per_row <- check_flag(per_row, "per_row")
+  req <- prediction_request(object, type, missing, per_row)
+  type <- req$type
+  missing <- req$missing
+  per_row <- req$per_row
   if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
-  if (type == "class" && is.null(object$classes)) {
-    abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ", object$family, ".")
-  }
   design <- if (base::missing(newx) && is.null(newdata)) training_design(object) else
     new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
                keep_na = missing == "prefix")
@@ -422,8 +420,7 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
     link <- pre$link
     used <- pre$step
   }
-  pred <- shape_prediction(link, type, object$family, object$classes, object$responses, rownames(x), labels, per_row)
-  with_steps_used(pad_rows(pred, design), object, used, rownames(x), labels, per_row, design)
+  finish_prediction(object, link, type, rownames(x), labels, per_row, used, design)
 }
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.
@@ -480,13 +477,13 @@ check_forest <- function(object) {
 #' @export
 print.miser <- function(x, digits = 4, ...) {
   check_dots(...)
-  per <- if (x$family == "multinomial") paste0(" (", length(x$classes), " trees per step, one per class)") else ""
+  per <- if (family_def(x$family)$multi) paste0(" (", length(x$classes), " trees per step, one per class)") else ""
   cat(x$label, ", ", x$family, ": ", x$n_trees, " steps", per, " of depth-", x$depth, " trees, eta = ",
       format(x$eta), ", ", x$nobs, " observations\n", sep = "")
   cat("Groups paid ", if (x$paid == "after_tree") "after each tree" else "within each tree", "; ",
       length(x$sequence), " of ", length(x$cost), " groups used, total cost ",
       format(x$path$cost[nrow(x$path)], digits = digits), "\n", sep = "")
-  if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
+  if (family_def(x$family)$named) cat("r2: fraction of the null deviance explained\n")
   if (isTRUE(x$partial)) cat("Partial: `max_time` was spent before all trees were grown.\n")
   cat("\n")
   p <- x$path
@@ -585,7 +582,7 @@ print.summary.miser <- function(x, digits = 4, ...) {
   cat(x$n_features, " of ", x$p, " features used (", x$n_groups, " of ", x$total_groups,
       " groups), total cost ", format(x$total_cost, digits = digits), ", final training r2 ",
       format(x$r2, digits = digits), "\n", sep = "")
-  if (x$family != "gaussian") cat("r2: fraction of the null deviance explained\n")
+  if (family_def(x$family)$named) cat("r2: fraction of the null deviance explained\n")
   cat("\nSteps that use new features, and the last step:\n")
   st <- x$steps
   keep <- unique(c(1L, which(!is.na(st$new_features)), nrow(st)))
@@ -699,7 +696,7 @@ miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL
 
 # The frontier of a list of fits: the best validation iteration of each.
 miser_frontier <- function(fits, lambda, metric, curve_of) {
-  if (is.null(metric)) metric <- if (fits[[1L]]$family == "gaussian") "r2" else "accuracy"
+  if (is.null(metric)) metric <- family_def(fits[[1L]]$family)$metric
   traces <- lapply(fits, curve_of, metric = metric)
   higher <- metric_higher_better(metric)
   best <- vapply(traces, function(cv) if (higher) which.max(cv$value) else which.min(cv$value), integer(1))

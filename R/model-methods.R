@@ -22,7 +22,7 @@ training_fit <- function(object, budget = NULL, step = NULL) {
   n <- NROW(y)
   w <- object[["weights"]]
   if (is.null(w)) w <- rep(1, n)
-  list(y = y, mu = mu, w = w, step = k, family = if (is.null(object$family)) "gaussian" else object$family)
+  list(y = y, mu = mu, w = w, step = k, family = family_def(object$family))
 }
 
 # Response-scale predictions of step k on a design (from training_design()): a vector, or an n x P
@@ -101,10 +101,10 @@ residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "worki
   type <- check_choice(type, c("deviance", "pearson", "working", "response"), "type")
   f <- training_fit(object, budget, step)
   r <- f$y - f$mu
-  fam <- family_object(f$family)
+  fam <- f$family$stats
   if (type != "response") {
     if (is.null(fam)) {
-      abort("`type = \"", type, "\"` residuals are not defined for a ", f$family, " fit; use type = \"response\".")
+      abort("`type = \"", type, "\"` residuals are not defined for a ", f$family$name, " fit; use type = \"response\".")
     }
     r <- switch(type,
       deviance = sign(r) * sqrt(pmax(fam$dev.resids(f$y, f$mu, f$w), 0)),
@@ -120,15 +120,7 @@ residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "worki
 deviance.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
   check_dots(...)
   f <- training_fit(object, budget, step)
-  unit_deviance(f)
-}
-
-# sum of the family's deviance contributions of the training rows (see ?fitted.fgseq).
-unit_deviance <- function(f) {
-  switch(f$family,
-    multinomial = -2 * sum(f$w * rowSums(ifelse(f$y > 0, f$y * log(f$mu), 0))),
-    mgaussian = sum(f$w * (f$y - f$mu)^2),
-    sum(family_object(f$family)$dev.resids(f$y, f$mu, f$w)))
+  f$family$deviance(f$y, f$mu, f$w)
 }
 
 #' @rdname fitted.fgseq
@@ -136,23 +128,12 @@ unit_deviance <- function(f) {
 logLik.fgseq <- function(object, ..., budget = NULL, step = NULL) {
   check_dots(...)
   f <- training_fit(object, budget, step)
-  if (f$family == "mgaussian") {
-    abort("logLik() is not defined for a mgaussian fit (no joint covariance is estimated); use deviance().")
+  if (is.null(f$family$loglik)) {
+    abort("logLik() is not defined for a ", f$family$name, " fit (no joint covariance is estimated); use deviance().")
   }
   groups <- object$path$group[seq_len(f$step + 1L)][-1L]
-  coefs <- 1 + sum(object$rank[groups])
-  if (f$family == "multinomial") {
-    value <- sum(f$w * rowSums(ifelse(f$y > 0, f$y * log(f$mu), 0)))
-    df <- coefs * (ncol(f$y) - 1L)
-  } else {
-    fam <- family_object(f$family)
-    n <- length(f$y)
-    aic <- fam$aic(f$y, rep(1, n), f$mu, f$w, unit_deviance(f))
-    gaussian <- f$family == "gaussian"
-    value <- -aic / 2 + gaussian
-    df <- coefs + gaussian
-  }
-  structure(value, df = df, nobs = sum(f$w != 0), class = "logLik")
+  ll <- f$family$loglik(f$y, f$mu, f$w, coefs = 1 + sum(object$rank[groups]))
+  structure(ll$value, df = ll$df, nobs = sum(f$w != 0), class = "logLik")
 }
 
 #' Number of observations, family, formula, design matrix and update of a fit
@@ -203,13 +184,8 @@ nobs.anytime_fit <- function(object, ...) {
 #' @export
 family.anytime_fit <- function(object, ...) {
   check_dots(...)
-  family <- if (is.null(object$family)) "gaussian" else object$family
-  fam <- family_object(family)
-  if (is.null(fam)) {
-    fam <- structure(list(family = family, link = if (family == "multinomial") "logit" else "identity"),
-                     class = "family")
-  }
-  fam
+  fam <- family_def(object$family)
+  if (is.null(fam$stats)) structure(list(family = fam$name, link = fam$link), class = "family") else fam$stats
 }
 
 #' @rdname nobs.fgseq

@@ -86,12 +86,12 @@ sparse_sequence <- function(x, ...) UseMethod("sparse_sequence")
 #' @rdname sparse_sequence
 #' @export
 sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6,
-                                    family = c("gaussian", "binomial", "poisson"), nlambda = 100,
+                                    family = "gaussian", nlambda = 100,
                                     lambda_min_ratio = 1e-4, needs = NULL, cost_unit = NULL, ...) {
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(sparse_sequence)
-  family <- check_choice(family, c("gaussian", "binomial", "poisson"), "family")
+  family <- check_family(family, "sparse")
   x <- check_x(x)
   response <- check_response(y, family, nrow(x))
   group <- check_group(group, x)
@@ -128,7 +128,7 @@ sparse_sequence.formula <- function(x, data, subset, na.action, cost = NULL, nee
   d <- model_design(match.call(), parent.frame(), allowed = character(0))
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
   family <- list(...)$family
-  if (is.factor(d$y) && (is.null(family) || identical(family, "gaussian"))) {
+  if (is.factor(d$y) && (is.null(family) || identical(family, default_family))) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
@@ -199,7 +199,7 @@ glasso_family <- function(family) {
 glasso_problem <- function(z, y, m, family, tol = 1e-10, max_iter = 10000L) {
   zall <- do.call(cbind, z)
   col <- rep(seq_along(z), vapply(z, ncol, integer(1)))
-  gaussian <- family == "gaussian"
+  gaussian <- family_def(family)$linear
   list(zall = zall, col = col, cols = split(seq_along(col), col), y = y, n = length(y), m = m,
        fam = glasso_family(family), gaussian = gaussian,
        gram = if (gaussian) crossprod(zall) / length(y), zy = if (gaussian) drop(crossprod(zall, y - mean(y))) / length(y),

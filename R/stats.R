@@ -292,6 +292,6 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
   raw <- .fit_moments(moments, match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels),
                       control, report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
-             criterion = criterion, family = "gaussian", response = list(classes = NULL, responses = "y"),
+             criterion = criterion, family = default_family, response = list(classes = NULL, responses = "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
 }

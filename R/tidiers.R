@@ -93,8 +93,9 @@ glance.fgseq <- function(x, ...) {
   check_dots(...)
   K <- nrow(x$path) - 1L
   has_data <- !is.null(x[["x"]])
-  family <- if (is.null(x$family)) "gaussian" else x$family
-  ll <- if (has_data && family != "mgaussian") stats::logLik(x) else NULL
+  fam <- family_def(x$family)
+  family <- fam$name
+  ll <- if (has_data && !is.null(fam$loglik)) stats::logLik(x) else NULL
   data.frame(method = method_label(x), family = family, lambda = x$lambda, nobs = stats::nobs(x),
              n_groups = K, total_cost = x$path$cost[K + 1L], r2 = x$path$r2[K + 1L],
              deviance = if (has_data) stats::deviance(x) else NA_real_,

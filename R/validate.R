@@ -301,18 +301,16 @@ check_metric <- function(metric) {
 # What a response must look like for a metric (and the fit's family):
 # "numeric" (r2, mse of a Gaussian fit), "matrix" (r2, mse of a mgaussian fit), "binary" (0/1), "class" (0/1 or a factor), "grade"
 # (relevance grades for NDCG), "count" (Poisson deviance), "factor" (multinomial deviance).
-newy_kind <- function(metric, family = "gaussian") {
-  if (is.null(family)) family <- "gaussian"
+newy_kind <- function(metric, family = NULL) {
   switch(metric,
-    r2 = switch(family, binomial = "binary", poisson = "count", multinomial = "factor", mgaussian = "matrix",
-                "numeric"),
-    mse = switch(family, multinomial = "factor", mgaussian = "matrix", "numeric"),
+    r2 = family_def(family)$newy[["r2"]],
+    mse = family_def(family)$newy[["mse"]],
     accuracy = "class", ndcg = "grade", logloss = "binary", auc = "binary")
 }
 
 # newy for a test curve: cleaned to what the metric computes with (a double vector, or a factor for
 # class responses with more than two levels).
-check_newy <- function(newy, n, metric, family = "gaussian", classes = NULL) {
+check_newy <- function(newy, n, metric, family = NULL, classes = NULL) {
   kind <- newy_kind(metric, family)
   if (kind == "matrix") {
     if (is.data.frame(newy)) newy <- as.matrix(newy)
@@ -440,7 +438,7 @@ check_same_data <- function(fits) {
   same <- function(a, b) {
     is.null(a) || is.null(b) || (length(a) == length(b) && all(abs(a - b) <= 1e-8 * pmax(abs(a), abs(b), 1e-300)))
   }
-  family <- function(f) if (is.null(f$family)) "gaussian" else f$family
+  family <- function(f) family_def(f$family)$name
   ref <- src[[1L]]
   for (i in seq_along(src)[-1L]) {
     f <- src[[i]]
@@ -464,7 +462,7 @@ response_mean <- function(f) {
   if (!is.null(f$y_mean)) return(unname(f$y_mean))
   if (isTRUE(f$has_offset)) return(NULL)
   a <- if (is.matrix(f$a0)) f$a0[, 1L] else f$a0[1L]
-  as.double(inverse_link(if (is.null(f$family)) "gaussian" else f$family, matrix(unname(a), 1L)))
+  as.double(family_def(f$family)$inverse(matrix(unname(a), 1L)))
 }
 
 # A stopping cost below the first group of every sequence leaves only intercept-only models to compare.

@@ -130,14 +130,9 @@ json_numbers <- function(v) {
 }
 json_number <- function(v) structure(sprintf("%.17g", as.double(v)), class = "json")
 
-# The link of a family, as the schema names it.
-family_link <- function(family) {
-  switch(family, binomial = "logit", poisson = "log", multinomial = "softmax", "identity")
-}
-
 # The whole document (see the schema in ?write_predictor) as a list for jsonlite.
 predictor_document <- function(fit) {
-  family <- if (is.null(fit$family)) "gaussian" else fit$family
+  family <- family_def(fit$family)$name
   trees <- inherits(fit, "miser")
   columns <- names(fit$group)
   labels <- names(fit$cost)
@@ -162,7 +157,7 @@ predictor_document <- function(fit) {
     s
   })
   doc <- list(format = "fgseq-predictor", version = 1L, model = if (trees) "trees" else "linear", family = family,
-              link = family_link(family), responses = I(fit$responses),
+              link = family_def(family)$json_link, responses = I(fit$responses),
               classes = if (is.null(fit$classes)) NULL else I(fit$classes), offset = isTRUE(fit$has_offset),
               columns = I(columns), groups = groups, measurements = measurements, sequence = I(fit$sequence),
               steps = steps)
