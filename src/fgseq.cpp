@@ -260,10 +260,7 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
   fgseq::MiserControl ctl;
   const std::string loss = Rcpp::as<std::string>(control["loss"]), paid = Rcpp::as<std::string>(control["paid"]),
                     split = Rcpp::as<std::string>(control["split"]);
-  if (loss == "gaussian") ctl.loss = fgseq::MiserLoss::Squared;
-  else if (loss == "binomial") ctl.loss = fgseq::MiserLoss::Logistic;
-  else if (loss == "multinomial") ctl.loss = fgseq::MiserLoss::Multinomial;
-  else Rcpp::stop("unknown family '%s'", loss);
+  ctl.family = family_from(loss);
   if (paid == "after_tree") ctl.paid = fgseq::PaidUpdate::AfterTree;
   else if (paid == "within_tree") ctl.paid = fgseq::PaidUpdate::WithinTree;
   else Rcpp::stop("unknown paid rule '%s'", paid);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "design.hpp"
+#include "family.hpp"
 #include "kernels.hpp"
 #include "model.hpp"
 #include "newton.hpp"
@@ -32,110 +33,6 @@
 #include "whiten.hpp"
 
 namespace fgseq {
-
-enum class Family { Gaussian, MGaussian, Binomial, Poisson, Multinomial };
-
-// Mean, loss, deviance and Hessian weights of a family, over all rows at once.
-struct FamilyOps {
-  Family family;
-
-  // Intercepts of the null model (1 x P): the link of the weighted mean response ybar, kept inside the
-  // family's range (0 for the Gaussian families)
-  MatrixXd null_intercepts(const VectorXd& ybar) const {
-    MatrixXd a = MatrixXd::Zero(1, ybar.size());
-    for (Index c = 0; c < ybar.size(); ++c) {
-      const double m = std::min(std::max(ybar(c), 1e-10), 1 - 1e-10);
-      if (family == Family::Binomial) a(0, c) = std::log(m / (1 - m));
-      else if (family == Family::Poisson) a(0, c) = std::log(std::max(ybar(c), 1e-10));
-      else if (family == Family::Multinomial) a(0, c) = std::log(m);
-    }
-    return a;
-  }
-
-  // mu = grad Phi(eta), row by row
-  MatrixXd mean(const MatrixXd& eta) const {
-    switch (family) {
-      case Family::Binomial:
-        return eta.unaryExpr([](double e) { return 1.0 / (1.0 + std::exp(-e)); });
-      case Family::Poisson:
-        return eta.array().exp().matrix();
-      case Family::Multinomial: {
-        MatrixXd mu = eta.colwise() - eta.rowwise().maxCoeff();
-        mu = mu.array().exp().matrix();
-        const VectorXd s = mu.rowwise().sum();
-        return s.cwiseInverse().asDiagonal() * mu;
-      }
-      default:
-        return eta;
-    }
-  }
-
-  // sum_i w_i [Phi(eta_i) - y_i' eta_i]
-  double loss(const MatrixXd& eta, const MatrixXd& y, const VectorXd& w) const {
-    VectorXd phi(eta.rows());
-    switch (family) {
-      case Family::Binomial:
-        phi = eta.col(0).unaryExpr([](double e) { return std::max(e, 0.0) + std::log1p(std::exp(-std::abs(e))); });
-        break;
-      case Family::Poisson:
-        phi = eta.col(0).array().exp().matrix();
-        break;
-      case Family::Multinomial: {
-        const VectorXd m = eta.rowwise().maxCoeff();
-        phi = m + ((eta.colwise() - m).array().exp().rowwise().sum().log()).matrix();
-        break;
-      }
-      default:
-        phi = 0.5 * eta.rowwise().squaredNorm();
-    }
-    const VectorXd ye = eta.cwiseProduct(y).rowwise().sum();
-    return w.dot(phi - ye);
-  }
-
-  // 2 * sum_i w_i [l_saturated - l(mu_i)]
-  double deviance(const MatrixXd& mu, const MatrixXd& y, const VectorXd& w) const {
-    double d = 0.0;
-    for (Index i = 0; i < mu.rows(); ++i) {
-      double di = 0.0;
-      switch (family) {
-        case Family::Binomial: {
-          const double yi = y(i, 0), m = mu(i, 0);
-          if (yi > 0) di -= yi * std::log(m / yi);
-          if (yi < 1) di -= (1 - yi) * std::log((1 - m) / (1 - yi));
-          break;
-        }
-        case Family::Poisson: {
-          const double yi = y(i, 0), m = mu(i, 0);
-          di = (yi > 0 ? yi * std::log(yi / m) : 0.0) - (yi - m);
-          break;
-        }
-        case Family::Multinomial:
-          for (Index c = 0; c < mu.cols(); ++c)
-            if (y(i, c) > 0) di -= y(i, c) * std::log(mu(i, c) / y(i, c));
-          break;
-        default:
-          di = 0.5 * (y.row(i) - mu.row(i)).squaredNorm();
-      }
-      d += 2.0 * w(i) * di;
-    }
-    return d;
-  }
-
-  // Hessian weight of the (c, d) pair of linear predictors: d mu_c / d eta_d, per row
-  VectorXd hessian_weight(const MatrixXd& mu, Index c, Index d) const {
-    switch (family) {
-      case Family::Binomial:
-        return mu.col(0).cwiseProduct((1.0 - mu.col(0).array()).matrix());
-      case Family::Poisson:
-        return mu.col(0);
-      case Family::Multinomial:
-        if (c == d) return mu.col(c).cwiseProduct((1.0 - mu.col(c).array()).matrix());
-        return -mu.col(c).cwiseProduct(mu.col(d));
-      default:
-        return VectorXd::Constant(mu.rows(), c == d ? 1.0 : 0.0);
-    }
-  }
-};
 
 // ---- sums over rows, shared by the in-memory and the chunked fits ----
 // theta is (m + 1) x P: the intercepts in row 0 (unpenalized), the whitened coefficients below; vectors

@@ -48,11 +48,12 @@
 // Training is anytime: miser_fit() stops adding trees once max_time seconds have passed since it
 // started (binning or sorting included) and returns the trees grown so far, marked partial.
 //
-// Losses: squared (r = y - H, leaf value = mean r), logistic (y in {0, 1}, r = y - p, p = 1/(1+e^-H)),
-// multinomial (one tree per class per iteration on r_k = y_k - p_k, the class probabilities p being
-// the softmax of H at the start of the iteration); leaf values are means of r, Newton-free, as in the
-// paper (squared-loss trees on the negative gradient). Each loss starts from its best constant
-// (Friedman 2001): the mean of y, the log-odds of its mean, the centred log class frequencies.
+// Losses (the families of family.hpp): squared (gaussian; r = y - H, leaf value = mean r), logistic
+// (binomial; y in {0, 1}, r = y - p, p = 1/(1+e^-H)), multinomial (one tree per class per iteration
+// on r_k = y_k - p_k, the class probabilities p being the softmax of H at the start of the
+// iteration); leaf values are means of r, Newton-free, as in the paper (squared-loss trees on the
+// negative gradient). Each loss starts from its best constant (Friedman 2001): the mean of y, the
+// log-odds of its mean, the centred log class frequencies.
 #ifndef FGSEQ_MISER_HPP
 #define FGSEQ_MISER_HPP
 
@@ -69,17 +70,17 @@
 #include <utility>
 #include <vector>
 
+#include "family.hpp"
 #include "measurements.hpp"
 #include "stats.hpp"
 
 namespace fgseq {
 
-enum class MiserLoss { Squared, Logistic, Multinomial };
 enum class PaidUpdate { AfterTree, WithinTree };
 enum class SplitSearch { Exact, Histogram };
 
 struct MiserControl {
-  MiserLoss loss = MiserLoss::Squared;
+  Family family = Family::Gaussian;  // the loss: gaussian (squared), binomial (logistic), multinomial (family.hpp)
   PaidUpdate paid = PaidUpdate::AfterTree;
   SplitSearch split = SplitSearch::Histogram;
   double lambda = 0.0;      // lambda of equation (5): half squared error of the gradient fit per cost unit
@@ -794,70 +795,18 @@ struct MiserFit {
 
 namespace detail {
 
-// Mean loss of the predictor H (n x P) on the targets Y (n x P).
-inline double miser_loss(MiserLoss loss, const MatrixXd& Y, const MatrixXd& H) {
-  const double n = static_cast<double>(Y.rows());
-  switch (loss) {
-    case MiserLoss::Squared:
-      return 0.5 * (Y - H).squaredNorm() / n;
-    case MiserLoss::Logistic: {
-      double s = 0.0;
-      for (Index i = 0; i < Y.rows(); ++i) {
-        const double h = H(i, 0);  // log(1 + e^h) - y h, computed stably
-        s += std::max(h, 0.0) + std::log1p(std::exp(-std::abs(h))) - Y(i, 0) * h;
-      }
-      return s / n;
-    }
-    case MiserLoss::Multinomial: {
-      double s = 0.0;
-      for (Index i = 0; i < Y.rows(); ++i) {
-        const double mx = H.row(i).maxCoeff();
-        const double lse = mx + std::log((H.row(i).array() - mx).exp().sum());
-        s += lse - Y.row(i).dot(H.row(i));
-      }
-      return s / n;
-    }
-  }
-  return 0.0;
+// Mean loss of the predictor H (n x P) on the targets Y (n x P): half the mean deviance for 0/1
+// targets and the gaussian family.
+inline double miser_loss(const FamilyOps& fam, const MatrixXd& Y, const MatrixXd& H) {
+  return fam.loss(H, Y, VectorXd::Ones(Y.rows())) / static_cast<double>(Y.rows());
 }
 
-// Negative gradient of the per-row loss with respect to H.
-inline void miser_gradient(MiserLoss loss, const MatrixXd& Y, const MatrixXd& H, MatrixXd& R) {
-  switch (loss) {
-    case MiserLoss::Squared:
-      R = Y - H;
-      return;
-    case MiserLoss::Logistic:
-      R.resize(Y.rows(), 1);
-      for (Index i = 0; i < Y.rows(); ++i) R(i, 0) = Y(i, 0) - 1.0 / (1.0 + std::exp(-H(i, 0)));
-      return;
-    case MiserLoss::Multinomial:
-      R.resize(Y.rows(), Y.cols());
-      for (Index i = 0; i < Y.rows(); ++i) {
-        const double mx = H.row(i).maxCoeff();
-        const Eigen::RowVectorXd e = (H.row(i).array() - mx).exp().matrix();
-        R.row(i) = Y.row(i) - e / e.sum();
-      }
-      return;
-  }
-}
-
-inline VectorXd miser_init(MiserLoss loss, const MatrixXd& Y) {
-  const VectorXd mean = Y.colwise().mean().transpose();
-  switch (loss) {
-    case MiserLoss::Squared:
-      return mean;
-    case MiserLoss::Logistic: {
-      VectorXd out(1);
-      out(0) = std::log(mean(0) / (1.0 - mean(0)));
-      return out;
-    }
-    case MiserLoss::Multinomial: {
-      VectorXd out = mean.array().log().matrix();
-      return (out.array() - out.mean()).matrix();
-    }
-  }
-  return mean;
+// The best constant predictor (Friedman 2001): the link of the mean of Y, centred when only
+// differences between the columns count (multinomial: the centred log class frequencies).
+inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y) {
+  VectorXd init = fam.null_intercepts(Y.colwise().mean().transpose()).row(0).transpose();
+  if (fam.shift_invariant()) init.array() -= init.mean();
+  return init;
 }
 
 }  // namespace detail
@@ -874,7 +823,8 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   const auto started = std::chrono::steady_clock::now();
   const Index n = x.rows(), P = Y.cols();
   if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
-  if (ctl.loss == MiserLoss::Multinomial ? P < 2 : P != 1)
+  const FamilyOps fam{ctl.family};
+  if (!fam.columns_fit(P))
     throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
   if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.n_iter < 0)
     throw std::invalid_argument("miser_fit: eta must be positive, lambda and n_iter non-negative");
@@ -890,9 +840,9 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   }
 
   MiserFit out;
-  out.init = detail::miser_init(ctl.loss, Y);
+  out.init = detail::miser_init(fam, Y);
   MatrixXd H = out.init.transpose().replicate(n, 1);
-  out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));
+  out.loss.push_back(detail::miser_loss(fam, Y, H));
   std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
   out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
   MatrixXd R;
@@ -905,7 +855,7 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
       out.partial = true;
       break;
     }
-    detail::miser_gradient(ctl.loss, Y, H, R);
+    R = Y - fam.mean(H);  // the negative gradient of the loss
     for (Index c = 0; c < P; ++c) {
       learner->grow(R.col(c), unpaid, out.forest, fitted);
       H.col(c).noalias() += ctl.eta * fitted;
@@ -915,7 +865,7 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
         for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
       }
     }
-    out.loss.push_back(detail::miser_loss(ctl.loss, Y, H));
+    out.loss.push_back(detail::miser_loss(fam, Y, H));
   }
   return out;
 }
