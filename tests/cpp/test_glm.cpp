@@ -1,0 +1,313 @@
+// The GLM models (glm.hpp): chunk sums, the Newton solver over either evaluator (newton.hpp), the path
+// through a refit callback, and the one-pass quadratic FR gains.
+
+// ---- the quadratic FR gain as GlmModel computed it before the one-pass form (a reference) ----
+// One candidate at a time: its whitened columns Zh, its border Zh' V Z1 and diagonal block by separate
+// products, the Schur complement through the LDLT of the Hessian of [1, Z_S], and an eigendecomposition
+// (eigenvalues at or below pivot_tol * (largest |eigenvalue| + lambda) dropped).
+static MatrixXd reference_cross(const FamilyOps& fam, const MatrixXd& A, const MatrixXd& B, const MatrixXd& mu,
+                                const VectorXd& w, double W) {
+  const Index ma = A.cols(), mb = B.cols(), P = mu.cols();
+  MatrixXd H(ma * P, mb * P);
+  for (Index c = 0; c < P; ++c)
+    for (Index d = 0; d < P; ++d)
+      H.block(c * ma, d * mb, ma, mb) = A.transpose() * (w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W).asDiagonal() * B;
+  return H;
+}
+// `degenerate`: the Schur complement is below pivot_tol * (h's own curvature + lambda) in every
+// direction (h collinear with the selected groups), where the former gain was rounding noise.
+static double reference_quadratic_gain(const FamilyOps& fam, const MatrixXd& Z1, const MatrixXd& Zh, const MatrixXd& y,
+                                       const VectorXd& w, const MatrixXd& mu, const Control& ctl, bool& degenerate) {
+  const double W = w.sum();
+  const Index r = Zh.cols(), P = y.cols();
+  MatrixXd H = reference_cross(fam, Z1, Z1, mu, w, W);
+  for (Index c = 0; c < P; ++c) H.diagonal().segment(c * Z1.cols() + 1, Z1.cols() - 1).array() += ctl.lambda;
+  H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+  const Eigen::LDLT<MatrixXd> ldlt(H);
+  const MatrixXd resid = w.asDiagonal() * (y - mu);
+  const MatrixXd Gh = -(Zh.transpose() * resid) / W;
+  const MatrixXd Hac = reference_cross(fam, Zh, Z1, mu, w, W);
+  MatrixXd Mhh = reference_cross(fam, Zh, Zh, mu, w, W);
+  Mhh.diagonal().array() += ctl.lambda;
+  const double scale = Mhh.diagonal().maxCoeff();
+  Mhh.noalias() -= Hac * ldlt.solve(Hac.transpose());
+  Mhh = 0.5 * (Mhh + Mhh.transpose()).eval();
+  const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
+  Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mhh);
+  degenerate = es.eigenvalues().maxCoeff() <= ctl.pivot_tol * (scale + ctl.lambda);
+  const VectorXd u = es.eigenvectors().transpose() * b;
+  const double tol = ctl.pivot_tol * (es.eigenvalues().cwiseAbs().maxCoeff() + ctl.lambda);
+  double s = 0.0;
+  for (Index i = 0; i < u.size(); ++i)
+    if (es.eigenvalues()(i) > tol) s += u(i) * u(i) / es.eigenvalues()(i);
+  return 0.5 * s;
+}
+
+// 6. GLM sums by chunks of rows, and the Newton solver over either evaluator
+// (binomial and Poisson, with weights and offsets): one chunk's sums added over a split of the rows
+// equal the whole data's, and newton_solve() reproduces GlmModel's fit after two steps both with the
+// in-memory evaluator and with the sums over the chunks.
+static void test_glm_chunk_sums(Problem& pb) {
+  const Index n = pb.n;
+  const MatrixXd& x = pb.x;
+  const std::vector<int>& group_of = pb.group_of;
+  std::mt19937& rng = pb.rng;
+  VectorXd wt;
+  MatrixXd off;
+  pb.weights_offsets(wt, off);
+  const DenseDesign dx(x);
+  const GroupLayout lay = make_layout(group_of, 5);
+  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+  const Whitened wh = whiten_blocks(bs.blocks, 1e-9);
+  const double W = wt.sum();
+  const std::vector<Index> rows{0, 130, 275, n};  // three chunks of rows
+  for (Family family : {Family::Binomial, Family::Poisson}) {
+    const FamilyOps fam{family};
+    MatrixXd yg(n, 1);
+    for (Index i = 0; i < n; ++i) {
+      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean());
+      yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
+                                            : std::poisson_distribution<int>(std::exp(eta))(rng);
+    }
+    Control ctl;
+    ctl.lambda = 1e-3;
+    GlmModel model(dx, yg, wt, off, family, wh, bs.st, lay, ctl);
+    model.add_group(0);
+    model.add_group(3);
+    const SelectedColumns sel{{lay.cols[0], lay.cols[3]}, {wh.T[0], wh.T[3]}};
+    const Index r0 = wh.rank[0], r3 = wh.rank[3], m1 = 1 + r0 + r3;
+    MatrixXd Z1(n, m1);
+    Z1.col(0).setOnes();
+    Z1.middleCols(1, r0) = whitened_columns(dx, lay.cols[0], bs.st, wh.T[0]);
+    Z1.middleCols(1 + r0, r3) = whitened_columns(dx, lay.cols[3], bs.st, wh.T[3]);
+    // the model's fit as theta = (intercept; coefficients of group 0; of group 3)
+    VectorXd want(m1);
+    want << model.intercept(), model.coef().middleRows(wh.offset[0], r0), model.coef().middleRows(wh.offset[3], r3);
+    const double want_risk = model.null_risk() - model.objective();
+
+    // sums over the chunks equal the sums over all rows
+    auto chunk_total = [&](const MatrixXd& theta) {
+      GlmSums total;
+      for (size_t k = 0; k + 1 < rows.size(); ++k) {
+        const Index b = rows[k], len = rows[k + 1] - rows[k];
+        const GlmSums part = glm_chunk_sums(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len),
+                                            wt.segment(b, len), off.middleRows(b, len), family, bs.st, sel, theta);
+        if (k == 0) total = part;
+        else total += part;
+      }
+      return total;
+    };
+    const GlmSums whole = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, want);
+    const GlmSums split = chunk_total(want);
+    auto close = [](const MatrixXd& a, const MatrixXd& b) { return (a - b).norm() <= 1e-10 * (1 + b.norm()); };
+    check(std::abs(split.loss - whole.loss) <= 1e-10 * (1 + std::abs(whole.loss)), "GLM chunk sums: loss", split.loss, whole.loss);
+    check(std::abs(split.deviance - whole.deviance) <= 1e-10 * (1 + whole.deviance), "GLM chunk sums: deviance",
+          split.deviance, whole.deviance);
+    check(close(split.gradient, whole.gradient), "GLM chunk sums: gradient", split.gradient.norm(), whole.gradient.norm());
+    check(close(split.hessian, whole.hessian), "GLM chunk sums: Hessian", split.hessian.norm(), whole.hessian.norm());
+    check(close(split.xr, whole.xr), "GLM chunk sums: X'W(y - mu)", split.xr.norm(), whole.xr.norm());
+    check(close(split.rsum, whole.rsum), "GLM chunk sums: 1'W(y - mu)", split.rsum(0), whole.rsum(0));
+    // at the fit the penalized gradient from the sums vanishes
+    NewtonPoint at;
+    at.theta = want;
+    glm_sums_point(whole, W, ctl.lambda, at);
+    check(at.gradient.cwiseAbs().maxCoeff() < 1e-9, "GLM chunk sums: gradient zero at the fit", at.gradient.cwiseAbs().maxCoeff(), 0);
+    check(std::abs(at.risk - want_risk) < 1e-12 * (1 + want_risk), "GLM chunk sums: risk at the fit", at.risk, want_risk);
+
+    // the solver from the null intercept, over the rows in memory and over the chunks' sums
+    VectorXd theta0 = VectorXd::Zero(m1);
+    theta0(0) = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W))(0, 0);
+    const NewtonSolution mem = newton_solve(theta0, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+    const NewtonEvaluator by_chunks = [&](NewtonPoint& pt, NewtonNeed) {
+      glm_sums_point(chunk_total(Eigen::Map<const MatrixXd>(pt.theta.data(), m1, 1)), W, ctl.lambda, pt);
+    };
+    const NewtonSolution chk = newton_solve(theta0, by_chunks, ctl);
+    for (const NewtonSolution* sol : {&mem, &chk}) {
+      const double err = (sol->point.theta - want).cwiseAbs().maxCoeff();
+      check(sol->converged, "newton_solve: converged", sol->converged, 1);
+      check(err < 1e-8, "newton_solve: GlmModel's coefficients", err, 0);
+      check(std::abs(sol->point.risk - want_risk) < 1e-12 * (1 + want_risk), "newton_solve: GlmModel's risk",
+            sol->point.risk, want_risk);
+    }
+  }
+}
+
+// 7. the GLM path through a refit callback
+// (GlmRefitModel, fit_glm_refit) with a refit over the rows in memory gives GlmModel's path
+// (fit_path) for every OMP criterion, with and without max_steps and max_cost.
+static void test_glm_refit(Problem& pb) {
+  const Index n = pb.n;
+  const MatrixXd& x = pb.x;
+  const std::vector<int>& group_of = pb.group_of;
+  const std::vector<double>& cost = pb.cost;
+  std::mt19937& rng = pb.rng;
+  VectorXd wt;
+  MatrixXd off;
+  pb.weights_offsets(wt, off);
+  const DenseDesign dx(x);
+  const GroupLayout lay = make_layout(group_of, 5);
+  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+  const double W = wt.sum();
+  for (Family family : {Family::Binomial, Family::Poisson}) {
+    const FamilyOps fam{family};
+    MatrixXd yg(n, 1);
+    for (Index i = 0; i < n; ++i) {
+      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
+                         0.1 * (x(i, 3) - x.col(3).mean());
+      yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
+                                            : std::poisson_distribution<int>(std::exp(eta))(rng);
+    }
+    for (Criterion criterion : {Criterion::Whitened, Criterion::L2, Criterion::Linf})
+      for (int limits = 0; limits < 3; ++limits) {
+        Control ctl;
+        ctl.lambda = 1e-3;
+        ctl.criterion = criterion;
+        if (limits == 1) ctl.max_steps = 2;
+        if (limits == 2) ctl.max_cost = 4.0;
+        const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+        // the Newton solve over the rows in memory, then the sums that score every column
+        Index refits = 0;
+        const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0) {
+          ++refits;
+          SelectedColumns sel;
+          Index m1 = 1;
+          for (Index g : groups) {
+            sel.cols.push_back(lay.cols[g]);
+            sel.T.push_back(wh.T[g]);
+            m1 += wh.rank[g];
+          }
+          MatrixXd Z1(n, m1);
+          Z1.col(0).setOnes();
+          for (size_t k = 0, at = 1; k < groups.size(); at += sel.T[k].cols(), ++k)
+            Z1.middleCols(static_cast<Index>(at), sel.T[k].cols()) = whitened_columns(dx, sel.cols[k], bs.st, sel.T[k]);
+          const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
+          const NewtonSolution sol = newton_solve(start, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+          GlmRefit f;
+          f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, 1);
+          f.risk = sol.point.risk;
+          f.converged = sol.converged;
+          const GlmSums sums = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, f.theta);
+          f.deviance = sums.deviance;
+          f.xr = sums.xr;
+          f.rsum = sums.rsum;
+          return f;
+        };
+        const MatrixXd null_theta = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W));
+        const FitResult a = fit_path(dx, yg, wt, off, group_of, 5, cost, family, ctl);
+        const FitResult b = fit_glm_refit(whitening_from_maps(wh.T), bs.st, lay, W, null_theta, refit, cost, ctl);
+        const double K = static_cast<double>(a.path.sequence.size());
+        check(a.path.sequence == b.path.sequence, "GlmRefitModel: GlmModel's sequence",
+              static_cast<double>(b.path.sequence.size()), K);
+        check(refits == static_cast<Index>(b.path.sequence.size()) + 1, "GlmRefitModel: one refit per step",
+              static_cast<double>(refits), K + 1);
+        if (limits == 1) check(K == 2, "GlmRefitModel: max_steps", K, 2);
+        if (limits == 0) check(K == 5, "GlmRefitModel: every group", K, 5);
+        double spent = 0.0;
+        for (Index g : b.path.sequence) spent += cost[g];
+        if (limits == 2) check(spent <= 4.0 && K < 5, "GlmRefitModel: max_cost", spent, 4.0);
+        for (size_t k = 0; k < a.path.objective.size() && k < b.path.objective.size(); ++k) {
+          check(std::abs(a.path.objective[k] - b.path.objective[k]) < 1e-8, "GlmRefitModel: GlmModel's objective",
+                b.path.objective[k], a.path.objective[k]);
+          check(std::abs(a.path.r2[k] - b.path.r2[k]) < 1e-8, "GlmRefitModel: GlmModel's r2", b.path.r2[k], a.path.r2[k]);
+          check((a.beta[0].col(k) - b.beta[0].col(k)).cwiseAbs().maxCoeff() < 1e-8 &&
+                std::abs(a.a0(0, k) - b.a0(0, k)) < 1e-8, "GlmRefitModel: GlmModel's coefficients",
+                b.a0(0, k), a.a0(0, k));
+        }
+        for (size_t k = 0; k < a.path.score.size() && k < b.path.score.size(); ++k)
+          check(std::abs(a.path.score[k] - b.path.score[k]) <= 1e-8 * (1 + a.path.score[k]),
+                "GlmRefitModel: GlmModel's scores", b.path.score[k], a.path.score[k]);
+        check(std::abs(a.null_risk - b.null_risk) < 1e-12 && a.converged == b.converged,
+              "GlmRefitModel: null risk and convergence", b.null_risk, a.null_risk);
+      }
+  }
+}
+
+// 12. quadratic FR gains of every candidate at every step, for binomial, Poisson and 3-class
+//     multinomial models with weights and offsets, at lambda 0 and 0.05, with 1 and 2 threads, equal the
+//     former one-candidate-at-a-time computation (reference_quadratic_gain) to 1e-10 (and 0 for the
+//     group that duplicates a selected column at lambda = 0, where that was rounding noise); the greedy choice
+//     on those gains is the sequence of fit_path() for FR, and Doubling's candidates are scored alike
+static void test_quadratic_gains(Problem& pb) {
+  const Index n = pb.n;
+  const MatrixXd& x = pb.x;
+  const std::vector<int>& group_of = pb.group_of;
+  const std::vector<double>& cost = pb.cost;
+  std::mt19937& rng = pb.rng;
+  VectorXd wt;
+  MatrixXd off1;
+  pb.weights_offsets(wt, off1);
+  const DenseDesign dx(x);
+  const GroupLayout lay = make_layout(group_of, 5);
+  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+  double worst = 0.0;
+  int zeros = 0;  // degenerate candidates whose gain is not 0
+  for (Family family : {Family::Binomial, Family::Poisson, Family::Multinomial}) {
+    const FamilyOps fam{family};
+    const Index P = family == Family::Multinomial ? 3 : 1;
+    MatrixXd yg = MatrixXd::Zero(n, P), off(n, P);
+    for (Index i = 0; i < n; ++i) {
+      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
+                         0.1 * (x(i, 3) - x.col(3).mean());
+      if (family == Family::Binomial) yg(i, 0) = std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng);
+      else if (family == Family::Poisson) yg(i, 0) = std::poisson_distribution<int>(std::exp(eta))(rng);
+      else yg(i, std::discrete_distribution<int>({1.0, std::exp(eta), std::exp(-0.5 * eta)})(rng)) = 1.0;
+      for (Index c = 0; c < P; ++c) off(i, c) = off1(i, 0) * (c + 1) / P;
+    }
+    for (double lambda : {0.0, 0.05})
+      for (int threads : {1, 2}) {
+        Control ctl;
+        ctl.method = Method::FR;
+        ctl.fr_gain = FrGain::Quadratic;
+        ctl.lambda = lambda;
+        ctl.threads = threads;
+        const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+        GlmModel model(dx, yg, wt, off, family, wh, bs.st, lay, ctl);
+        std::vector<bool> selected(5, false);
+        std::vector<Index> order;
+        for (int step = 0; step < 5; ++step) {
+          std::vector<bool> cand(5);
+          for (Index h = 0; h < 5; ++h) cand[h] = !selected[h] && wh.rank[h] > 0;
+          model.set_candidates(cand);
+          // the current fit's columns and means, rebuilt from its coefficients
+          Index m1 = 1;
+          for (Index g : order) m1 += wh.rank[g];
+          MatrixXd Z1(n, m1), theta(m1, P);
+          Z1.col(0).setOnes();
+          theta.row(0) = model.intercept().transpose();
+          for (Index k = 0, at = 1; k < static_cast<Index>(order.size()); at += wh.rank[order[k]], ++k) {
+            const Index g = order[k];
+            Z1.middleCols(at, wh.rank[g]) = whitened_columns(dx, lay.cols[g], bs.st, wh.T[g]);
+            theta.middleRows(at, wh.rank[g]) = model.coef().middleRows(wh.offset[g], wh.rank[g]);
+          }
+          const MatrixXd mu = fam.mean(off + Z1 * theta);
+          Index best = -1;
+          double best_score = -1.0;
+          for (Index h = 0; h < 5; ++h) {
+            if (!cand[h]) continue;
+            const double got = model.raw_score(h);
+            bool degenerate = false;
+            const double want = reference_quadratic_gain(fam, Z1, whitened_columns(dx, lay.cols[h], bs.st, wh.T[h]),
+                                                         yg, wt, mu, ctl, degenerate);
+            if (degenerate) zeros += got == 0.0 ? 0 : 1;
+            else worst = std::max(worst, std::abs(got - want) / std::max(want, 1e-300));
+            if (want / cost[h] > best_score * (1 + 1e-10)) {
+              best_score = want / cost[h];
+              best = h;
+            }
+          }
+          model.add_group(best);
+          selected[best] = true;
+          order.push_back(best);
+        }
+        const FitResult fit = fit_path(dx, yg, wt, off, group_of, 5, cost, family, ctl);
+        check(fit.path.sequence == order, "quadratic FR: the sequence of the reference gains",
+              static_cast<double>(fit.path.sequence.size()), 5);
+        Control dbl = ctl;
+        dbl.method = Method::Doubling;
+        const FitResult d = fit_path(dx, yg, wt, off, group_of, 5, cost, family, dbl);
+        check(d.path.sequence.size() == 5, "quadratic Doubling: every group", static_cast<double>(d.path.sequence.size()), 5);
+      }
+  }
+  check(worst < 1e-10, "quadratic FR: the reference gains of every candidate", worst, 1e-10);
+  check(zeros == 0, "quadratic FR: a candidate collinear with the selected groups gains 0", zeros, 0);
+}

@@ -1,0 +1,48 @@
+// The threaded dense kernels (kernels.hpp).
+
+// 9. the dense kernels A'M and Y -= A C agree with Eigen's products for every instruction set the CPU
+//    has, for sizes that are not multiples of the vector width and column counts beyond one block
+static void test_dense_kernels() {
+  double worst = 0.0;
+  for (int isa : {0, 1, 2})
+    for (Index n : {1, 7, 16, 37, 203})
+      for (Index m : {1, 3, 50})
+        for (Index k : {1, 5, 10, 13, 25})
+          for (int threads : {1, 2}) {
+            const MatrixXd A = MatrixXd::Random(n + 3, m), M = MatrixXd::Random(n + 2, k);
+            const MatrixXd C = MatrixXd::Random(m + 1, k), Y = MatrixXd::Random(n + 4, k);
+            const MatrixXd got = kernels::tmul(A.topRows(n), M.topRows(n), threads, isa);
+            worst = std::max(worst, (got - A.topRows(n).transpose() * M.topRows(n)).cwiseAbs().maxCoeff());
+            MatrixXd Yk = Y, Ye = Y;
+            kernels::sub_mul(Yk.topRows(n), A.topRows(n), C.topRows(m), threads, isa);
+            Ye.topRows(n).noalias() -= A.topRows(n) * C.topRows(m);
+            worst = std::max(worst, (Yk - Ye).cwiseAbs().maxCoeff());
+          }
+  check(worst < 1e-12, "dense kernels: Eigen's products", worst, 1e-12);
+}
+
+// 11. the weighted cross-products of one pass (kernels::weighted_cross) agree with Eigen's, for every
+//     instruction set, 1 and 2 threads, full and lower blocks, several weights, row counts beyond and
+//     not multiples of the 256-row blocks
+static void test_weighted_cross() {
+  double worst = 0.0;
+  for (int isa : {0, 1, 2})
+    for (Index n : {5, 300, 611})
+      for (int threads : {1, 2}) {
+        const MatrixXd A = MatrixXd::Random(n, 40), V = MatrixXd::Random(n, 3);
+        const std::vector<kernels::CrossBlock> blocks{{0, 15, 0, 15, true}, {15, 40, 0, 15, false},
+                                                      {21, 29, 21, 29, true}, {3, 4, 0, 1, false}};
+        const std::vector<MatrixXd> got = kernels::weighted_cross(A, V, blocks, threads, isa);
+        for (Index k = 0; k < 3; ++k)
+          for (size_t b = 0; b < blocks.size(); ++b) {
+            const kernels::CrossBlock& cb = blocks[b];
+            const MatrixXd want = A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * V.col(k).asDiagonal() *
+                                  A.middleCols(cb.j0, cb.j1 - cb.j0);
+            const MatrixXd& g = got[static_cast<size_t>(k) * blocks.size() + b];
+            for (Index i = 0; i < want.rows(); ++i)
+              for (Index j = 0; j < want.cols(); ++j)
+                if (!cb.lower || cb.i0 + i >= cb.j0 + j) worst = std::max(worst, std::abs(g(i, j) - want(i, j)));
+          }
+      }
+  check(worst < 1e-11, "weighted_cross: Eigen's products", worst, 1e-11);
+}
