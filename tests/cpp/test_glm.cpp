@@ -43,6 +43,38 @@ static double reference_quadratic_gain(const FamilyOps& fam, const MatrixXd& Z1,
   return 0.5 * s;
 }
 
+// The GLM checks' data: the shared x with random weights in [0.5, 2] and offsets, its layout and its
+// column statistics.
+struct GlmData {
+  VectorXd wt;
+  MatrixXd off;
+  DenseDesign dx;
+  GroupLayout lay;
+  BlockStats bs;
+  double W = 0.0;
+  explicit GlmData(Problem& pb) : dx(pb.x) {
+    pb.weights_offsets(wt, off);
+    lay = make_layout(pb.group_of, 5);
+    bs = block_stats(dx, MatrixXd(pb.n, 0), wt, lay);
+    W = wt.sum();
+  }
+};
+
+// A response of the family drawn row by row at the linear predictor 0.3 x_0 - 0.2 x_7 + c3 x_3 (centred
+// columns): 0/1 (binomial), counts (Poisson), or one indicator column per class of 3 (multinomial).
+static MatrixXd draw_response(Family family, const MatrixXd& x, double c3, std::mt19937& rng) {
+  const Index n = x.rows();
+  MatrixXd yg = MatrixXd::Zero(n, family == Family::Multinomial ? 3 : 1);
+  for (Index i = 0; i < n; ++i) {
+    const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
+                       c3 * (x(i, 3) - x.col(3).mean());
+    if (family == Family::Binomial) yg(i, 0) = std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng);
+    else if (family == Family::Poisson) yg(i, 0) = std::poisson_distribution<int>(std::exp(eta))(rng);
+    else yg(i, std::discrete_distribution<int>({1.0, std::exp(eta), std::exp(-0.5 * eta)})(rng)) = 1.0;
+  }
+  return yg;
+}
+
 // 6. GLM sums by chunks of rows, and the Newton solver over either evaluator
 // (binomial and Poisson, with weights and offsets): one chunk's sums added over a split of the rows
 // equal the whole data's, and newton_solve() reproduces GlmModel's fit after two steps both with the
@@ -52,34 +84,23 @@ static void test_glm_chunk_sums(Problem& pb) {
   const MatrixXd& x = pb.x;
   const std::vector<int>& group_of = pb.group_of;
   std::mt19937& rng = pb.rng;
-  VectorXd wt;
-  MatrixXd off;
-  pb.weights_offsets(wt, off);
-  const DenseDesign dx(x);
-  const GroupLayout lay = make_layout(group_of, 5);
-  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
-  const Whitened wh = whiten_blocks(bs.blocks, 1e-9);
-  const double W = wt.sum();
+  const GlmData d(pb);
+  const Whitened wh = whiten_blocks(d.bs.blocks, 1e-9);
   const std::vector<Index> rows{0, 130, 275, n};  // three chunks of rows
   for (Family family : {Family::Binomial, Family::Poisson}) {
     const FamilyOps fam{family};
-    MatrixXd yg(n, 1);
-    for (Index i = 0; i < n; ++i) {
-      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean());
-      yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
-                                            : std::poisson_distribution<int>(std::exp(eta))(rng);
-    }
+    const MatrixXd yg = draw_response(family, x, 0.0, rng);
     Control ctl;
     ctl.lambda = 1e-3;
-    GlmModel model(dx, yg, wt, off, family, wh, bs.st, lay, ctl);
+    GlmModel model(d.dx, yg, d.wt, d.off, family, wh, d.bs.st, d.lay, ctl);
     model.add_group(0);
     model.add_group(3);
-    const SelectedColumns sel{{lay.cols[0], lay.cols[3]}, {wh.T[0], wh.T[3]}};
+    const SelectedColumns sel{{d.lay.cols[0], d.lay.cols[3]}, {wh.T[0], wh.T[3]}};
     const Index r0 = wh.rank[0], r3 = wh.rank[3], m1 = 1 + r0 + r3;
     MatrixXd Z1(n, m1);
     Z1.col(0).setOnes();
-    Z1.middleCols(1, r0) = whitened_columns(dx, lay.cols[0], bs.st, wh.T[0]);
-    Z1.middleCols(1 + r0, r3) = whitened_columns(dx, lay.cols[3], bs.st, wh.T[3]);
+    Z1.middleCols(1, r0) = whitened_columns(d.dx, d.lay.cols[0], d.bs.st, wh.T[0]);
+    Z1.middleCols(1 + r0, r3) = whitened_columns(d.dx, d.lay.cols[3], d.bs.st, wh.T[3]);
     // the model's fit as theta = (intercept; coefficients of group 0; of group 3)
     VectorXd want(m1);
     want << model.intercept(), model.coef().middleRows(wh.offset[0], r0), model.coef().middleRows(wh.offset[3], r3);
@@ -91,13 +112,13 @@ static void test_glm_chunk_sums(Problem& pb) {
       for (size_t k = 0; k + 1 < rows.size(); ++k) {
         const Index b = rows[k], len = rows[k + 1] - rows[k];
         const GlmSums part = glm_chunk_sums(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len),
-                                            wt.segment(b, len), off.middleRows(b, len), family, bs.st, sel, theta);
+                                            d.wt.segment(b, len), d.off.middleRows(b, len), family, d.bs.st, sel, theta);
         if (k == 0) total = part;
         else total += part;
       }
       return total;
     };
-    const GlmSums whole = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, want);
+    const GlmSums whole = glm_chunk_sums(d.dx, yg, d.wt, d.off, family, d.bs.st, sel, want);
     const GlmSums split = chunk_total(want);
     auto close = [](const MatrixXd& a, const MatrixXd& b) { return (a - b).norm() <= 1e-10 * (1 + b.norm()); };
     check(std::abs(split.loss - whole.loss) <= 1e-10 * (1 + std::abs(whole.loss)), "GLM chunk sums: loss", split.loss, whole.loss);
@@ -110,16 +131,16 @@ static void test_glm_chunk_sums(Problem& pb) {
     // at the fit the penalized gradient from the sums vanishes
     NewtonPoint at;
     at.theta = want;
-    glm_sums_point(whole, W, ctl.lambda, at);
+    glm_sums_point(whole, d.W, ctl.lambda, at);
     check(at.gradient.cwiseAbs().maxCoeff() < 1e-9, "GLM chunk sums: gradient zero at the fit", at.gradient.cwiseAbs().maxCoeff(), 0);
     check(std::abs(at.risk - want_risk) < 1e-12 * (1 + want_risk), "GLM chunk sums: risk at the fit", at.risk, want_risk);
 
     // the solver from the null intercept, over the rows in memory and over the chunks' sums
     VectorXd theta0 = VectorXd::Zero(m1);
-    theta0(0) = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W))(0, 0);
-    const NewtonSolution mem = newton_solve(theta0, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+    theta0(0) = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(d.wt) / d.W))(0, 0);
+    const NewtonSolution mem = newton_solve(theta0, glm_evaluator(fam, Z1, yg, d.wt, d.W, d.off, ctl.lambda), ctl);
     const NewtonEvaluator by_chunks = [&](NewtonPoint& pt, NewtonNeed) {
-      glm_sums_point(chunk_total(Eigen::Map<const MatrixXd>(pt.theta.data(), m1, 1)), W, ctl.lambda, pt);
+      glm_sums_point(chunk_total(Eigen::Map<const MatrixXd>(pt.theta.data(), m1, 1)), d.W, ctl.lambda, pt);
     };
     const NewtonSolution chk = newton_solve(theta0, by_chunks, ctl);
     for (const NewtonSolution* sol : {&mem, &chk}) {
@@ -141,22 +162,10 @@ static void test_glm_refit(Problem& pb) {
   const std::vector<int>& group_of = pb.group_of;
   const std::vector<double>& cost = pb.cost;
   std::mt19937& rng = pb.rng;
-  VectorXd wt;
-  MatrixXd off;
-  pb.weights_offsets(wt, off);
-  const DenseDesign dx(x);
-  const GroupLayout lay = make_layout(group_of, 5);
-  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
-  const double W = wt.sum();
+  const GlmData d(pb);
   for (Family family : {Family::Binomial, Family::Poisson}) {
     const FamilyOps fam{family};
-    MatrixXd yg(n, 1);
-    for (Index i = 0; i < n; ++i) {
-      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
-                         0.1 * (x(i, 3) - x.col(3).mean());
-      yg(i, 0) = family == Family::Binomial ? std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng)
-                                            : std::poisson_distribution<int>(std::exp(eta))(rng);
-    }
+    const MatrixXd yg = draw_response(family, x, 0.1, rng);
     for (Criterion criterion : {Criterion::Whitened, Criterion::L2, Criterion::Linf})
       for (int limits = 0; limits < 3; ++limits) {
         Control ctl;
@@ -164,7 +173,7 @@ static void test_glm_refit(Problem& pb) {
         ctl.criterion = criterion;
         if (limits == 1) ctl.max_steps = 2;
         if (limits == 2) ctl.max_cost = 4.0;
-        const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+        const Whitened wh = whiten_blocks(d.bs.blocks, ctl.rank_tol);
         // the Newton solve over the rows in memory, then the sums that score every column
         Index refits = 0;
         const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0) {
@@ -172,29 +181,29 @@ static void test_glm_refit(Problem& pb) {
           SelectedColumns sel;
           Index m1 = 1;
           for (Index g : groups) {
-            sel.cols.push_back(lay.cols[g]);
+            sel.cols.push_back(d.lay.cols[g]);
             sel.T.push_back(wh.T[g]);
             m1 += wh.rank[g];
           }
           MatrixXd Z1(n, m1);
           Z1.col(0).setOnes();
           for (size_t k = 0, at = 1; k < groups.size(); at += sel.T[k].cols(), ++k)
-            Z1.middleCols(static_cast<Index>(at), sel.T[k].cols()) = whitened_columns(dx, sel.cols[k], bs.st, sel.T[k]);
+            Z1.middleCols(static_cast<Index>(at), sel.T[k].cols()) = whitened_columns(d.dx, sel.cols[k], d.bs.st, sel.T[k]);
           const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
-          const NewtonSolution sol = newton_solve(start, glm_evaluator(fam, Z1, yg, wt, W, off, ctl.lambda), ctl);
+          const NewtonSolution sol = newton_solve(start, glm_evaluator(fam, Z1, yg, d.wt, d.W, d.off, ctl.lambda), ctl);
           GlmRefit f;
           f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, 1);
           f.risk = sol.point.risk;
           f.converged = sol.converged;
-          const GlmSums sums = glm_chunk_sums(dx, yg, wt, off, family, bs.st, sel, f.theta);
+          const GlmSums sums = glm_chunk_sums(d.dx, yg, d.wt, d.off, family, d.bs.st, sel, f.theta);
           f.deviance = sums.deviance;
           f.xr = sums.xr;
           f.rsum = sums.rsum;
           return f;
         };
-        const MatrixXd null_theta = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(wt) / W));
-        const FitResult a = fit_path(dx, yg, wt, off, group_of, 5, cost, family, ctl);
-        const FitResult b = fit_glm_refit(whitening_from_maps(wh.T), bs.st, lay, W, null_theta, refit, cost, ctl);
+        const MatrixXd null_theta = fam.null_intercepts(VectorXd::Constant(1, yg.col(0).dot(d.wt) / d.W));
+        const FitResult a = fit_path(d.dx, yg, d.wt, d.off, group_of, 5, cost, family, ctl);
+        const FitResult b = fit_glm_refit(whitening_from_maps(wh.T), d.bs.st, d.lay, d.W, null_theta, refit, cost, ctl);
         const double K = static_cast<double>(a.path.sequence.size());
         check(a.path.sequence == b.path.sequence, "GlmRefitModel: GlmModel's sequence",
               static_cast<double>(b.path.sequence.size()), K);
@@ -230,29 +239,16 @@ static void test_glm_refit(Problem& pb) {
 static void test_quadratic_gains(Problem& pb) {
   const Index n = pb.n;
   const MatrixXd& x = pb.x;
-  const std::vector<int>& group_of = pb.group_of;
-  const std::vector<double>& cost = pb.cost;
-  std::mt19937& rng = pb.rng;
-  VectorXd wt;
-  MatrixXd off1;
-  pb.weights_offsets(wt, off1);
-  const DenseDesign dx(x);
-  const GroupLayout lay = make_layout(group_of, 5);
-  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), wt, lay);
+  const GlmData d(pb);
   double worst = 0.0;
   int zeros = 0;  // degenerate candidates whose gain is not 0
   for (Family family : {Family::Binomial, Family::Poisson, Family::Multinomial}) {
     const FamilyOps fam{family};
     const Index P = family == Family::Multinomial ? 3 : 1;
-    MatrixXd yg = MatrixXd::Zero(n, P), off(n, P);
-    for (Index i = 0; i < n; ++i) {
-      const double eta = 0.3 * (x(i, 0) - x.col(0).mean()) - 0.2 * (x(i, 7) - x.col(7).mean()) +
-                         0.1 * (x(i, 3) - x.col(3).mean());
-      if (family == Family::Binomial) yg(i, 0) = std::bernoulli_distribution(1.0 / (1.0 + std::exp(-eta)))(rng);
-      else if (family == Family::Poisson) yg(i, 0) = std::poisson_distribution<int>(std::exp(eta))(rng);
-      else yg(i, std::discrete_distribution<int>({1.0, std::exp(eta), std::exp(-0.5 * eta)})(rng)) = 1.0;
-      for (Index c = 0; c < P; ++c) off(i, c) = off1(i, 0) * (c + 1) / P;
-    }
+    const MatrixXd yg = draw_response(family, x, 0.1, pb.rng);
+    MatrixXd off(n, P);  // the offsets spread over the classes
+    for (Index i = 0; i < n; ++i)
+      for (Index c = 0; c < P; ++c) off(i, c) = d.off(i, 0) * (c + 1) / P;
     for (double lambda : {0.0, 0.05})
       for (int threads : {1, 2}) {
         Control ctl;
@@ -260,8 +256,8 @@ static void test_quadratic_gains(Problem& pb) {
         ctl.fr_gain = FrGain::Quadratic;
         ctl.lambda = lambda;
         ctl.threads = threads;
-        const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
-        GlmModel model(dx, yg, wt, off, family, wh, bs.st, lay, ctl);
+        const Whitened wh = whiten_blocks(d.bs.blocks, ctl.rank_tol);
+        GlmModel model(d.dx, yg, d.wt, off, family, wh, d.bs.st, d.lay, ctl);
         std::vector<bool> selected(5, false);
         std::vector<Index> order;
         for (int step = 0; step < 5; ++step) {
@@ -276,7 +272,7 @@ static void test_quadratic_gains(Problem& pb) {
           theta.row(0) = model.intercept().transpose();
           for (Index k = 0, at = 1; k < static_cast<Index>(order.size()); at += wh.rank[order[k]], ++k) {
             const Index g = order[k];
-            Z1.middleCols(at, wh.rank[g]) = whitened_columns(dx, lay.cols[g], bs.st, wh.T[g]);
+            Z1.middleCols(at, wh.rank[g]) = whitened_columns(d.dx, d.lay.cols[g], d.bs.st, wh.T[g]);
             theta.middleRows(at, wh.rank[g]) = model.coef().middleRows(wh.offset[g], wh.rank[g]);
           }
           const MatrixXd mu = fam.mean(off + Z1 * theta);
@@ -286,12 +282,12 @@ static void test_quadratic_gains(Problem& pb) {
             if (!cand[h]) continue;
             const double got = model.raw_score(h);
             bool degenerate = false;
-            const double want = reference_quadratic_gain(fam, Z1, whitened_columns(dx, lay.cols[h], bs.st, wh.T[h]),
-                                                         yg, wt, mu, ctl, degenerate);
+            const double want = reference_quadratic_gain(fam, Z1, whitened_columns(d.dx, d.lay.cols[h], d.bs.st, wh.T[h]),
+                                                         yg, d.wt, mu, ctl, degenerate);
             if (degenerate) zeros += got == 0.0 ? 0 : 1;
             else worst = std::max(worst, std::abs(got - want) / std::max(want, 1e-300));
-            if (want / cost[h] > best_score * (1 + 1e-10)) {
-              best_score = want / cost[h];
+            if (want / pb.cost[h] > best_score * (1 + 1e-10)) {
+              best_score = want / pb.cost[h];
               best = h;
             }
           }
@@ -299,13 +295,14 @@ static void test_quadratic_gains(Problem& pb) {
           selected[best] = true;
           order.push_back(best);
         }
-        const FitResult fit = fit_path(dx, yg, wt, off, group_of, 5, cost, family, ctl);
+        const FitResult fit = fit_path(d.dx, yg, d.wt, off, pb.group_of, 5, pb.cost, family, ctl);
         check(fit.path.sequence == order, "quadratic FR: the sequence of the reference gains",
               static_cast<double>(fit.path.sequence.size()), 5);
         Control dbl = ctl;
         dbl.method = Method::Doubling;
-        const FitResult d = fit_path(dx, yg, wt, off, group_of, 5, cost, family, dbl);
-        check(d.path.sequence.size() == 5, "quadratic Doubling: every group", static_cast<double>(d.path.sequence.size()), 5);
+        const FitResult doubling = fit_path(d.dx, yg, d.wt, off, pb.group_of, 5, pb.cost, family, dbl);
+        check(doubling.path.sequence.size() == 5, "quadratic Doubling: every group",
+              static_cast<double>(doubling.path.sequence.size()), 5);
       }
   }
   check(worst < 1e-10, "quadratic FR: the reference gains of every candidate", worst, 1e-10);
