@@ -8,7 +8,7 @@
 #   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
 #   make test       run the testthat suite against the installed package
-#   make test-core  compile and run the C++ core's own test (no R involved)
+#   make test-core  compile and run the C++ core's own tests (tests/cpp: one file per header; no R involved)
 #   make check-asan the core test, the test suite and tools/fuzz.R under ASan + UBSan (tools/check-asan.sh)
 #   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
 #   make clean
@@ -59,7 +59,8 @@ readme-figure: deps-demo install
 	mkdir -p $(DEMO_DIR)
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
 
-# The C++ core alone, without R: compiled against the Eigen headers that RcppEigen ships.
+# The C++ core alone, without R: tests/cpp/test_core.cpp includes the check file of each header (one
+# program), compiled against the Eigen headers that RcppEigen ships.
 test-core: deps-demo
 	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
 	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \

@@ -197,9 +197,9 @@ class SampleModel : public GroupModel {
     for (Index g = 0; g < G; ++g) {
       if (rank(g) == 0) continue;
       eta_group_(g) = copy_.eta().segment(offset(g), rank(g)).norm();
+      // ||S_g||_2: the columns of S_g = U diag(d)^(1/2) are orthogonal, so its largest column norm
       const MatrixXd& S = wh_.S[static_cast<size_t>(g)];
-      if (S.size())
-        sigma_[static_cast<size_t>(g)] = Eigen::JacobiSVD<MatrixXd>(S).singularValues()(0);
+      if (S.size()) sigma_[static_cast<size_t>(g)] = S.colwise().norm().maxCoeff();
     }
   }
 
