@@ -108,6 +108,7 @@ print.fgseq_comparison <- function(x, digits = 4, ...) {
 plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, type = "s",
                                   legend = "bottomright", xlim = NULL, ylim = NULL, xlab = "cumulative cost",
                                   ylab = NULL, main = NULL, ...) {
+  check_dots(..., graphics = TRUE)
   curves <- x$curves
   m <- length(curves)
   col <- rep_len(col, m)
@@ -129,4 +130,69 @@ plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, type = 
                      lty = c(lty, 3), bty = "n", cex = 0.8)
   }
   invisible(x)
+}
+
+# fits for compare_sequences(): a non-empty list of anytime fits ("fgseq", "miser") or "fgseq_oracle"
+# objects; named by method.
+check_fits <- function(fits, label) {
+  ok_one <- function(f) inherits(f, "anytime_fit") || inherits(f, "fgseq_oracle")
+  if (!is.list(fits) || ok_one(fits) || !length(fits) || !all(vapply(fits, ok_one, logical(1)))) {
+    abort("`fits` must be a non-empty list of fitted sequences (objects of class \"fgseq\", \"miser\" or ",
+          "\"fgseq_oracle\"), as in list(omp = fit1, fr = fit2).")
+  }
+  nm <- names(fits)
+  if (is.null(nm)) nm <- rep("", length(fits))
+  nm[!nzchar(nm)] <- vapply(fits[!nzchar(nm)], label, character(1))
+  names(fits) <- make.unique(nm, sep = " #")
+  fits
+}
+
+# Curves are only comparable on the same data: same number of observations and the same response
+# (fingerprint: nobs, the training mean of the response on the response scale, i.e. the step-0
+# prediction, and, between fits of the same family, R(empty): the variance / 2 for Gaussian fits).
+check_same_data <- function(fits) {
+  src <- lapply(fits, function(f) if (inherits(f, "fgseq_oracle")) f$fit else f)
+  same <- function(a, b) {
+    is.null(a) || is.null(b) || (length(a) == length(b) && all(abs(a - b) <= 1e-8 * pmax(abs(a), abs(b), 1e-300)))
+  }
+  family <- function(f) family_def(f$family)$name
+  ref <- src[[1L]]
+  for (i in seq_along(src)[-1L]) {
+    f <- src[[i]]
+    why <- if (!identical(as.numeric(f$nobs), as.numeric(ref$nobs))) {
+      paste0("it has ", f$nobs, " observations, the first has ", ref$nobs)
+    } else if (!same(response_mean(f), response_mean(ref)) ||
+               (family(f) == family(ref) && !same(f$null_risk, ref$null_risk))) {
+      "its response has another mean or variance than the first's"
+    }
+    if (!is.null(why)) {
+      abort("all `fits` must be trained on the same data (same rows and response): fit ", i, " (",
+            names(fits)[i], ") differs from fit 1 (", names(fits)[1L], "): ", why, ".")
+    }
+  }
+  invisible(fits)
+}
+
+# The training mean of the response of a fit, on the response scale (the step-0 prediction; class
+# frequencies for multinomial fits); NULL when an offset makes it unknown.
+response_mean <- function(f) {
+  if (!is.null(f$y_mean)) return(unname(f$y_mean))
+  if (isTRUE(f$has_offset)) return(NULL)
+  a <- if (is.matrix(f$a0)) f$a0[, 1L] else f$a0[1L]
+  as.double(family_def(f$family)$inverse(matrix(unname(a), 1L)))
+}
+
+# A stopping cost below the first group of every sequence leaves only intercept-only models to compare.
+# (The first positive cumulative cost: the first steps of a boosted fit may use no feature.)
+check_stop_cost_reach <- function(stop_cost, fits) {
+  first <- vapply(fits, function(f) {
+    paid <- f$path$cost[f$path$cost > 0]
+    if (length(paid)) paid[1L] else Inf
+  }, numeric(1))
+  if (stop_cost < min(first) * (1 - 1e-12)) {
+    abort("`stop_cost` (", format(stop_cost), ") is below the cost of the first group of every sequence ",
+          "(the cheapest first group costs ", format(min(first)), "): no sequence has computed a group by ",
+          "then. Give a larger `stop_cost`.")
+  }
+  stop_cost
 }

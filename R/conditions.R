@@ -31,36 +31,3 @@ in_chunk <- function(i, expr) {
     abort("chunk ", i, ": ", conditionMessage(e), class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
   })
 }
-
-# Unknown arguments: call as check_dots(...) from a function whose `...` takes nothing of its own (or
-# only what it forwards, named in `forwarded`). Every argument that reached `...` is an error naming
-# it and, when a valid argument is close (by edit distance), suggesting that one. `valid` adds names
-# the caller's caller accepts (for example the formula method's `data` when the default method checks).
-check_dots <- function(..., forwarded = character(0), valid = character(0)) {
-  if (...length() == 0L) return(invisible(NULL))
-  given <- ...names()
-  if (is.null(given)) given <- rep("", ...length())
-  unknown <- given[!given %in% forwarded]
-  unknown_unnamed <- sum(!nzchar(given))
-  unknown <- unknown[nzchar(unknown)]
-  if (!length(unknown) && !unknown_unnamed) return(invisible(NULL))
-  fun <- sys.function(-1L)
-  # the generic's name for a method (the user called fgseq(), not fgseq.formula())
-  name <- get0(".Generic", envir = parent.frame(), inherits = FALSE)
-  if (is.null(name)) {
-    head <- sys.call(-1L)[[1L]]
-    name <- if (is.name(head)) as.character(head) else "this function"
-  }
-  choices <- setdiff(unique(c(names(formals(fun)), forwarded, valid)), "...")
-  # the nearest valid name: one it abbreviates, else the least edit distance
-  describe <- function(arg) {
-    prefix <- choices[startsWith(choices, arg)]
-    d <- utils::adist(arg, choices, ignore.case = TRUE)[1L, ]
-    near <- if (length(prefix)) prefix[1L] else if (min(d) <= max(2, nchar(arg) %/% 2)) choices[which.min(d)]
-    paste0("`", arg, "`", if (length(near)) paste0(" (did you mean `", near, "`?)"))
-  }
-  parts <- vapply(unknown, describe, character(1))
-  if (unknown_unnamed) parts <- c(parts, paste(unknown_unnamed, "unnamed (give these by name)"))
-  abort(name, "() got unknown argument(s): ", paste(parts, collapse = ", "), ". Its arguments are: ",
-        paste(choices, collapse = ", "), ".", class = "unknown_argument")
-}

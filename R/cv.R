@@ -128,7 +128,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   if (is.null(family) || identical(family, default_family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
-  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
+  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
   seed <- check_seed(seed)
@@ -428,6 +428,7 @@ print.cv_fgseq <- function(x, digits = 4, ...) {
 #' @export
 plot.cv_fgseq <- function(x, what = c("lambda", "budget"), s = "lambda.1se", log = "", cost_unit = NULL,
                           xlab = NULL, ylab = NULL, main = NULL, ...) {
+  check_dots(..., graphics = TRUE)
   what <- check_choice(what, c("lambda", "budget"), "what")
   log <- check_choice(log, c("", "x"), "log")
   if (what == "lambda") {
@@ -469,4 +470,35 @@ error_bars <- function(x, lo, hi) {
   if (any(ok)) {
     graphics::arrows(x[ok], lo[ok], x[ok], hi[ok], angle = 90, code = 3, length = 0.03, col = "grey50")
   }
+}
+
+check_lambda_grid <- function(lambda) {
+  if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0)) {
+    abort("`lambda` must be a vector of non-negative, finite ridge constants.")
+  }
+  as.double(lambda)
+}
+
+check_nfolds <- function(nfolds, n, unit = "rows") {
+  if (!is.numeric(nfolds) || length(nfolds) != 1L || is.na(nfolds) || nfolds != round(nfolds) ||
+      nfolds < 2 || nfolds > n) {
+    abort("`nfolds` must be a whole number between 2 and ", n, " (the number of ", unit, ").")
+  }
+  as.integer(nfolds)
+}
+
+# foldid: one fold label per row, at least two folds; returned as 1..F.
+check_foldid <- function(foldid, n) {
+  if (!is.atomic(foldid) || !is.null(dim(foldid)) || length(foldid) != n || anyNA(foldid) ||
+      length(unique(foldid)) < 2L) {
+    abort("`foldid` must give one fold label per row of `x` (", n, "), without NA, with at least 2 folds.")
+  }
+  match(foldid, sort(unique(foldid)))
+}
+
+check_seed <- function(seed) {
+  if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed))) {
+    abort("`seed` must be NULL or a single finite number.")
+  }
+  seed
 }

@@ -39,13 +39,13 @@ scale_columns <- function(x, f) {
   x * rep(f, each = nrow(x))
 }
 
-# A fit on the rescaled data, mapped back to the original units.
-unscale_fit <- function(fit, s) {
+# The core's result on the rescaled data, mapped back to the original units.
+unscale_raw <- function(raw, s) {
   to_x <- s$x / s$y
-  fit$beta <- if (is.list(fit$beta)) lapply(fit$beta, function(b) b * to_x) else fit$beta * to_x
-  fit$a0 <- fit$a0 / s$y
-  fit$path$objective <- fit$path$objective / s$y^2
-  fit$path$score <- fit$path$score / s$y^2
-  fit$null_risk <- fit$null_risk / s$y^2
-  fit
+  raw$beta <- lapply(raw$beta, function(b) b * to_x)
+  raw$a0 <- raw$a0 / s$y
+  raw$objective <- raw$objective / s$y^2
+  raw$score <- raw$score / s$y^2
+  raw$null_risk <- raw$null_risk / s$y^2
+  raw
 }

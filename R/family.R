@@ -218,38 +218,3 @@ check_family <- function(family, verb) {
 
 # Returns list(y = n x P matrix for the core, classes = class labels or NULL, responses = column names).
 check_response <- function(y, family, n) family_def(family)$encode(y, n)
-
-check_weights <- function(weights, n) {
-  if (is.null(weights)) return(numeric(0))
-  if (!is.numeric(weights) || !is.null(dim(weights))) abort("`weights` must be a numeric vector, one weight per row of `x`.")
-  if (length(weights) != n) {
-    abort("`weights` must have one value per row of `x`: length(weights) is ", length(weights), ", nrow(x) is ", n, ".")
-  }
-  if (anyNA(weights) || !all(is.finite(weights))) abort("`weights` contains NA, NaN or Inf.")
-  if (any(weights < 0)) abort("`weights` must be non-negative.")
-  if (sum(weights > 0) < 2L) abort("`weights` must be positive for at least 2 rows.")
-  if (!is.finite(sum(weights))) {
-    abort("`weights` sum to Inf; divide them by a constant (the fit depends only on their ratios).")
-  }
-  as.double(weights)
-}
-
-# offset: NULL, a vector of length n (one linear predictor), or an n x P matrix (multinomial, mgaussian).
-check_offset <- function(offset, n, P, name = "offset") {
-  if (is.null(offset)) return(NULL)
-  if (is.data.frame(offset)) offset <- as.matrix(offset)
-  if (!is.numeric(offset)) abort("`", name, "` must be numeric.")
-  if (is.null(dim(offset))) {
-    if (length(offset) != n) {
-      abort("`", name, "` must have one value per row of `", if (name == "offset") "x" else "newx", "`: length is ",
-            length(offset), ", expected ", n, ".")
-    }
-    offset <- matrix(offset, n, P)
-  }
-  if (nrow(offset) != n || ncol(offset) != P) {
-    abort("`", name, "` must be a vector of length ", n, " or an ", n, " x ", P, " matrix.")
-  }
-  if (!all(is.finite(offset))) abort("`", name, "` contains NA, NaN or Inf.")
-  storage.mode(offset) <- "double"
-  offset
-}

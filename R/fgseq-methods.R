@@ -350,6 +350,7 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, what = c("curve", "coef"),
                              add = FALSE, log = "", cost_unit = x$cost_unit, labels = FALSE, xlab = NULL,
                              ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
+  check_dots(..., graphics = TRUE)
   what <- check_choice(what, c("curve", "coef"), "what")
   if (what == "coef") {
     if (is.null(x$beta)) abort("`what = \"coef\"` needs a fit with coefficients (an fgseq fit); this is a ",

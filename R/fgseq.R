@@ -310,12 +310,12 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
 # assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
-# one; `label` names such a fit in print() and plots.
+# one; `baseline` then describes the method that chose it (see new_fgseq()).
 fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
                          criterion = "whitened",
                          cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
-                         progress = FALSE, order = NULL, label = NULL, engine = "auto", cost_unit = NULL,
+                         progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
                          call = NULL) {
   x <- check_x(x, sparse = TRUE)
   n <- nrow(x)
@@ -328,6 +328,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
                          max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L,
                          engine = choose_engine(engine, x, family))
+  cost_unit <- check_cost_unit(cost_unit)
   report <- progress_reporter(progress)
 
   group_index <- match(group, labels) - 1L
@@ -344,18 +345,15 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index,
                    length(labels), measurement_index(meas, labels), family, control, report)
   rm(xs, ys, os)
-  fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
-                    criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
-                    fr_gain = fr_gain, nobs = n, call = call, label = label)
-  if (!is.null(extreme)) fit <- unscale_fit(fit, extreme)
-  fit$engine <- control$engine
-  fit$cost_unit <- check_cost_unit(cost_unit)
+  if (!is.null(extreme)) raw <- unscale_raw(raw, extreme)
   # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
   # response are the objects given, or their checked double versions)
-  fit$x <- x
-  fit$y <- if (ncol(response$y) == 1L) drop(response$y) else response$y
-  fit$weights <- if (length(weights)) weights
-  fit$offset <- offset
+  data <- list(x = x, y = if (ncol(response$y) == 1L) drop(response$y) else response$y,
+               weights = if (length(weights)) weights, offset = offset)
+  fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
+                    criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
+                    fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
+                    cost_unit = cost_unit, data = data)
   check_boundary(fit)
   fit
 }
@@ -404,61 +402,26 @@ fit_threads <- function() {
   as.integer(threads)
 }
 
-# Warnings about the core's result, then the "fgseq" object. `meas`: the fit's measurements
-# (group_measurements()).
+# Warnings about the core's result, then the "fgseq" object (new_fgseq(), which takes the arguments
+# after `call`). `meas`: the fit's measurements (group_measurements()).
 finish_fit <- function(raw, names_x, group, meas, control, method, criterion, family, response, has_offset,
-                       fr_gain, nobs, call, label = NULL) {
+                       fr_gain, nobs, call, ...) {
   report_constant(stats::setNames(raw$constant, names_x), group, names(meas$cost))
   if (!raw$converged) {
     warn("the Newton solver did not converge at every step (by glm()'s criterion on the deviance): the ",
          "iteration limit was reached or no step decreased the risk; the coefficients are those of the last ",
          "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
   }
-  fit <- new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,
-                   criterion = criterion, cost_sensitive = control$cost_sensitive, family = family,
-                   response = response, has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call)
-  fit$label <- label
-  fit$partial <- raw$partial
-  fit
-}
-
-#' @rdname fgseq
-#' @param data Data frame holding the variables of the formula (formula method).
-#' @param subset,na.action Formula method, evaluated as by [stats::glm()]: `subset` (evaluated in
-#'   `data`, then in the formula's environment) is a logical vector (one value per row of `data`) or
-#'   row numbers selecting the rows to fit. `na.action`: missing or [stats::na.fail()] stops when a
-#'   model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()] drops them and
-#'   pads [fitted()][fitted.fgseq], [residuals()][fitted.fgseq] and `predict()` without new data back to
-#'   every row of `data` with NA, as in [stats::glm()].
-#' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
-#'   column) and makes one group per model term: a numeric term is a group of one column, a factor
-#'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
-#'   named by variable: a term needs the measurements of all its variables (see the section
-#'   Measurement costs). `predict(fit, newdata = )` rebuilds the design with the training terms and
-#'   factor levels. All levels of a factor are kept: a level absent from the training rows gives a
-#'   constant dummy column, which keeps coefficient 0 (with a warning), so new data holding that level
-#'   can still be predicted (as the reference level).
-#' @export
-fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
-  check_dots(..., forwarded = formula_forwarded(fgseq.default))
-  d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                       weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "fgseq")
-}
-
-# The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
-# those the formula supplies.
-formula_forwarded <- function(fun) {
-  setdiff(names(formals(fun)), c("x", "y", "group", "weights", "offset", "needs", "..."))
+  new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,
+            criterion = criterion, cost_sensitive = control$cost_sensitive, family = family, response = response,
+            has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call, ...)
 }
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
                         order = integer(0), engine = "gram") {
   list(method = method, criterion = criterion, fr_gain = fr_gain,
-       cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_lambda(lambda),
+       cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_number(lambda, "lambda", lower = 0),
        max_steps = check_max_steps(max_steps),
        max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
@@ -488,21 +451,33 @@ gram_backend <- function() {
   if (grepl("openblas|mkl|blis|atlas|accelerate|veclib", blas)) "blas" else "eigen"
 }
 
-# Assemble the "fgseq" object from the core's result. Single-response families keep `beta` as a
-# p x (K+1) matrix and `a0` as a vector; multinomial and mgaussian fits keep a list of such matrices,
-# one per class or response column, and `a0` as a P x (K+1) matrix. The path's `group_cost` is the
-# marginal cost the core paid at each step (the group's measurements not paid before).
+# The constructor of the "fgseq" object, the only place it is assembled, from the core's result (on the
+# original scale of x and y). Single-response families keep `beta` as a p x (K+1) matrix and `a0` as a
+# vector; multinomial and mgaussian fits keep a list of such matrices, one per class or response
+# column, and `a0` as a P x (K+1) matrix. The path's `group_cost` is the marginal cost the core paid at
+# each step (the group's measurements not paid before). Optional fields: `engine`, `cost_unit`, and
+# `data`, the training data (list(x, y, weights, offset)) that fits from data keep. `baseline`: for a
+# sequence chosen by a method outside the greedy selection, list(label, method) and optionally `score`
+# (its value for each group of the sequence, the path's `score` column) and fields of its own (named
+# list `fields`, such as the group lasso path of sparse_sequence()); its criterion is NA.
+# The fields of the anytime_fit contract are checked by new_anytime_fit().
 new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost_sensitive, family, response,
-                      has_offset, fr_gain, nobs, call) {
+                      has_offset, fr_gain, nobs, call, baseline = NULL, engine = NULL, cost_unit = NULL,
+                      data = NULL) {
   cost <- meas$cost
   labels <- names(cost)
   sequence <- labels[raw$sequence]
   K <- length(sequence)
   steps <- paste0("step", 0:K)
   group_cost <- c(0, raw$group_cost)
+  if (!is.null(baseline)) {
+    method <- baseline$method
+    criterion <- NA_character_
+  }
+  score <- if (is.null(baseline$score)) raw$score else baseline$score
   path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
                      cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
-                     score = c(NA_real_, raw$score), stringsAsFactors = FALSE)
+                     score = c(NA_real_, score), stringsAsFactors = FALSE)
   beta <- lapply(raw$beta, function(b) {
     dimnames(b) <- list(x_names, steps)
     b
@@ -515,12 +490,52 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
     beta <- beta[[1L]]
     a0 <- a0[1L, ]
   }
-  structure(list(sequence = sequence, path = path, beta = beta, a0 = a0,
+  fields <- list(sequence = sequence, path = path, beta = beta, a0 = a0,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
                  measurement_cost = meas$measurement_cost, rank = stats::setNames(raw$rank, labels), lambda = lambda, method = method,
                  criterion = criterion, cost_sensitive = cost_sensitive, family = family,
                  classes = response$classes, responses = response$responses, has_offset = has_offset,
                  fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,
-                 call = call),
-            class = c("fgseq", "anytime_fit"))
+                 call = call)
+  optional <- c(list(label = baseline$label, partial = raw$partial, engine = engine, cost_unit = cost_unit), data,
+                baseline$fields)
+  new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "fgseq")
+}
+
+check_max_steps <- function(max_steps) {
+  max_steps <- check_number(max_steps, "max_steps", lower = 1, allow_inf = TRUE)
+  if (is.finite(max_steps) && max_steps != round(max_steps)) {
+    abort("`max_steps` must be a whole number of steps (or Inf).")
+  }
+  max_steps
+}
+
+# Warn about constant columns and groups; stop when no group is left.
+report_constant <- function(constant, group, labels) {
+  if (any(constant)) {
+    dead <- labels[vapply(labels, function(g) all(constant[group == g]), logical(1))]
+    cols <- names(constant)[constant & !(group %in% dead)]
+    if (length(cols)) {
+      warn("constant column(s) in `x` keep coefficient 0: ", paste(cols, collapse = ", "), ".",
+           class = "constant")
+    }
+    if (length(dead) == length(labels)) {
+      abort("`x` has only constant columns; every group is constant and none can be sequenced.")
+    }
+    if (length(dead)) {
+      warn("group(s) with only constant columns are left out of the sequence: ",
+           paste(dead, collapse = ", "), ".", class = "constant_group")
+    }
+  }
+  invisible(NULL)
+}
+
+# A given sequence of group labels (distinct, existing); returns 1-based indices into `labels`.
+check_order <- function(order, labels) {
+  idx <- match(as.character(order), labels)
+  if (anyNA(idx) || anyDuplicated(idx)) {
+    abort("`sequence` must name distinct groups of `group`; unknown or repeated: ",
+          paste(unique(as.character(order)[is.na(idx) | duplicated(idx)]), collapse = ", "), ".")
+  }
+  idx
 }

@@ -201,3 +201,122 @@ pad_rows <- function(out, design) {
   rownames(out) <- design$names
   out
 }
+
+# --- The formula methods of the verbs ---
+
+#' @rdname fgseq
+#' @param data Data frame holding the variables of the formula (formula method).
+#' @param subset,na.action Formula method, evaluated as by [stats::glm()]: `subset` (evaluated in
+#'   `data`, then in the formula's environment) is a logical vector (one value per row of `data`) or
+#'   row numbers selecting the rows to fit. `na.action`: missing or [stats::na.fail()] stops when a
+#'   model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()] drops them and
+#'   pads [fitted()][fitted.fgseq], [residuals()][fitted.fgseq] and `predict()` without new data back to
+#'   every row of `data` with NA, as in [stats::glm()].
+#' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
+#'   column) and makes one group per model term: a numeric term is a group of one column, a factor
+#'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
+#'   named by variable: a term needs the measurements of all its variables (see the section
+#'   Measurement costs). `predict(fit, newdata = )` rebuilds the design with the training terms and
+#'   factor levels. All levels of a factor are kept: a level absent from the training rows gives a
+#'   constant dummy column, which keeps coefficient 0 (with a warning), so new data holding that level
+#'   can still be predicted (as the reference level).
+#' @export
+fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_dots(..., forwarded = formula_forwarded(fgseq.default))
+  d <- model_design(match.call(), parent.frame())
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  fit <- fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                       weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "fgseq")
+}
+
+# The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
+# those the formula supplies.
+formula_forwarded <- function(fun) {
+  setdiff(names(formals(fun)), c("x", "y", "group", "weights", "offset", "needs", "..."))
+}
+
+#' @rdname miser
+#' @param data Data frame holding the variables of the formula (formula method). The design is built as
+#'   for [fgseq()]: one group per model term, all factor levels kept as dummy columns.
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()].
+#' @order 3
+#' @export
+miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
+  check_dots(..., forwarded = formula_forwarded(miser.default))
+  d <- model_design(match.call(), parent.frame(), allowed = character(0))
+  if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  fit <- miser.default(d$x, d$y, cost = meas$measurement_cost, group = d$group, needs = meas$needs, ...)
+  with_formula(fit, d, match.call(), "miser")
+}
+
+#' @rdname miser_path
+#' @order 3
+#' @export
+miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
+                               k = 5) {
+  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
+  if (is.null(newdata) || !is.data.frame(newdata)) {
+    abort("miser_path() needs validation data: give `newdata`, a data frame of validation rows with the ",
+          "response, on which the best iteration of each lambda is chosen.")
+  }
+  if (!is.null(metric)) metric <- check_metric(metric)
+  if (missing(cost)) cost <- NULL
+  fits <- lapply(lambda, function(l) {
+    if (is.null(cost)) miser.formula(x, data, lambda = l, ...) else miser.formula(x, data, cost = cost, lambda = l, ...)
+  })
+  miser_frontier(fits, lambda, metric, function(f, metric) {
+    anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)
+  })
+}
+
+# The measurements of a formula fit: a term needs the measurements of all its variables (term_vars:
+# term label -> variables), a variable those `needs` gives it (a named list: variable -> measurement
+# names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
+# 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
+# the formula does not use are ignored, so one cost vector serves every formula on the same data.
+formula_measurements <- function(cost, needs, term_vars, data_names) {
+  known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
+  if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
+  var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
+  full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
+  used <- unique(unlist(full, use.names = FALSE))
+  if (!is.null(cost) && !is.null(names(cost))) {
+    if (is.list(cost)) cost <- unlist(cost)
+    needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
+    unknown <- setdiff(names(cost), needed_by_data)
+    if (length(unknown)) {
+      abort("`cost` names measurement(s) that no variable needs: ", paste(unknown, collapse = ", "),
+            ". Name `cost` by variable, or by the measurements given in `needs`.")
+    }
+    cost <- cost[intersect(names(cost), used)]
+  }
+  new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs)))
+}
+
+# The variables each term of a model needs (term label -> variable names), from the terms object: the
+# variables of the term (attr(terms, "factors")), each reduced to the names it uses that are columns of
+# the data (so poly(age, 3) and log(chol) need age and chol).
+term_variables <- function(terms, data_names) {
+  f <- attr(terms, "factors")
+  labels <- attr(terms, "term.labels")
+  row_vars <- lapply(rownames(f), function(r) {
+    v <- all.vars(str2lang(r))
+    d <- intersect(v, data_names)
+    if (length(d)) d else v
+  })
+  stats::setNames(lapply(labels, function(t) unique(unlist(row_vars[f[, t] > 0], use.names = FALSE))), labels)
+}
+
+# The response of a formula fit, taken from newdata as it is (no conversion: the metric checks it).
+# (new_design() has already checked that the fit has terms and that newdata is a data frame.)
+response_from_newdata <- function(object, newdata) {
+  tt <- object$terms
+  expr <- attr(tt, "variables")[[attr(tt, "response") + 1L]]
+  missing <- setdiff(all.vars(expr), names(newdata))
+  if (length(missing)) abort("`newdata` lacks the response ", paste(missing, collapse = ", "), ".")
+  eval(expr, newdata, environment(tt))
+}

@@ -23,30 +23,6 @@ group_measurements <- function(cost, needs, labels, what = "group") {
   new_measurements(full, check_measurement_cost(cost, unique(unlist(full, use.names = FALSE)), what))
 }
 
-# The measurements of a formula fit: a term needs the measurements of all its variables (term_vars:
-# term label -> variables), a variable those `needs` gives it (a named list: variable -> measurement
-# names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
-# 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
-# the formula does not use are ignored, so one cost vector serves every formula on the same data.
-formula_measurements <- function(cost, needs, term_vars, data_names) {
-  known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
-  if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
-  var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
-  full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
-  used <- unique(unlist(full, use.names = FALSE))
-  if (!is.null(cost) && !is.null(names(cost))) {
-    if (is.list(cost)) cost <- unlist(cost)
-    needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
-    unknown <- setdiff(names(cost), needed_by_data)
-    if (length(unknown)) {
-      abort("`cost` names measurement(s) that no variable needs: ", paste(unknown, collapse = ", "),
-            ". Name `cost` by variable, or by the measurements given in `needs`.")
-    }
-    cost <- cost[intersect(names(cost), used)]
-  }
-  new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs)))
-}
-
 # `needs`: NULL or a named list, entries for distinct known groups (or variables), each a character
 # vector of measurement names without NA or empty names. Returns the list with its entries de-duplicated.
 check_needs <- function(needs, known, what) {
@@ -140,20 +116,6 @@ marginal_costs <- function(sequence, needs, measurement_cost) {
     paid <<- c(paid, new)
     sum(measurement_cost[new])
   }, numeric(1), USE.NAMES = FALSE)
-}
-
-# The variables each term of a model needs (term label -> variable names), from the terms object: the
-# variables of the term (attr(terms, "factors")), each reduced to the names it uses that are columns of
-# the data (so poly(age, 3) and log(chol) need age and chol).
-term_variables <- function(terms, data_names) {
-  f <- attr(terms, "factors")
-  labels <- attr(terms, "term.labels")
-  row_vars <- lapply(rownames(f), function(r) {
-    v <- all.vars(str2lang(r))
-    d <- intersect(v, data_names)
-    if (length(d)) d else v
-  })
-  stats::setNames(lapply(labels, function(t) unique(unlist(row_vars[f[, t] > 0], use.names = FALSE))), labels)
 }
 
 # The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based

@@ -126,19 +126,124 @@ deviance_r2 <- function(y, preds, family) {
   1 - d / d[1L]
 }
 
-# The response of a formula fit, taken from newdata as it is (no conversion: the metric checks it).
-# (new_design() has already checked that the fit has terms and that newdata is a data frame.)
-response_from_newdata <- function(object, newdata) {
-  tt <- object$terms
-  expr <- attr(tt, "variables")[[attr(tt, "response") + 1L]]
-  missing <- setdiff(all.vars(expr), names(newdata))
-  if (length(missing)) abort("`newdata` lacks the response ", paste(missing, collapse = ", "), ".")
-  eval(expr, newdata, environment(tt))
-}
-
 # The test response for a curve with `metric`, from newy or from newdata, checked and cleaned.
 curve_response <- function(object, newy, newdata, n, metric) {
   if (!is.null(newdata)) newy <- response_from_newdata(object, newdata)
   if (is.null(newy)) abort("give `newy` with `newx` (or `newdata` holding the response).")
   check_newy(newy, n, metric, object$family, object$classes)
 }
+
+# The metrics of anytime_curve(); "mse" and "logloss" are losses (smaller is better).
+metric_names <- c("r2", "mse", "accuracy", "ndcg", "logloss", "auc")
+
+check_metric <- function(metric) {
+  if (!is.character(metric) || length(metric) != 1L || is.na(metric) || !(metric %in% metric_names)) {
+    abort("`metric` must be one of ", paste0("\"", metric_names, "\"", collapse = ", "), ".")
+  }
+  metric
+}
+
+# What a response must look like for a metric (and the fit's family):
+# "numeric" (r2, mse of a Gaussian fit), "matrix" (r2, mse of a mgaussian fit), "binary" (0/1), "class" (0/1 or a factor), "grade"
+# (relevance grades for NDCG), "count" (Poisson deviance), "factor" (multinomial deviance).
+newy_kind <- function(metric, family = NULL) {
+  switch(metric,
+    r2 = family_def(family)$newy[["r2"]],
+    mse = family_def(family)$newy[["mse"]],
+    accuracy = "class", ndcg = "grade", logloss = "binary", auc = "binary")
+}
+
+# newy for a test curve: cleaned to what the metric computes with (a double vector, or a factor for
+# class responses with more than two levels).
+check_newy <- function(newy, n, metric, family = NULL, classes = NULL) {
+  kind <- newy_kind(metric, family)
+  if (kind == "matrix") {
+    if (is.data.frame(newy)) newy <- as.matrix(newy)
+    if (!is.matrix(newy) || !is.numeric(newy) || nrow(newy) != n) {
+      abort("`newy` must be a numeric matrix with one row per row of `newx` (", n, ") for a mgaussian fit.")
+    }
+    if (!all(is.finite(newy))) abort("`newy` contains NA, NaN or Inf.")
+    storage.mode(newy) <- "double"
+    return(newy)
+  }
+  if (is.matrix(newy) && ncol(newy) == 1L) newy <- newy[, 1L]
+  if (kind == "numeric") {
+    if (is.factor(newy) && nlevels(newy) == 2L) newy <- as.numeric(newy == levels(newy)[2L])
+    if (is.logical(newy)) newy <- as.numeric(newy)
+    if (!is.numeric(newy) || !is.null(dim(newy)) || length(newy) != n) {
+      abort("`newy` must be a numeric vector with one value per row of `newx` (", n, ").")
+    }
+    if (!all(is.finite(newy))) abort("`newy` contains NA, NaN or Inf.")
+    return(as.double(newy))
+  }
+  if (!is.atomic(newy) || !is.null(dim(newy)) || length(newy) != n) {
+    abort("`newy` must have one value per row of `newx` (", n, "); it has ", NROW(newy), ".")
+  }
+  if (anyNA(newy) || (is.numeric(newy) && !all(is.finite(newy)))) abort("`newy` contains NA, NaN or Inf.")
+  if (is.factor(newy) && !is.null(classes)) newy <- check_classes(newy, classes)
+  if (kind %in% c("binary", "class")) {
+    if (is.factor(newy) && nlevels(newy) == 2L) return(as.numeric(newy == levels(newy)[2L]))
+    if (is.logical(newy)) return(as.numeric(newy))
+    if (is.numeric(newy) && all(newy == 0 | newy == 1)) return(as.double(newy))
+    if (kind == "class" && is.factor(newy)) return(newy)
+    abort("`newy` must be 0/1, logical or a ", if (kind == "binary") "two-level " else "", "factor for ",
+          "metric \"", metric, "\".")
+  }
+  if (kind == "grade") {
+    if (is.logical(newy)) newy <- as.numeric(newy)
+    if (!is.numeric(newy) || any(newy < 0)) {
+      abort("`newy` must hold non-negative relevance grades for metric \"ndcg\".")
+    }
+    return(as.double(newy))
+  }
+  if (kind == "count") {
+    if (!is.numeric(newy) || any(newy < 0)) abort("`newy` must hold non-negative counts for a poisson fit.")
+    return(as.double(newy))
+  }
+  # factor: multinomial
+  if (!is.factor(newy)) abort("`newy` must be a factor of the classes for a multinomial fit.")
+  newy
+}
+
+# A factor response of a classification fit, relevelled to the fit's classes (in the fit's order).
+check_classes <- function(newy, classes) {
+  unknown <- setdiff(unique(as.character(newy)), classes)
+  if (length(unknown)) {
+    abort("`newy` has classes the fit was not trained on: ", paste(unknown, collapse = ", "),
+          "; the fit's classes are ", paste(classes, collapse = ", "), ".")
+  }
+  factor(as.character(newy), levels = classes)
+}
+
+# query ids for NDCG: one per row, no NA, every query with at least two documents.
+check_query <- function(query, n) {
+  if (is.null(query)) abort("metric \"ndcg\" needs `query`, one query id per row of `newx`.")
+  if (!is.atomic(query) || !is.null(dim(query)) || length(query) != n || anyNA(query)) {
+    abort("`query` must have one id per row of `newx` (", n, "), without NA.")
+  }
+  sizes <- table(query)
+  single <- names(sizes)[sizes < 2L]
+  if (length(single)) {
+    abort("`query` has ", length(single), " quer", if (length(single) == 1L) "y" else "ies",
+          " with a single document (", paste(utils::head(single, 5L), collapse = ", "),
+          if (length(single) > 5L) ", ..." else "", "); NDCG needs at least 2 documents per query: ",
+          "drop those rows.")
+  }
+  query
+}
+
+# At least one query must have a document of positive relevance, or NDCG is undefined.
+check_ndcg_relevance <- function(rel, query) {
+  if (!any(tapply(rel, query, max) > 0)) {
+    abort("metric \"ndcg\" needs a query with a document of positive relevance in `newy`; all grades are 0.")
+  }
+  invisible(rel)
+}
+
+check_two_classes <- function(y, metric) {
+  if (length(unique(y)) < 2L) abort("metric \"", metric, "\" needs both classes in `newy`; it has only one.")
+  invisible(y)
+}
+
+# The depth of NDCG@k.
+check_k <- function(k) check_whole(k, "k", 1, what = "the depth of NDCG@k")

@@ -202,10 +202,12 @@
 #' x <- as.matrix(mtcars[, -1])
 #' m <- miser(x, mtcars$mpg, cost = seq_len(ncol(x)), lambda = 0.05, n_trees = 30, depth = 2)
 #' m$path[m$path$group_cost > 0, c("step", "group", "cost", "r2")]
+#' @order 1
 #' @export
 miser <- function(x, ...) UseMethod("miser")
 
 #' @rdname miser
+#' @order 2
 #' @export
 miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
                           family = "gaussian",
@@ -227,11 +229,12 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   lambda <- check_number(lambda, "lambda", lower = 0)
   n_trees <- check_whole(n_trees, "n_trees", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
-  eta <- check_eta(eta)
+  eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
   split <- check_choice(split, c("histogram", "exact"), "split")
   max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  cost_unit <- check_cost_unit(cost_unit)
   report <- progress_reporter(progress, name = "Growing trees")
 
   Y <- response$y
@@ -242,39 +245,19 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
                   depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
   raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), control, report)
-  fit <- new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-                   lambda = lambda, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
-                   eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call)
-  fit$split <- split
-  fit$max_bin <- if (split == "histogram") max_bin else NA_integer_
-  fit$partial <- raw$partial
   # the training data, for fitted(), residuals() and predict() without new data
-  fit$x <- x
-  fit$y <- if (ncol(Y) == 1L) drop(Y) else Y
-  fit$cost_unit <- check_cost_unit(cost_unit)
-  fit
+  new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
+            lambda = lambda, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
+            eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call,
+            split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
+            data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y), cost_unit = cost_unit)
 }
 
-#' @rdname miser
-#' @param data Data frame holding the variables of the formula (formula method). The design is built as
-#'   for [fgseq()]: one group per model term, all factor levels kept as dummy columns.
-#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
-#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
-#'   [stats::na.exclude()].
-#' @export
-miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
-  check_dots(..., forwarded = formula_forwarded(miser.default))
-  d <- model_design(match.call(), parent.frame(), allowed = character(0))
-  if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- miser.default(d$x, d$y, cost = meas$measurement_cost, group = d$group, needs = meas$needs, ...)
-  with_formula(fit, d, match.call(), "miser")
-}
-
-# Assemble the "miser" object from the core's result. `meas`: the fit's measurements
-# (group_measurements()); a group first used at step t costs its measurements not paid before.
+# The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
+# anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
+# first used at step t costs its measurements not paid before. `data`: the training list(x, y).
 new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambda_scaled, n_trees, depth, eta,
-                      paid, min_node_size, y_mean, nobs, call) {
+                      paid, min_node_size, y_mean, nobs, call, split, max_bin, data = NULL, cost_unit = NULL) {
   cost <- meas$cost
   labels <- names(cost)
   P <- length(raw$init)
@@ -315,14 +298,16 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
                      stringsAsFactors = FALSE)
   init <- stats::setNames(raw$init, response$responses)
   label <- if (lambda == 0) "Stage-wise regression" else paste0("Greedy Miser (lambda = ", format(lambda), ")")
-  structure(list(path = path, sequence = paid_order, trees = trees, init = init,
+  fields <- list(path = path, sequence = paid_order, trees = trees, init = init,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
                  measurement_cost = meas$measurement_cost, lambda = lambda,
                  lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta, paid = paid,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
-                 y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call),
-            class = c("miser", "anytime_fit"))
+                 y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
+                 split = split, max_bin = max_bin)
+  optional <- c(list(partial = raw$partial), data, list(cost_unit = cost_unit))
+  new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "miser")
 }
 
 #' Predict with a Greedy Miser fit at budgets or numbers of trees
@@ -657,10 +642,12 @@ coef.miser <- function(object, ...) {
 #'                  n_trees = 40, depth = 2)
 #' mp
 #' plot(mp)
+#' @order 1
 #' @export
 miser_path <- function(x, ...) UseMethod("miser_path")
 
 #' @rdname miser_path
+#' @order 2
 #' @export
 miser_path.default <- function(x, y, cost, lambda = NULL, ..., newx = NULL, newy = NULL, metric = NULL,
                                query = NULL, k = 5) {
@@ -672,25 +659,6 @@ miser_path.default <- function(x, y, cost, lambda = NULL, ..., newx = NULL, newy
   fits <- lapply(lambda, function(l) miser.default(x, y, cost = cost, lambda = l, ...))
   miser_frontier(fits, lambda, metric, function(f, metric) {
     anytime_curve(f, newx, newy, metric = metric, query = query, k = k)
-  })
-}
-
-#' @rdname miser_path
-#' @export
-miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
-                               k = 5) {
-  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
-  if (is.null(newdata) || !is.data.frame(newdata)) {
-    abort("miser_path() needs validation data: give `newdata`, a data frame of validation rows with the ",
-          "response, on which the best iteration of each lambda is chosen.")
-  }
-  if (!is.null(metric)) metric <- check_metric(metric)
-  if (missing(cost)) cost <- NULL
-  fits <- lapply(lambda, function(l) {
-    if (is.null(cost)) miser.formula(x, data, lambda = l, ...) else miser.formula(x, data, cost = cost, lambda = l, ...)
-  })
-  miser_frontier(fits, lambda, metric, function(f, metric) {
-    anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)
   })
 }
 
@@ -741,6 +709,7 @@ print.miser_path <- function(x, digits = 4, ...) {
 plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hcl.colors(length(x$lambda), "Dark 3"),
                             log = "", cost_unit = x$fits[[1L]]$cost_unit, legend = "bottomright", xlab = NULL, ylab = NULL,
                             main = "Greedy Miser: cost/accuracy trade-off", ...) {
+  check_dots(..., graphics = TRUE)
   traces <- check_flag(traces, "traces")
   log <- check_choice(log, c("", "x"), "log")
   fr <- x$frontier
@@ -769,4 +738,42 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
                      bty = "n", cex = 0.8)
   }
   invisible(x)
+}
+
+# cost of miser(): required, one positive finite number per group (as check_cost(), but never implied),
+# or with `needs` one per measurement. Returns the measurements (group_measurements()).
+check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
+  if (missing || is.null(cost)) {
+    abort("`cost` is missing: give one positive cost per group (", length(labels), " groups), named by group ",
+          "label or in the order of the groups, in the units budgets will be given in.")
+  }
+  group_measurements(cost, needs, labels)
+}
+
+# A grid of miser trade-off constants: non-negative, finite, distinct.
+check_miser_lambdas <- function(lambda) {
+  if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0) ||
+      anyDuplicated(lambda)) {
+    abort("`lambda` must be a vector of distinct, non-negative, finite cost trade-off constants.")
+  }
+  as.double(lambda)
+}
+
+# Validation data of miser_path(): a numeric matrix with the columns of x (checked again by predict())
+# and one response per row.
+check_validation_x <- function(newx, newy, p) {
+  if (is.null(newx)) {
+    abort("miser_path() needs validation data: give `newx` and `newy` (or `newdata` with a formula), on ",
+          "which the best iteration of each lambda is chosen.")
+  }
+  if (is.data.frame(newx)) newx <- as.matrix(newx)
+  if (!is.matrix(newx) || !(is.numeric(newx) || is.logical(newx)) || ncol(newx) != p) {
+    abort("`newx` must be a numeric matrix with the ", p, " columns of `x`.")
+  }
+  if (!all(is.finite(newx))) abort("`newx` contains NA, NaN or Inf; remove or impute those values first.")
+  if (is.null(newy)) abort("give `newy` with `newx`: one validation response per row of `newx`.")
+  if (NROW(newy) != nrow(newx)) {
+    abort("`newy` must have one value per row of `newx` (", nrow(newx), "); it has ", NROW(newy), ".")
+  }
+  invisible(newx)
 }

@@ -158,6 +158,7 @@ timeliness.fgseq_oracle <- function(object, alpha = 0.97, stop_cost = NULL, newx
 plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE,
                               xlab = "cumulative cost", ylab = NULL, type = "s", metric = x$metric,
                               query = NULL, k = x$k, ...) {
+  check_dots(..., graphics = TRUE)
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, default_main = x$label, ...)
 }
@@ -177,4 +178,12 @@ print.fgseq_oracle <- function(x, digits = 4, ...) {
   names(tab)[6L] <- x$metric
   print(tab, row.names = FALSE, right = FALSE)
   invisible(x)
+}
+
+check_oracle_source <- function(object) {
+  if (!inherits(object, "fgseq")) {
+    abort("`object` must be a fitted sequence (class \"fgseq\"), as returned by fgseq() or ",
+          "sparse_sequence().")
+  }
+  object
 }

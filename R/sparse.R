@@ -98,21 +98,20 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
   cost <- meas$cost  # the group lasso weighs each group by its stand-alone cost
-  lambda <- check_lambda(lambda)
-  nlambda <- check_nlambda(nlambda)
-  lambda_min_ratio <- check_lambda_min_ratio(lambda_min_ratio)
+  lambda <- check_number(lambda, "lambda", lower = 0)
+  nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
+  lambda_min_ratio <- check_number(lambda_min_ratio, "lambda_min_ratio", 0, 1, lower_open = TRUE, upper_open = TRUE,
+                                   what = "the end of the group lasso path as a fraction of lambda_max")
 
   wh <- whiten_groups_r(x, group, labels)
   entry <- grlasso_entry(wh, response$y[, 1L], cost, family, nlambda, lambda_min_ratio, wh$mean, wh$scale)
   sequence <- sparse_order(entry, cost)
-  fit <- fit_sequence(x, y, group = group, cost = meas$measurement_cost, needs = needs, lambda = lambda,
-                      family = family, order = sequence, label = "Sparse", cost_unit = cost_unit, call = call)
-  fit$method <- "sparse"
-  fit$criterion <- NA_character_
-  fit$path$score <- c(NA_real_, unname(entry$entry[sequence]))
-  fit$group_lasso <- list(lambda = entry$lambda, beta = entry$beta, a0 = entry$a0,
-                          entry_lambda = entry$entry, multiplier = entry$multiplier)
-  fit
+  group_lasso <- list(lambda = entry$lambda, beta = entry$beta, a0 = entry$a0, entry_lambda = entry$entry,
+                      multiplier = entry$multiplier)
+  fit_sequence(x, y, group = group, cost = meas$measurement_cost, needs = needs, lambda = lambda,
+               family = family, order = sequence, cost_unit = cost_unit, call = call,
+               baseline = list(label = "Sparse", method = "sparse", score = unname(entry$entry[sequence]),
+                               fields = list(group_lasso = group_lasso)))
 }
 
 #' @rdname sparse_sequence
@@ -166,11 +165,8 @@ whiten_groups_r <- function(x, group, labels) {
 # An "fgseq" object for a given sequence of group labels (a prefix of the groups is allowed): the
 # path fgseq() computes for that order (the core evaluates the order instead of selecting one).
 fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda = 1e-6) {
-  fit <- fit_sequence(x, y, group = group, cost = cost, lambda = lambda, order = sequence,
-                      max_steps = length(sequence), label = "Given order", call = match.call())
-  fit$method <- "fixed"
-  fit$criterion <- NA_character_
-  fit
+  fit_sequence(x, y, group = group, cost = cost, lambda = lambda, order = sequence, max_steps = length(sequence),
+               baseline = list(label = "Given order", method = "fixed"), call = match.call())
 }
 
 # ---- The cost-weighted group lasso on whitened groups ----------------------------------------------

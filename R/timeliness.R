@@ -131,3 +131,6 @@ curve_timeliness <- function(cost, value, stop_cost, interpolation = c("linear",
   }
   area / B
 }
+
+# alpha of the alpha-stopping cost: a fraction of the final objective, in (0, 1].
+check_alpha <- function(alpha) check_number(alpha, "alpha", 0, 1, lower_open = TRUE)

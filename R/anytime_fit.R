@@ -1,0 +1,43 @@
+# The anytime_fit contract: what every fit the anytime methods take holds, written once. Two classes
+# share it: "fgseq" (new_fgseq(): fits of fgseq(), fgseq_stats(), fgseq_chunks(), sparse_sequence()) and
+# "miser" (new_miser()). predict(), coef(), fitted() and the other model methods, anytime_curve(),
+# timeliness(), stop_cost(), compare_sequences(), cv_fgseq(), oracle(), plot() and write_predictor()
+# rely on these fields and nothing else common to both classes:
+#   path             data frame, one row per step k = 0..K (step 0: the intercept or starting constant),
+#                    columns `step` (0..K), `group` (the group(s) first used at the step; NA when none),
+#                    `group_cost` (the marginal cost paid at the step, cost units), `cost` (cumulative,
+#                    non-decreasing, 0 at step 0), `objective` and `r2` (training fraction explained);
+#   sequence         character, the groups in the order they were first used;
+#   group            character, one group label per column of the training x, named by column;
+#   cost             named numeric, the stand-alone cost of each group (named by group label);
+#   needs, measurement_cost   the measurements each group needs and their costs (group_measurements());
+#   family           the name of a family of `fgseq_families` (family_def() gives its object);
+#   classes, responses   the class labels (NULL without classes) and the names of the response columns;
+#   lambda, nobs, null_risk, call   the fit's constant, training rows, step-0 risk and call.
+# Optional fields: `label` (the name of the method in print() and plots), `cost_unit`, `partial`
+# (max_time ran out), the training data `x`, `y`, `weights`, `offset` (fits from data; fitted(),
+# residuals() and predict() without new data use them), and the formula fields set by with_formula():
+# `terms`, `xlevels`, `contrasts`, `na.action`, `model`.
+
+anytime_fields <- c("path", "sequence", "group", "cost", "needs", "measurement_cost", "family", "classes",
+                    "responses", "lambda", "nobs", "null_risk", "call")
+path_columns <- c("step", "group", "group_cost", "cost", "objective", "r2")
+
+# An object of class c(class, "anytime_fit") from its named list of fields, after checking the contract
+# (a failure is a defect of the constructor, not of the user's input).
+new_anytime_fit <- function(fields, class) {
+  bad <- function(what) abort("internal error: a new \"", class, "\" object ", what, ".", class = "internal")
+  missing <- setdiff(anytime_fields, names(fields))
+  if (length(missing)) bad(paste0("lacks field(s) ", paste(missing, collapse = ", ")))
+  path <- fields$path
+  if (!is.data.frame(path) || !all(path_columns %in% names(path)) || !identical(as.integer(path$step), seq_len(nrow(path)) - 1L)) {
+    bad("has no path of steps 0..K with columns step, group, group_cost, cost, objective and r2")
+  }
+  if (is.unsorted(path$cost) || path$cost[1L] != 0) bad("has a path whose cost does not rise from 0")
+  if (!is.character(fields$group) || is.null(names(fields$group)) || !is.numeric(fields$cost) ||
+      !setequal(names(fields$cost), unique(fields$group))) {
+    bad("has no group label per column or no cost per group")
+  }
+  if (is.null(fgseq_families[[fields$family]])) bad(paste0("has an unknown family (", fields$family, ")"))
+  structure(fields, class = c(class, "anytime_fit"))
+}

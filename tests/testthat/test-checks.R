@@ -1,0 +1,38 @@
+# The kit of typed checkers (R/checks.R): one message per kind of number, and unknown arguments of the
+# plot methods, which pass only graphical parameters on to base graphics.
+
+test_that("check_number() states the bounds, openness, finiteness and wholeness it checks", {
+  cn <- fgseq:::check_number
+  expect_identical(cn(2L, "a", lower = 0), 2)
+  expect_identical(fgseq:::check_whole(3, "n", 1), 3L)
+  expect_error(cn(-1, "a", lower = 0), "^`a` must be a single finite number >= 0\\.$", class = "fgseq_error_input")
+  expect_error(cn(0, "a", lower = 0, lower_open = TRUE, allow_inf = TRUE), "^`a` must be a single number > 0\\.$")
+  expect_error(cn(1.5, "a", 0, 1, lower_open = TRUE), "^`a` must be a single number in \\(0, 1\\]\\.$")
+  expect_error(cn(1, "a", 0, 1, TRUE, TRUE, what = "a ratio"), "^`a` must be a single number in \\(0, 1\\) \\(a ratio\\)\\.$")
+  expect_error(cn(c(1, 2), "a"), "^`a` must be a single finite number\\.$")
+  expect_error(cn(NA_real_, "a", lower = 0), "`a` must be a single finite number >= 0")
+  expect_error(fgseq:::check_whole(2.5, "n", 1, 9), "^`n` must be a single whole number between 1 and 9\\.$")
+  expect_error(fgseq:::check_whole(1e10, "n", 1, what = "rows"),
+               "^`n` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer \\(rows\\)\\.$")
+  expect_error(fgseq:::check_whole(1e10, "n", 1, 10), "^`n` must be a single whole number between 1 and 10\\.$")
+})
+
+test_that("every plot method rejects an unknown argument and passes graphical parameters on", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 4), 60, 4, dimnames = list(NULL, paste0("v", 1:4)))
+  y <- drop(x %*% c(1, 0.5, 0, -1)) + rnorm(60)
+  fit <- fgseq(x, y, cost = c(1, 2, 3, 4))
+  fr <- fgseq(x, y, cost = c(1, 2, 3, 4), method = "fr")
+  pdf(NULL)
+  on.exit(dev.off())
+  objects <- list(fit = fit, oracle = oracle(fit), comparison = compare_sequences(list(fit, fr)),
+                  cv = suppressMessages(cv_fgseq(x, y, cost = c(1, 2, 3, 4), lambda = c(1, 0.1), nfolds = 3,
+                                                 progress = FALSE)),
+                  miser_path = miser_path(x[1:40, ], y[1:40], cost = c(1, 2, 3, 4), lambda = c(0, 0.1), n_trees = 5,
+                                          depth = 2, newx = x[41:60, ], newy = y[41:60]))
+  for (name in names(objects)) {
+    expect_error(plot(objects[[name]], lwdd = 2), "`lwdd` (did you mean `lwd`?)", fixed = TRUE,
+                 class = "fgseq_error_unknown_argument", label = name)
+    expect_no_error(plot(objects[[name]], lwd = 2, cex = 0.8))
+  }
+})
