@@ -1,4 +1,4 @@
-# Checks of the data every verb shares: x, y, group, cost, weights and offset when fitting; newx,
+# Checks of the data every verb shares: x, y, group, weights and offset when fitting; newx,
 # budgets and steps when predicting. Each returns the cleaned value or stops with a message that names
 # the argument and says what to do; a verb checks all its input before computing anything, so a failed
 # call leaves nothing half-done. (Typed checkers of single values are in checks.R.)
@@ -123,54 +123,6 @@ check_group <- function(group, x) {
   }
   if (anyNA(group)) abort("`group` contains NA; give every column of `x` a group label.")
   as.character(group)
-}
-
-# cost: NULL (all 1), or one positive finite number per group, named by group label
-# (unnamed: in the order of unique(group)). Returns a named numeric in unique(group) order.
-check_cost <- function(cost, labels) {
-  if (is.null(cost)) return(stats::setNames(rep(1, length(labels)), labels))
-  if (is.list(cost)) cost <- unlist(cost)
-  if (!is.numeric(cost)) abort("`cost` must be a numeric vector, one cost per group.")
-  if (!is.null(names(cost)) && !all(nzchar(names(cost)) & !is.na(names(cost)))) {
-    abort("`cost` has names for some values and not for others; name every cost by its group label, ",
-          "or give no names and one cost per group in the order of the groups.")
-  }
-  if (is.null(names(cost))) {
-    if (length(cost) != length(labels)) {
-      abort("`cost` must have one value per group (", length(labels), " groups), or be named by group ",
-            "label; it has ", length(cost), " unnamed values.")
-    }
-    names(cost) <- labels
-  } else {
-    unknown <- setdiff(names(cost), labels)
-    if (length(unknown)) {
-      abort("`cost` is named for groups that do not exist: ", paste(unknown, collapse = ", "),
-            ". The groups are: ", paste(labels, collapse = ", "), ".")
-    }
-    if (anyDuplicated(names(cost))) {
-      abort("`cost` names a group more than once: ",
-            paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
-    }
-    missing <- setdiff(labels, names(cost))
-    if (length(missing)) {
-      abort("`cost` is missing for group(s): ", paste(missing, collapse = ", "),
-            "; give one cost per group.")
-    }
-    cost <- cost[labels]
-  }
-  if (!all(is.finite(cost))) {
-    abort("`cost` must be finite; group(s) ", paste(names(cost)[!is.finite(cost)], collapse = ", "),
-          " have NA, NaN or Inf.")
-  }
-  if (any(cost <= 0)) {
-    abort("`cost` must be positive; group(s) ", paste(names(cost)[cost <= 0], collapse = ", "),
-          " have cost <= 0.")
-  }
-  if (!is.finite(sum(cost))) {
-    abort("`cost` sums to Inf (", format(sum(cost)), " overflows); give costs in a unit where their total is ",
-          "finite, for example divided by ", format(max(cost)), ".")
-  }
-  stats::setNames(as.double(cost), labels)
 }
 
 check_weights <- function(weights, n) {

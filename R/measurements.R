@@ -48,6 +48,41 @@ check_needs <- function(needs, known, what) {
   lapply(needs, function(m) unique(as.character(m)))
 }
 
+# cost: NULL (all 1), or one positive finite number per group, named by group label
+# (unnamed: in the order of unique(group)). Returns a named numeric in unique(group) order.
+check_cost <- function(cost, labels) {
+  if (is.null(cost)) return(stats::setNames(rep(1, length(labels)), labels))
+  if (is.list(cost)) cost <- unlist(cost)
+  if (!is.numeric(cost)) abort("`cost` must be a numeric vector, one cost per group.")
+  if (!is.null(names(cost)) && !all(nzchar(names(cost)) & !is.na(names(cost)))) {
+    abort("`cost` has names for some values and not for others; name every cost by its group label, ",
+          "or give no names and one cost per group in the order of the groups.")
+  }
+  if (is.null(names(cost))) {
+    if (length(cost) != length(labels)) {
+      abort("`cost` must have one value per group (", length(labels), " groups), or be named by group ",
+            "label; it has ", length(cost), " unnamed values.")
+    }
+    names(cost) <- labels
+  } else {
+    unknown <- setdiff(names(cost), labels)
+    if (length(unknown)) {
+      abort("`cost` is named for groups that do not exist: ", paste(unknown, collapse = ", "),
+            ". The groups are: ", paste(labels, collapse = ", "), ".")
+    }
+    if (anyDuplicated(names(cost))) {
+      abort("`cost` names a group more than once: ",
+            paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
+    }
+  }
+  cost <- complete_costs(cost, labels, "group", positive = TRUE)
+  if (!is.finite(sum(cost))) {
+    abort("`cost` sums to Inf (", format(sum(cost)), " overflows); give costs in a unit where their total is ",
+          "finite, for example divided by ", format(max(cost)), ".")
+  }
+  stats::setNames(as.double(cost), labels)
+}
+
 # Measurement costs: one finite cost >= 0 per measurement of `measurements`, named by measurement
 # (unnamed, when `named` is FALSE: in the order of `measurements`); NULL means 1 each. Returns the named
 # costs in the order of `measurements`.
@@ -75,21 +110,27 @@ check_measurement_cost <- function(cost, measurements, what, named = TRUE) {
     abort("`cost` names measurement(s) that no ", what, " needs: ", paste(unknown, collapse = ", "),
           ". The measurements are: ", paste(measurements, collapse = ", "), ".")
   }
-  missing <- setdiff(measurements, names(cost))
+  complete_costs(cost, measurements, "measurement", positive = FALSE)
+}
+
+# Named costs completed to one finite cost per name of `labels` (groups or measurements, `unit` in
+# messages), > 0 with `positive`, else >= 0; returned as doubles in the order of `labels`.
+complete_costs <- function(cost, labels, unit, positive) {
+  missing <- setdiff(labels, names(cost))
   if (length(missing)) {
-    abort("`cost` is missing for measurement(s): ", paste(missing, collapse = ", "),
-          "; give one cost per measurement.")
+    abort("`cost` is missing for ", unit, "(s): ", paste(missing, collapse = ", "), "; give one cost per ", unit, ".")
   }
-  cost <- cost[measurements]
+  cost <- cost[labels]
   if (!all(is.finite(cost))) {
-    abort("`cost` must be finite; measurement(s) ", paste(names(cost)[!is.finite(cost)], collapse = ", "),
+    abort("`cost` must be finite; ", unit, "(s) ", paste(names(cost)[!is.finite(cost)], collapse = ", "),
           " have NA, NaN or Inf.")
   }
-  if (any(cost < 0)) {
-    abort("`cost` must be non-negative; measurement(s) ", paste(names(cost)[cost < 0], collapse = ", "),
-          " have cost < 0.")
+  bad <- if (positive) cost <= 0 else cost < 0
+  if (any(bad)) {
+    abort("`cost` must be ", if (positive) "positive" else "non-negative", "; ", unit, "(s) ",
+          paste(names(cost)[bad], collapse = ", "), " have cost ", if (positive) "<= 0." else "< 0.")
   }
-  stats::setNames(as.double(cost), measurements)
+  stats::setNames(as.double(cost), labels)
 }
 
 # list(needs, measurement_cost, cost): `cost` the stand-alone cost of each group.
