@@ -99,3 +99,11 @@ graphics_arguments <- c(
   "pin", "plt", "ps", "pty", "smo", "srt", "tck", "tcl", "usr", "xaxp", "xaxs", "xaxt", "xlog", "xpd",
   "yaxp", "yaxs", "yaxt", "ylbias", "ylog", "main", "sub", "xlim", "ylim", "asp", "axes", "frame.plot",
   "panel.first", "panel.last")
+
+# A renamed argument given under its old name: its value, with a warning of class
+# "fgseq_warning_deprecated"; an error when the new name is given too (`new_missing` FALSE).
+renamed_argument <- function(value, old, new, new_missing) {
+  if (!new_missing) abort("give `", new, "` only: `", old, "` is its deprecated name.")
+  warn("`", old, "` is deprecated: use `", new, "` (it takes the same value).", class = "deprecated")
+  value
+}

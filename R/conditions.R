@@ -3,14 +3,16 @@
 #
 # Errors have class c("fgseq_error_<kind>", "fgseq_error", "error", "condition"); warnings
 # c("fgseq_warning_<kind>", "fgseq_warning", "warning", "condition"). The kinds in use:
-#   errors:   input (a bad argument value, the default), unknown_argument, formula, na, subset,
+#   errors:   input (a bad argument value, the default), unknown_argument, argument_order (arguments
+#             given by position in an order a verb no longer takes), formula, na, subset,
 #             family, no_data (a method needs the training data the fit does not hold), write (a file
 #             cannot be written), internal, invalid_object (statistics or a fit not as the package
 #             made them: edited, or damaged in a file);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot
-#             reaches beyond its axes, which add = TRUE does not rescale).
+#             reaches beyond its axes, which add = TRUE does not rescale), deprecated (an argument
+#             given under its old name).
 
 # Stop with the message pasted from `...` (no call: the message names the argument).
 abort <- function(..., class = "input") {

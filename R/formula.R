@@ -249,16 +249,17 @@ miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
   d <- model_design(match.call(), parent.frame(), allowed = character(0))
   if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- miser.default(d$x, d$y, cost = meas$measurement_cost, group = d$group, needs = meas$needs, ...)
+  fit <- miser.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs, ...)
   with_formula(fit, d, match.call(), "miser")
 }
 
 #' @rdname miser_path
 #' @order 3
 #' @export
-miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
-                               k = 5) {
-  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
+miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
+                               k = 5, lambda) {
+  if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
+  lambda <- check_miser_lambdas(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
   if (is.null(newdata) || !is.data.frame(newdata)) {
     abort("miser_path() needs validation data: give `newdata`, a data frame of validation rows with the ",
           "response, on which the best iteration of each lambda is chosen.")
@@ -266,7 +267,7 @@ miser_path.formula <- function(x, data, cost, lambda = NULL, ..., newdata = NULL
   if (!is.null(metric)) metric <- check_metric(metric)
   if (missing(cost)) cost <- NULL
   fits <- lapply(lambda, function(l) {
-    if (is.null(cost)) miser.formula(x, data, lambda = l, ...) else miser.formula(x, data, cost = cost, lambda = l, ...)
+    if (is.null(cost)) miser.formula(x, data, cost_penalty = l, ...) else miser.formula(x, data, cost = cost, cost_penalty = l, ...)
   })
   miser_frontier(fits, lambda, metric, function(f, metric) {
     anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)

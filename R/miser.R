@@ -21,16 +21,17 @@
 #' response (`"binomial"`, `y - p`, `p = 1 / (1 + exp(-H))`) and the multi-class log-loss
 #' (`"multinomial"`, one tree per class per iteration on `r_k = y_k - p_k`, `p` the softmax of `H` at
 #' the start of the iteration; paper, section 6, Scene-15). Leaf values are gradient means, without a
-#' Newton step, as in the paper. `lambda = 0` is plain stage-wise regression, the paper's baseline.
+#' Newton step, as in the paper. `cost_penalty = 0` is plain stage-wise regression, the paper's baseline.
 #'
-#' @section The scale of lambda:
+#' @section The scale of cost_penalty:
 #' The constant of equation (5) is \eqn{\lambda' = \lambda s_0 / \bar c}{lambda' = lambda * s0 / mean(cost)},
+#' with `lambda` the `cost_penalty`,
 #' with `s0 = 1/2 sum_i ||r_i||^2 / P` the squared-error impurity of the first gradient (`P = 1`, or the
-#' number of classes) and `mean(cost)` the average group cost. So `lambda` is free of the units of `y`
+#' number of classes) and `mean(cost)` the average group cost. So `cost_penalty` is free of the units of `y`
 #' and of `cost` (multiplying either by a constant gives the same trees): a split on a feature of
-#' average cost must reduce the tree's squared error by `lambda` times the initial impurity `s0`; a
+#' average cost must reduce the tree's squared error by `cost_penalty` times the initial impurity `s0`; a
 #' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `lambda_scaled`.
-#' The paper tunes `lambda` on validation data ([miser_path()] does this over a grid); the default
+#' The paper tunes it on validation data ([miser_path()] does this over a grid); the default
 #' `0.01` charges a feature of average cost 1% of the initial impurity.
 #'
 #' @section Trees and when a feature becomes free:
@@ -87,7 +88,7 @@
 #' tree), so a tree never pays twice for a shared measurement, and once a tree has used a feature every
 #' measurement of its group is paid. The path's `group_cost` is the cost of the measurements first
 #' paid at the step and its `cost` the cost of the union of the measurements of the groups used so
-#' far; the `mean(cost)` in the scale of `lambda` is the mean stand-alone group cost (`lambda' = 0`
+#' far; the `mean(cost)` in the scale of `cost_penalty` is the mean stand-alone group cost (`lambda' = 0`
 #' when every group is free). The paper proves no approximation bound for the Miser, with or without
 #' shared costs. Without `needs` each group is its own measurement, as before.
 #'
@@ -110,10 +111,12 @@
 #' @param group `NULL` (each column its own group, labelled by its column name) or a vector of length
 #'   `p` (integer, character or factor): the group of each column. A group is paid once, when a tree
 #'   first splits on any of its columns; afterwards all its columns are free.
-#' @param lambda Single non-negative number, the cost trade-off (see the section on its scale); `0` is
-#'   stage-wise regression.
-#' @param n_trees Whole number `>= 1`: the boosting iterations `T` (for multinomial fits, each adds one
-#'   tree per class).
+#' @param cost_penalty Single non-negative number, the trade-off of feature cost against the loss
+#'   (`lambda` of the paper's equation 5; see the section on its scale); `0` is stage-wise regression.
+#' @param max_steps Whole number `>= 1`: the boosting iterations `T`, the steps of the path (for
+#'   multinomial fits, each adds one tree per class).
+#' @param n_trees,lambda Deprecated names of `max_steps` and `cost_penalty`: still accepted, with a
+#'   warning of class `"fgseq_warning_deprecated"`.
 #' @param depth Whole number between 1 and 30: the most splits from the root to a leaf (1: stumps).
 #' @param eta Number in `(0, 1]`: the shrinkage (step size) of each tree.
 #' @param family `"gaussian"` (squared loss), `"binomial"` (log-loss) or `"multinomial"` (multi-class
@@ -156,7 +159,8 @@
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
 #' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
 #'   `n_trees` counts the iterations grown);
-#' * `lambda`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees`, `depth`, `eta`, `paid`,
+#' * `lambda` (the `cost_penalty`), `lambda_scaled` (the `lambda'` of equation 5), `n_trees` (the
+#'   iterations grown), `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
 #'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
 #'   frequencies for multinomial fits), `label` (used by [print()] and [compare_sequences()]), `call`;
@@ -168,11 +172,14 @@
 #' measurement costs; when `x` is not a numeric matrix or holds
 #' NA, NaN or Inf; when `y` has the wrong length, holds NA or does not suit `family` (a factor for
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
-#' class of fewer than two rows); when `group` has the wrong length or NA; when `lambda < 0`, `n_trees`
+#' class of fewer than two rows); when `group` has the wrong length or NA; when `cost_penalty < 0`, `max_steps`
 #' is not a whole number `>= 1`, `depth` not a whole number in `1..30`, `eta` outside `(0, 1]`,
 #' `min_node_size` not a whole number `>= 1`, `family`, `paid` or `split` unknown, `max_bin` not a whole
 #' number in `2..65536`, `max_time` not a positive number, `progress` not `TRUE` or `FALSE`, or an
-#' unknown argument is given.
+#' unknown argument is given; when `group` and `cost` are both given by position with numeric group
+#' labels, or a third argument is given by position without `cost` (class
+#' `"fgseq_error_argument_order"`: `miser()` takes `group` before `cost`, as [fgseq()], since this
+#' version; it took `cost` first before).
 #'
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*,
@@ -185,11 +192,11 @@
 #'   Friedman, J. H. (2001). Greedy function approximation: a gradient boosting machine. *Annals of
 #'   Statistics* 29(5), 1189-1232. \doi{10.1214/aos/1013203451}
 #' @seealso [predict.miser()], [summary.miser()] (cost per step, features in order of first use),
-#'   [miser_path()] (a grid of `lambda` and its cost/accuracy frontier), [compare_sequences()].
+#'   [miser_path()] (a grid of `cost_penalty` and its cost/accuracy frontier), [compare_sequences()].
 #' @examples
 #' train <- heart[1:200, ]
 #' test <- heart[201:303, ]
-#' fit <- miser(diagnosis ~ ., data = train, cost = heart_cost, family = "binomial", n_trees = 50)
+#' fit <- miser(diagnosis ~ ., data = train, cost = heart_cost, family = "binomial", max_steps = 50)
 #' fit
 #' predict(fit, newdata = test[1:3, ], budget = c(10, 100, 1000), type = "response")
 #' anytime_curve(fit, newdata = test, metric = "accuracy")
@@ -200,7 +207,7 @@
 #'
 #' # matrix interface, each column its own group
 #' x <- as.matrix(mtcars[, -1])
-#' m <- miser(x, mtcars$mpg, cost = seq_len(ncol(x)), lambda = 0.05, n_trees = 30, depth = 2)
+#' m <- miser(x, mtcars$mpg, cost = seq_len(ncol(x)), cost_penalty = 0.05, max_steps = 30, depth = 2)
 #' m$path[m$path$group_cost > 0, c("step", "group", "cost", "r2")]
 #' @order 1
 #' @export
@@ -209,12 +216,15 @@ miser <- function(x, ...) UseMethod("miser")
 #' @rdname miser
 #' @order 2
 #' @export
-miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100, depth = 4, eta = 0.1,
+miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_steps = 100, depth = 4, eta = 0.1,
                           family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
-                          progress = FALSE, ...) {
+                          progress = FALSE, ..., n_trees, lambda) {
   check_dots(...)
+  check_group_cost_order(sys.call(), group, missing(cost), "miser")
+  if (!missing(n_trees)) max_steps <- renamed_argument(n_trees, "n_trees", "max_steps", missing(max_steps))
+  if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", missing(cost_penalty))
   call <- match.call()
   call[[1L]] <- quote(miser)
   x <- check_x(x)
@@ -226,8 +236,8 @@ miser.default <- function(x, y, cost, group = NULL, lambda = 0.01, n_trees = 100
   labels <- unique(group)
   meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
   cost <- meas$cost
-  lambda <- check_number(lambda, "lambda", lower = 0)
-  n_trees <- check_whole(n_trees, "n_trees", 1, what = "boosting iterations")
+  lambda <- check_number(cost_penalty, "cost_penalty", lower = 0)
+  n_trees <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
@@ -365,7 +375,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
 #' @examples
-#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 30)
+#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 30)
 #' predict(fit, newdata = heart[1:4, ], budget = c(0, 10, 200), type = "response")
 #' predict(fit, newdata = heart[1:4, ], step = c(10, 30), type = "class")
 #' late <- heart[1:4, ]
@@ -458,7 +468,7 @@ check_forest <- function(object) {
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
 #' @examples
-#' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 20))
+#' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 20))
 #' @export
 print.miser <- function(x, digits = 4, ...) {
   check_dots(...)
@@ -516,8 +526,8 @@ print.miser <- function(x, digits = 4, ...) {
 #'   \url{https://arxiv.org/abs/1206.6451}
 #' @seealso [miser()], [print.miser()], [anytime_curve()].
 #' @examples
-#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 30,
-#'              lambda = 0.01, depth = 2)
+#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 30,
+#'              cost_penalty = 0.01, depth = 2)
 #' s <- summary(fit)
 #' s
 #' s$features[, c("feature", "group", "step", "charged", "cost")]
@@ -592,11 +602,11 @@ coef.miser <- function(object, ...) {
         "features in order of first use and the cost of each step, or predict() for its predictions.")
 }
 
-#' The Greedy Miser over a grid of lambda: cost/accuracy frontier
+#' The Greedy Miser over a grid of cost penalties: cost/accuracy frontier
 #'
-#' Fits [miser()] for every `lambda` of a grid and traces each fit's validation metric against the
+#' Fits [miser()] for every `cost_penalty` of a grid and traces each fit's validation metric against the
 #' cumulative feature cost as trees are added (the dashed traces of Xu et al. 2012, Figure 1). For each
-#' `lambda` the best iteration on the validation data gives one point (its cost, its metric): these
+#' `cost_penalty` the best iteration on the validation data gives one point (its cost, its metric): these
 #' points are the cost/accuracy trade-off curve of the paper's Figures 1 and 3.
 #'
 #' The best iteration maximizes the metric (minimizes it for the losses `"mse"` and `"logloss"`); ties
@@ -605,28 +615,32 @@ coef.miser <- function(object, ...) {
 #'
 #' @inheritParams miser
 #' @inheritParams anytime_curve
-#' @param lambda Numeric vector of distinct non-negative trade-off constants (see [miser()] for their
+#' @param cost_penalty Numeric vector of distinct non-negative trade-off constants (see [miser()] for their
 #'   scale). `NULL` means `c(0, 10^seq(-3, 0, by = 0.5))`.
-#' @param ... Further arguments to [miser()] (`n_trees`, `depth`, `eta`, `family`, `group`, `paid`,
-#'   `min_node_size`, `split`, `max_bin`), the same for every `lambda`.
+#' @param ... Further arguments to [miser()] (`max_steps`, `depth`, `eta`, `family`, `paid`,
+#'   `min_node_size`, `split`, `max_bin`), the same for every `cost_penalty`.
+#' @param group As for [miser()]: `NULL` or the group of each column of `x`.
+#' @param lambda Deprecated name of `cost_penalty`: still accepted, with a warning of class
+#'   `"fgseq_warning_deprecated"`.
 #' @param newx,newy Validation data (required for the matrix method): a numeric matrix with the columns
 #'   of `x`, and its response (as `newy` of [anytime_curve()] for `metric`).
 #' @param newdata For the formula method: a data frame of validation rows, with the response.
 #' @param metric A metric of [anytime_curve()]; `NULL` means `"r2"` for gaussian fits and `"accuracy"`
 #'   for classification.
 #' @return An object of class `"miser_path"`, a list with
-#' * `frontier`: data frame, one row per `lambda` (in the order given), with columns `lambda`, `step`
+#' * `frontier`: data frame, one row per `cost_penalty` (in the order given), with columns `lambda` (the
+#'   `cost_penalty`), `step`
 #'   (the best iteration on the validation data), `cost` (its cumulative feature cost, cost units),
-#'   `value` (its validation metric), `final_cost` (the cost after all `n_trees` iterations) and
+#'   `value` (its validation metric), `final_cost` (the cost after all `max_steps` iterations) and
 #'   `efficient` (logical, see above);
-#' * `traces`: list of the validation curves of [anytime_curve()], one per `lambda` (columns `step`,
+#' * `traces`: list of the validation curves of [anytime_curve()], one per `cost_penalty` (columns `step`,
 #'   `group`, `cost`, `value`);
-#' * `fits`: list of the [miser()] fits, one per `lambda`;
-#' * `metric`, `k`, `lambda`.
+#' * `fits`: list of the [miser()] fits, one per `cost_penalty`;
+#' * `metric`, `k`, `lambda` (the grid of `cost_penalty`).
 #'
 #' `print()` shows the frontier; `plot()` draws the frontier points joined by cost (solid) and,
 #' with `traces = TRUE`, each `lambda`'s trace (dashed step curves).
-#' @section Errors: Stops when `lambda` is not a vector of distinct non-negative finite numbers; when no
+#' @section Errors: Stops when `cost_penalty` is not a vector of distinct non-negative finite numbers; when no
 #'   validation data are given, `newx` does not have the columns of `x` or holds NA, NaN or Inf, or
 #'   `newy` has the wrong length; as [anytime_curve()] for `metric`, `newy`, `query` and `k`; and as
 #'   [miser()] for the other arguments.
@@ -638,8 +652,8 @@ coef.miser <- function(object, ...) {
 #' set.seed(1)
 #' idx <- sample(nrow(heart), 200)
 #' mp <- miser_path(diagnosis ~ ., data = heart[idx, ], cost = heart_cost,
-#'                  lambda = c(0, 0.01, 0.1), newdata = heart[-idx, ], family = "binomial",
-#'                  n_trees = 40, depth = 2)
+#'                  cost_penalty = c(0, 0.01, 0.1), newdata = heart[-idx, ], family = "binomial",
+#'                  max_steps = 40, depth = 2)
 #' mp
 #' plot(mp)
 #' @order 1
@@ -649,14 +663,16 @@ miser_path <- function(x, ...) UseMethod("miser_path")
 #' @rdname miser_path
 #' @order 2
 #' @export
-miser_path.default <- function(x, y, cost, lambda = NULL, ..., newx = NULL, newy = NULL, metric = NULL,
-                               query = NULL, k = 5) {
-  lambda <- check_miser_lambdas(if (is.null(lambda)) c(0, 10^seq(-3, 0, by = 0.5)) else lambda)
+miser_path.default <- function(x, y, group = NULL, cost, cost_penalty = NULL, ..., newx = NULL, newy = NULL,
+                               metric = NULL, query = NULL, k = 5, lambda) {
+  check_group_cost_order(sys.call(), group, missing(cost), "miser_path")
+  if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
+  lambda <- check_miser_lambdas(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
   x <- check_x(x)
   check_validation_x(newx, newy, ncol(x))
   if (!is.null(metric)) metric <- check_metric(metric)
-  if (missing(cost)) check_miser_cost(NULL, unique(check_group(list(...)[["group"]], x)), missing = TRUE)
-  fits <- lapply(lambda, function(l) miser.default(x, y, cost = cost, lambda = l, ...))
+  if (missing(cost)) check_miser_cost(NULL, unique(check_group(group, x)), missing = TRUE)
+  fits <- lapply(lambda, function(l) miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...))
   miser_frontier(fits, lambda, metric, function(f, metric) {
     anytime_curve(f, newx, newy, metric = metric, query = query, k = k)
   })
@@ -754,7 +770,7 @@ check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
 check_miser_lambdas <- function(lambda) {
   if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0) ||
       anyDuplicated(lambda)) {
-    abort("`lambda` must be a vector of distinct, non-negative, finite cost trade-off constants.")
+    abort("`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants.")
   }
   as.double(lambda)
 }
@@ -776,4 +792,31 @@ check_validation_x <- function(newx, newy, p) {
     abort("`newy` must have one value per row of `newx` (", nrow(newx), "); it has ", NROW(newy), ".")
   }
   invisible(newx)
+}
+
+# miser() and miser_path() took (x, y, cost, group) before they took `group` before `cost`, as fgseq()
+# does. Costs are numbers and group labels are usually numbers too, so a call giving both by position
+# is read in the new order only when `group` holds labels that cannot be costs (character or factor);
+# otherwise it is an error asking for names, never a silent swap. A third argument by position without
+# `cost` is the old order's cost: `cost` is missing, an error saying where it goes.
+check_group_cost_order <- function(call, group, cost_missing, verb) {
+  args <- as.list(call)[-1L]
+  given <- names(args)
+  if (is.null(given)) given <- rep("", length(args))
+  positional <- c("x", "y", "group", "cost")
+  named <- positional[stats::na.omit(pmatch(given[nzchar(given)], positional))]
+  free <- setdiff(positional, named)
+  by_position <- free[seq_len(min(sum(!nzchar(given)), length(free)))]
+  if (!"group" %in% by_position) return(invisible())
+  if (cost_missing) {
+    abort("`cost` is missing, and a third argument is given by position: ", verb, "() takes `group` before ",
+          "`cost`, as fgseq() does. Give the costs by name: ", verb, "(x, y, cost = ...), with group = ... ",
+          "when columns share groups.", class = "argument_order")
+  }
+  if ("cost" %in% by_position && (is.numeric(group) || is.logical(group))) {
+    abort(verb, "() takes `group` before `cost` (it took `cost` first before, as miser(x, y, cost, group)); ",
+          "numeric group labels given by position could be costs: give both by name, ", verb,
+          "(x, y, group = ..., cost = ...).", class = "argument_order")
+  }
+  invisible()
 }

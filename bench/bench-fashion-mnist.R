@@ -172,7 +172,7 @@ for (m in c("omp", "fr")) {
   add(paste0("CS-G-", toupper(m)), cv$cost, cv$value, f)
 }
 for (l in c(0.01, 0.1)) {
-  f <- timed(miser(xtr, ytr, cost = cost_us, group = group, family = "multinomial", lambda = l, n_trees = 30,
+  f <- timed(miser(xtr, ytr, cost = cost_us, group = group, family = "multinomial", cost_penalty = l, max_steps = 30,
                    depth = 3, eta = 0.3, min_node_size = 5))
   cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
   add(sprintf("Miser (lambda = %g)", l), cv$cost, cv$value, f)

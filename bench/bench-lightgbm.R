@@ -132,7 +132,7 @@ compare_small <- function(d, lambdas, n_splits = 10L) {
     x <- d$x[fit_rows, , drop = FALSE]
     y <- d$y[fit_rows]
     for (l in lambdas) {
-      m <- miser(x, y, cost = d$cost, group = d$group, lambda = l, n_trees = N_TREES, depth = DEPTH,
+      m <- miser(x, y, cost = d$cost, group = d$group, cost_penalty = l, max_steps = N_TREES, depth = DEPTH,
                  family = d$family, min_node_size = 5)
       mv <- path_metric(predict(m, d$x[valid, ]), d$y[valid], d$family, mean(y))
       mt <- path_metric(predict(m, d$x[test, ]), d$y[test], d$family, mean(y))
@@ -227,7 +227,7 @@ options(fgseq.threads = 1L)  # the Miser's histograms on one thread, as LightGBM
 speed_lambdas <- if (speed_grid) c(0, 0.001, 0.01, 0.1, 1) else c(0, 0.01)
 rows <- list()
 for (l in speed_lambdas) {
-  m <- timed(miser(x, y, cost = cost, lambda = l, n_trees = N_TREES, depth = DEPTH, min_node_size = 5))
+  m <- timed(miser(x, y, cost = cost, cost_penalty = l, max_steps = N_TREES, depth = DEPTH, min_node_size = 5))
   tr <- lgb_tradeoff(l, y, cost, "gaussian")
   g <- timed(lgb_fit(x, y, cost, "gaussian", tr))
   mv <- path_metric(predict(m$value, x_all[valid, ]), y_all[valid], "gaussian", mean(y))
@@ -255,9 +255,9 @@ cat(sprintf("ratio miser / lightgbm: median %.2f, range %.2f to %.2f\n", stats::
             min(tab$ratio), max(tab$ratio)))
 
 # the Miser on 2 threads (option fgseq.threads) against itself on 1, at the default lambda
-t1 <- timed(withr_threads(1L, miser(x, y, cost = cost, lambda = 0.01, n_trees = N_TREES, depth = DEPTH,
+t1 <- timed(withr_threads(1L, miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = N_TREES, depth = DEPTH,
                                     min_node_size = 5)))
-t2 <- timed(withr_threads(2L, miser(x, y, cost = cost, lambda = 0.01, n_trees = N_TREES, depth = DEPTH,
+t2 <- timed(withr_threads(2L, miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = N_TREES, depth = DEPTH,
                                     min_node_size = 5)))
 cat(sprintf("miser, lambda = 0.01: 1 thread %.2f s, 2 threads %.2f s, ratio 2 / 1 threads %.2f (target <= 0.6);",
             t1$time, t2$time, t2$time / t1$time),

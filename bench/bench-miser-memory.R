@@ -25,7 +25,7 @@ size_x <- as.numeric(utils::object.size(x))
 cat(sprintf("n = %.0f, p = %d, x = %.0f MB; 10 trees of depth 4\n\n", n, p, size_x / 2^20))
 env <- environment()
 rows <- lapply(c("histogram", "exact"), function(split) {
-  m <- measure_fit(quote(miser(x, y, cost = cost, n_trees = 10, depth = 4, split = split)),
+  m <- measure_fit(quote(miser(x, y, cost = cost, max_steps = 10, depth = 4, split = split)),
                    list2env(list(split = split), parent = env), size_x)
   data.frame(split = split, elapsed_s = round(m$time, 1), heap_beyond_x = round(m$heap_extra, 2),
              rss_beyond_x = round(m$rss_extra, 2), load = load_average())

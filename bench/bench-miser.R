@@ -44,7 +44,7 @@ settings <- list(
 rows <- lapply(settings, function(s) {
   fit <- NULL
   t <- time_it(fit <- miser(x, y, cost = if (s$group) gcost else cost, group = if (s$group) group else NULL,
-                            lambda = s$lambda, n_trees = n_trees, depth = depth, paid = s$paid))
+                            cost_penalty = s$lambda, max_steps = n_trees, depth = depth, paid = s$paid))
   last <- nrow(fit$path)
   data.frame(setting = s$what, elapsed_s = round(t, 2), features_cost = fit$path$cost[last],
              groups_used = length(fit$sequence), train_r2 = round(fit$path$r2[last], 4))
@@ -52,7 +52,7 @@ rows <- lapply(settings, function(s) {
 tab <- do.call(rbind, rows)
 tab$ratio_to_lambda0 <- round(tab$elapsed_s / tab$elapsed_s[1], 2)
 print(tab, row.names = FALSE)
-t_pred <- time_it(pr <- predict(fitted <- miser(x[1:1000, ], y[1:1000], cost = cost, n_trees = n_trees,
+t_pred <- time_it(pr <- predict(fitted <- miser(x[1:1000, ], y[1:1000], cost = cost, max_steps = n_trees,
                                                 depth = depth), x, step = c(10, 50, 100)))
 cat(sprintf("\nlargest ratio lambda > 0 / lambda = 0: %.2f (target <= 2: %s)\n", max(tab$ratio_to_lambda0[-1]),
             max(tab$ratio_to_lambda0[-1]) <= 2))
@@ -65,7 +65,7 @@ y_new <- x_new[, 1] + sin(2 * x_new[, 2]) + 0.5 * x_new[, 3] * x_new[, 4] + 0.3 
   stats::rnorm(20000)
 searches <- lapply(c("histogram", "exact"), function(split) {
   fit <- NULL
-  t <- time_it(fit <- miser(x, y, cost = cost, lambda = 0.01, n_trees = n_trees, depth = depth, split = split))
+  t <- time_it(fit <- miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = n_trees, depth = depth, split = split))
   r2 <- 1 - sum((y_new - predict(fit, x_new, step = n_trees))^2) / sum((y_new - mean(y))^2)
   data.frame(split = split, elapsed_s = round(t, 2), features_cost = fit$path$cost[n_trees + 1L],
              heldout_r2 = round(r2, 4), load = load_average())

@@ -28,7 +28,7 @@ test_that("every plot method rejects an unknown argument and passes graphical pa
   objects <- list(fit = fit, oracle = oracle(fit), comparison = compare_sequences(list(fit, fr)),
                   cv = suppressMessages(cv_fgseq(x, y, cost = c(1, 2, 3, 4), lambda = c(1, 0.1), nfolds = 3,
                                                  progress = FALSE)),
-                  miser_path = miser_path(x[1:40, ], y[1:40], cost = c(1, 2, 3, 4), lambda = c(0, 0.1), n_trees = 5,
+                  miser_path = miser_path(x[1:40, ], y[1:40], cost = c(1, 2, 3, 4), cost_penalty = c(0, 0.1), max_steps = 5,
                                           depth = 2, newx = x[41:60, ], newy = y[41:60]))
   for (name in names(objects)) {
     expect_error(plot(objects[[name]], lwdd = 2), "`lwdd` (did you mean `lwd`?)", fixed = TRUE,

@@ -157,7 +157,7 @@ test_that("Greedy Miser: the longest prefix of trees whose features the row has"
   budgets <- c(0, 2, 5, 100)
   for (family in c("gaussian", "multinomial")) {
     y <- if (family == "gaussian") s$y else s$yk
-    fit <- miser(s$x, y, cost = cost, family = family, n_trees = 15, depth = 2, lambda = 0.05)
+    fit <- miser(s$x, y, cost = cost, family = family, max_steps = 15, depth = 2, cost_penalty = 0.05)
     # the first iteration whose trees split on each column, read from the trees
     first_use <- vapply(seq_len(ncol(s$x)), function(j) {
       st <- fit$trees$step[fit$trees$column %in% j]
@@ -204,7 +204,7 @@ test_that("type = 'groups' and 'measurements' list what each budget needs, at th
     expect_close(sum(meas[[b]]$cost), fit$path$cost[k + 1L], 1e-12)
     expect_identical(sort(meas[[b]]$measurement), sort(fit$sequence[seq_len(k)]))
   }
-  m <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 20, depth = 2)
+  m <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 20, depth = 2)
   mg <- predict(m, step = c(0, 5, 20), type = "groups")
   for (k in c(0, 5, 20)) {
     used <- unique(unname(m$group[stats::na.omit(m$trees$column[m$trees$step <= k])]))
@@ -237,7 +237,7 @@ test_that("`missing` must be one of its values; NA with missing = 'error' stops"
   hf <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
   expect_error(predict(hf, newdata = h), class = "fgseq_error_na")
   expect_error(predict(hf, newdata = h), "`newdata` has NA in the model variables")
-  m <- miser(d$x, d$y, cost = d$cost, group = d$group, n_trees = 5)
+  m <- miser(d$x, d$y, cost = d$cost, group = d$group, max_steps = 5)
   expect_error(predict(m, d$holes), class = "fgseq_error_na")
   expect_error(predict(m, d$holes, missing = "maybe"), class = "fgseq_error_input")
   inf <- d$x
@@ -251,7 +251,7 @@ test_that("unknown arguments to predict() are errors", {
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
   expect_error(predict(fit, d$x, budgt = 3), class = "fgseq_error_unknown_argument")
   expect_error(predict(fit, d$x, budgt = 3), "predict\\(\\) got unknown argument\\(s\\): `budgt`")
-  m <- miser(d$x, d$y, cost = d$cost, group = d$group, n_trees = 5)
+  m <- miser(d$x, d$y, cost = d$cost, group = d$group, max_steps = 5)
   expect_error(predict(m, d$x, per_rows = TRUE), class = "fgseq_error_unknown_argument")
 })
 

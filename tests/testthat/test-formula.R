@@ -73,9 +73,9 @@ test_that("na.action: the default stops, na.omit and na.exclude drop the rows as
   full <- fgseq(num ~ a + b, data = d[-c(3, 10), ])
   expect_error(predict(full, newdata = d[1:5, ]), class = "fgseq_error_na")
   # miser and sparse_sequence honour na.action and subset too
-  m <- miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), na.action = na.omit, n_trees = 5, subset = -(1:20))
+  m <- miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), na.action = na.omit, max_steps = 5, subset = -(1:20))
   expect_identical(m$nobs, nrow(d) - 20L)  # rows 3 and 10 are among the 20 left out
-  expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), n_trees = 5), class = "fgseq_error_na")
+  expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), max_steps = 5), class = "fgseq_error_na")
   s <- sparse_sequence(num ~ a + b, data = d, na.action = na.omit, subset = 1:100)
   expect_identical(s$nobs, 98L)
 })

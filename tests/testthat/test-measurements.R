@@ -192,7 +192,7 @@ test_that("Miser with needs: the trees of the plain-R reference; a shared measur
   needs <- list(x1 = c("draw", "m1"), x2 = c("draw", "m2"), x5 = c("m1", "m2"))
   mcost <- c(draw = 3, m1 = 1, m2 = 2, x3 = 4, x4 = 2.5, x6 = 1.5)
   for (paid in c("after_tree", "within_tree")) {
-    fit <- miser(d$x, d$y, cost = mcost, needs = needs, lambda = 0.05, n_trees = 8, depth = 2,
+    fit <- miser(d$x, d$y, cost = mcost, needs = needs, cost_penalty = 0.05, max_steps = 8, depth = 2,
                  min_node_size = 3, paid = paid)
     ref <- ref_miser(d$x, d$y, n_trees = 8, depth = 2, min_node = 3, lambda_scaled = fit$lambda_scaled,
                      cost = mcost, group = colnames(d$x), paid = paid, needs = needs)
@@ -209,7 +209,7 @@ test_that("Miser with needs: the trees of the plain-R reference; a shared measur
   expect_equal(fit$lambda_scaled, 0.05 * 0.5 * sum((d$y - mean(d$y))^2) / mean(fit$cost))
   # formula interface: cost by variable, blood draw shared
   mc <- c(replace(heart_cost, c("chol", "fbs"), c(5.17, 3.10)), blood_draw = 2.10)
-  m <- miser(diagnosis ~ ., data = heart, cost = mc, family = "binomial", n_trees = 20, depth = 2, lambda = 0,
+  m <- miser(diagnosis ~ ., data = heart, cost = mc, family = "binomial", max_steps = 20, depth = 2, cost_penalty = 0,
              needs = list(chol = c("blood_draw", "chol"), fbs = c("blood_draw", "fbs")))
   used <- m$sequence
   expect_equal(m$path$cost[nrow(m$path)], sum(mc[unique(unlist(m$needs[used]))]))

@@ -116,7 +116,7 @@ test_that("plot arguments: what, log, labels, cost_unit, and coef paths of a fit
   expect_error(plot(hfit, labels = "yes"), "`labels` must be TRUE or FALSE")
   expect_error(plot(hfit, cost_unit = 1), "`cost_unit` must be NULL or a single character string")
   expect_error(plot(hfit, what = "coef", add = TRUE), "`add = TRUE` works with `what = \"curve\"` only")
-  trees <- miser(diagnosis ~ ., data = heart, cost = heart_cost, n_trees = 5, depth = 2)
+  trees <- miser(diagnosis ~ ., data = heart, cost = heart_cost, max_steps = 5, depth = 2)
   expect_error(plot(trees, what = "coef"), "`what = \"coef\"` needs a fit with coefficients")
 })
 
@@ -126,7 +126,7 @@ test_that("cost_unit is kept with fgseq, Sparse and Miser fits, and checked", {
   expect_null(hfit$cost_unit)
   s <- sparse_sequence(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], cost_unit = "CAD")
   expect_identical(s$cost_unit, "CAD")
-  m <- miser(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], n_trees = 3, cost_unit = "CAD")
+  m <- miser(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], max_steps = 3, cost_unit = "CAD")
   expect_identical(m$cost_unit, "CAD")
   expect_error(fgseq(diagnosis ~ age, data = heart, cost_unit = c("a", "b")),
                "`cost_unit` must be NULL or a single character string")

@@ -13,7 +13,7 @@ test_that("with max_bin >= the distinct values of every column, histogram trees 
   for (family in c("gaussian", "binomial", "multinomial")) {
     y <- switch(family, gaussian = d$y, binomial = d$y01, multinomial = d$yk)
     for (paid in c("after_tree", "within_tree")) {
-      args <- list(x, y, cost = gcost, group = grp, lambda = 0.02, n_trees = 15, depth = 3, eta = 0.3,
+      args <- list(x, y, cost = gcost, group = grp, cost_penalty = 0.02, max_steps = 15, depth = 3, eta = 0.3,
                    family = family, paid = paid, min_node_size = 3)
       exact <- do.call(miser, c(args, split = "exact"))
       hist <- do.call(miser, c(args, split = "histogram", max_bin = 150))
@@ -25,7 +25,7 @@ test_that("with max_bin >= the distinct values of every column, histogram trees 
     }
   }
   # a column with fewer distinct values than max_bin is cut at the midpoints of its values
-  st <- miser(x[, 4, drop = FALSE], d$y, cost = 1, lambda = 0, n_trees = 20, depth = 1, max_bin = 10)
+  st <- miser(x[, 4, drop = FALSE], d$y, cost = 1, cost_penalty = 0, max_steps = 20, depth = 1, max_bin = 10)
   u <- sort(unique(x[, 4]))
   expect_true(all(st$trees$threshold[!is.na(st$trees$threshold)] %in% ((u[-1] + u[-length(u)]) / 2)))
 })
@@ -36,7 +36,7 @@ test_that("with fewer bins than values the trees are the plain-R reference's on 
   x[1:30, 3] <- 0.25  # a heavy value gets a bin of its own
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") d$y else d$y01
-    fit <- miser(x, y, cost = mcost_hist, lambda = 0.02, n_trees = 6, depth = 3, eta = 0.3, family = family,
+    fit <- miser(x, y, cost = mcost_hist, cost_penalty = 0.02, max_steps = 6, depth = 3, eta = 0.3, family = family,
                  min_node_size = 2, max_bin = 7)
     ref <- ref_miser(x, y, family, n_trees = 6, depth = 3, eta = 0.3, min_node = 2,
                      lambda_scaled = fit$lambda_scaled, cost = unname(mcost_hist), max_bin = 7)
@@ -51,25 +51,25 @@ test_that("threads do not change the trees", {
   d <- sim_miser(400, 6, seed = 13)
   op <- options(fgseq.threads = 1)
   on.exit(options(op))
-  one <- miser(d$x, d$y, cost = 1:6, n_trees = 10, max_bin = 31)
+  one <- miser(d$x, d$y, cost = 1:6, max_steps = 10, max_bin = 31)
   options(fgseq.threads = 2)
-  two <- miser(d$x, d$y, cost = 1:6, n_trees = 10, max_bin = 31)
+  two <- miser(d$x, d$y, cost = 1:6, max_steps = 10, max_bin = 31)
   expect_identical(one$trees, two$trees)
 })
 
 test_that("max_time returns the first trees of the full fit, marked partial; progress changes nothing", {
   d <- sim_miser(300, 5, seed = 14)
-  full <- miser(d$x, d$y, cost = 1:5, n_trees = 30, depth = 2)
+  full <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2)
   expect_false(full$partial)
-  short <- miser(d$x, d$y, cost = 1:5, n_trees = 30, depth = 2, max_time = 1e-9)
+  short <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2, max_time = 1e-9)
   expect_true(short$partial)
   K <- short$n_trees
   expect_lt(K, 30)
   expect_identical(short$trees, full$trees[full$trees$tree <= K, ])
   expect_equal(short$path, full$path[seq_len(K + 1L), ])
   expect_match(paste(capture.output(print(short)), collapse = "\n"), "Partial: `max_time` was spent")
-  expect_identical(miser(d$x, d$y, cost = 1:5, n_trees = 5, progress = TRUE)$trees,
-                   miser(d$x, d$y, cost = 1:5, n_trees = 5)$trees)
+  expect_identical(miser(d$x, d$y, cost = 1:5, max_steps = 5, progress = TRUE)$trees,
+                   miser(d$x, d$y, cost = 1:5, max_steps = 5)$trees)
 })
 
 test_that("bad split, max_bin, max_time and progress are errors naming the argument", {

@@ -34,7 +34,7 @@ test_that("the feature sequence is the order of first use recomputed by walking 
     y <- switch(family, gaussian = sd_$y, binomial = sd_$y01, multinomial = sd_$yk)
     for (g in list(NULL, sgrp)) {
       cst <- if (is.null(g)) scost else sgcost
-      fit <- miser(sd_$x, y, cost = cst, group = g, lambda = 0.003, n_trees = 15, depth = 3, family = family)
+      fit <- miser(sd_$x, y, cost = cst, group = g, cost_penalty = 0.003, max_steps = 15, depth = 3, family = family)
       s <- summary(fit)
       expect_s3_class(s, "summary.miser")
       ref <- walk_first_use(fit)
@@ -70,7 +70,7 @@ test_that("the feature sequence is the order of first use recomputed by walking 
 test_that("per step: distinct features and groups, cost and the training objective recounted", {
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") sd_$y else sd_$y01
-    fit <- miser(sd_$x, y, cost = sgcost, group = sgrp, lambda = 0.003, n_trees = 12, depth = 2,
+    fit <- miser(sd_$x, y, cost = sgcost, group = sgrp, cost_penalty = 0.003, max_steps = 12, depth = 2,
                  family = family)
     s <- summary(fit)
     expect_identical(nrow(s$steps), 13L)
@@ -96,18 +96,18 @@ test_that("per step: distinct features and groups, cost and the training objecti
     expect_equal(s$r2, s$steps$r2[13])
   }
   # gaussian r2 is 1 - SSE_t / SSE_0 of the predictions
-  fit <- miser(sd_$x, sd_$y, cost = scost, lambda = 0, n_trees = 10, depth = 2)
+  fit <- miser(sd_$x, sd_$y, cost = scost, cost_penalty = 0, max_steps = 10, depth = 2)
   H <- predict(fit, sd_$x)
   expect_equal(summary(fit)$steps$r2, unname(1 - colSums((sd_$y - H)^2) / sum((sd_$y - mean(sd_$y))^2)),
                tolerance = 1e-10)
 })
 
 test_that("multinomial: trees per step are one per class; the formula interface names dummy columns", {
-  fit <- miser(sd_$x, sd_$yk, cost = scost, lambda = 0.003, n_trees = 6, depth = 2, family = "multinomial")
+  fit <- miser(sd_$x, sd_$yk, cost = scost, cost_penalty = 0.003, max_steps = 6, depth = 2, family = "multinomial")
   s <- summary(fit)
   expect_identical(s$steps$trees, 3L * (0:6))
   expect_true(all(s$features$tree >= 3L * (s$features$step - 1L) + 1L & s$features$tree <= 3L * s$features$step))
-  hf <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", n_trees = 20, depth = 2)
+  hf <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 20, depth = 2)
   hs <- summary(hf)
   expect_true(all(hs$features$feature %in% colnames(model.matrix(diagnosis ~ ., heart))[-1]))
   expect_true(all(hs$features$group %in% names(heart_cost)))
@@ -115,14 +115,14 @@ test_that("multinomial: trees per step are one per class; the formula interface 
 })
 
 test_that("print shows the new-feature steps and the feature sequence; a fit without splits", {
-  fit <- miser(sd_$x, sd_$y, cost = scost, lambda = 0.003, n_trees = 8, depth = 2)
+  fit <- miser(sd_$x, sd_$y, cost = scost, cost_penalty = 0.003, max_steps = 8, depth = 2)
   s <- summary(fit)
   out <- capture.output(res <- print(s))
   expect_identical(res, s)
   expect_true(any(grepl("Features in order of first use", out)))
   expect_true(any(grepl("(constant only)", out, fixed = TRUE)))
   expect_true(any(grepl(s$features$feature[1], out, fixed = TRUE)))
-  flat <- miser(sd_$x, sd_$y, cost = scost, lambda = 1e6, n_trees = 3, depth = 2)
+  flat <- miser(sd_$x, sd_$y, cost = scost, cost_penalty = 1e6, max_steps = 3, depth = 2)
   fs <- summary(flat)
   expect_identical(nrow(fs$features), 0L)
   expect_identical(fs$total_cost, 0)
@@ -131,6 +131,6 @@ test_that("print shows the new-feature steps and the feature sequence; a fit wit
 })
 
 test_that("coef() of a miser fit stops and points to summary()", {
-  fit <- miser(sd_$x, sd_$y, cost = scost, n_trees = 3, depth = 1)
+  fit <- miser(sd_$x, sd_$y, cost = scost, max_steps = 3, depth = 1)
   expect_error(coef(fit), "a Greedy Miser fit has no coefficients: its model is a sum of trees\\. Use summary\\(\\)")
 })

@@ -28,16 +28,16 @@ test_that("depth < 1", {
 test_that("eta outside (0, 1]", {
   expect_error(miser(vd$x, vd$y, cost = vcost, eta = 0), "`eta` must be a single number in \\(0, 1\\]")
   expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1.5), "`eta` must be a single number in \\(0, 1\\]")
-  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1, n_trees = 1), NA)
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1, max_steps = 1), NA)
 })
 
-test_that("n_trees < 1", {
-  expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 0),
-               "`n_trees` must be a single whole number >= 1 \\(boosting iterations\\)")
+test_that("max_steps < 1", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, max_steps = 0),
+               "`max_steps` must be a single whole number >= 1 \\(boosting iterations\\)")
 })
 
-test_that("lambda < 0", {
-  expect_error(miser(vd$x, vd$y, cost = vcost, lambda = -0.1), "`lambda` must be a single finite number >= 0")
+test_that("cost_penalty < 0", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, cost_penalty = -0.1), "`cost_penalty` must be a single finite number >= 0")
 })
 
 test_that("y type not matching family", {
@@ -63,7 +63,7 @@ test_that("unknown family, paid rule or argument", {
 })
 
 test_that("predict: class of a gaussian fit, budget with step, a bad newx", {
-  fit <- miser(vd$x, vd$y, cost = vcost, n_trees = 3)
+  fit <- miser(vd$x, vd$y, cost = vcost, max_steps = 3)
   expect_error(predict(fit, vd$x, type = "class"), "`type = \"class\"` needs a binomial or multinomial fit")
   expect_error(predict(fit, vd$x, budget = 1, step = 1), "give either `budget` or `step`, not both")
   expect_error(predict(fit, vd$x, step = 4), "`step` must be whole numbers between 0 and 3")
@@ -76,14 +76,14 @@ test_that("predict: class of a gaussian fit, budget with step, a bad newx", {
 test_that("miser_path: no validation data, bad lambda grid", {
   expect_error(miser_path(vd$x, vd$y, cost = vcost), "miser_path\\(\\) needs validation data: give `newx` and `newy`")
   expect_error(miser_path(vd$x, vd$y, cost = vcost, newx = vd$x), "give `newy` with `newx`")
-  expect_error(miser_path(vd$x, vd$y, cost = vcost, lambda = c(0, -1), newx = vd$x, newy = vd$y),
-               "`lambda` must be a vector of distinct, non-negative, finite cost trade-off constants")
+  expect_error(miser_path(vd$x, vd$y, cost = vcost, cost_penalty = c(0, -1), newx = vd$x, newy = vd$y),
+               "`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants")
   expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing")
   expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`")
 })
 
 # A fit read from a file is checked before its trees reach the core (which checks them again).
-tamper_fit <- function() miser(vd$x, vd$y, cost = vcost, n_trees = 5, depth = 2, min_node_size = 2)
+tamper_fit <- function() miser(vd$x, vd$y, cost = vcost, max_steps = 5, depth = 2, min_node_size = 2)
 
 test_that("an edited child index is refused, not followed", {
   fit <- tamper_fit()
@@ -135,7 +135,38 @@ test_that("the core checks the forest itself", {
                "miser forest")
 })
 
-test_that("n_trees beyond R's integers", {
-  expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 1e10),
-               "`n_trees` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer")
+test_that("max_steps beyond R's integers", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, max_steps = 1e10),
+               "`max_steps` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer")
+})
+
+test_that("the old names n_trees and lambda still work, with a deprecation warning; both names is an error", {
+  new <- miser(vd$x, vd$y, cost = vcost, cost_penalty = 0.05, max_steps = 4)
+  expect_warning(old <- miser(vd$x, vd$y, cost = vcost, lambda = 0.05, max_steps = 4),
+                 "`lambda` is deprecated: use `cost_penalty`", class = "fgseq_warning_deprecated")
+  expect_identical(old$trees, new$trees)
+  expect_warning(old <- miser(vd$x, vd$y, cost = vcost, cost_penalty = 0.05, n_trees = 4),
+                 "`n_trees` is deprecated: use `max_steps`", class = "fgseq_warning_deprecated")
+  expect_identical(old$path, new$path)
+  expect_warning(old <- miser(diagnosis ~ age + sex + cp, data = heart, cost = heart_cost, n_trees = 3),
+                 class = "fgseq_warning_deprecated")
+  expect_identical(old$path, miser(diagnosis ~ age + sex + cp, data = heart, cost = heart_cost, max_steps = 3)$path)
+  expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 4, max_steps = 4), "give `max_steps` only", class = "fgseq_error_input")
+  expect_warning(mp <- miser_path(vd$x, vd$y, cost = vcost, lambda = c(0, 0.1), max_steps = 3, newx = vd$x, newy = vd$y),
+                 class = "fgseq_warning_deprecated")
+  expect_identical(mp$lambda, c(0, 0.1))
+})
+
+test_that("group comes before cost; old positional (x, y, cost, group) calls are errors, never a silent swap", {
+  grp <- rep(c("a", "b", "c"), length.out = ncol(vd$x))
+  named <- miser(vd$x, vd$y, group = grp, cost = c(a = 1, b = 2, c = 3), max_steps = 3)
+  # new order by position: character labels cannot be costs
+  expect_identical(miser(vd$x, vd$y, grp, c(a = 1, b = 2, c = 3), max_steps = 3)$path, named$path)
+  # old order by position: numeric group labels given by position with the costs
+  expect_error(miser(vd$x, vd$y, c(1, 2, 3), rep(1:3, length.out = ncol(vd$x)), max_steps = 3),
+               "takes `group` before `cost`", class = "fgseq_error_argument_order")
+  # old order with the costs alone by position: `cost` is missing
+  expect_error(miser(vd$x, vd$y, vcost, max_steps = 3), "a third argument is given by position",
+               class = "fgseq_error_argument_order")
+  expect_error(miser_path(vd$x, vd$y, vcost, newx = vd$x, newy = vd$y), class = "fgseq_error_argument_order")
 })

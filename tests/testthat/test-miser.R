@@ -7,7 +7,7 @@ mcost <- c(x1 = 1, x2 = 2, x3 = 5, x4 = 3, x5 = 4)
 test_that("lambda = 0, depth 1: every tree is the best single split of the gradient, by brute force", {
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") md$y else md$y01
-    fit <- miser(md$x, y, cost = mcost, lambda = 0, n_trees = 6, depth = 1, eta = 0.5, family = family,
+    fit <- miser(md$x, y, cost = mcost, cost_penalty = 0, max_steps = 6, depth = 1, eta = 0.5, family = family,
                  min_node_size = 1, split = "exact")
     H <- predict(fit, md$x, step = 0:5)  # the predictor before each tree
     for (t in 1:6) {
@@ -36,7 +36,7 @@ test_that("lambda = 0 reproduces stage-wise regression computed in plain R (gaus
   newx <- sim_miser(30, 5, seed = 2)$x
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") md$y else md$y01
-    fit <- miser(md$x, y, cost = mcost, lambda = 0, n_trees = 8, depth = 3, eta = 0.2, family = family,
+    fit <- miser(md$x, y, cost = mcost, cost_penalty = 0, max_steps = 8, depth = 3, eta = 0.2, family = family,
                  min_node_size = 2, split = "exact")
     ref <- ref_miser(md$x, y, family, n_trees = 8, depth = 3, eta = 0.2, min_node = 2, newx = newx)
     expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
@@ -46,8 +46,8 @@ test_that("lambda = 0 reproduces stage-wise regression computed in plain R (gaus
     expect_equal(fit$path$r2, 1 - ref$loss / ref$loss[1], tolerance = 1e-10)
   }
   # and it does not depend on the costs
-  a <- miser(md$x, md$y, cost = mcost, lambda = 0, n_trees = 5)
-  b <- miser(md$x, md$y, cost = rev(mcost), lambda = 0, n_trees = 5)
+  a <- miser(md$x, md$y, cost = mcost, cost_penalty = 0, max_steps = 5)
+  b <- miser(md$x, md$y, cost = rev(mcost), cost_penalty = 0, max_steps = 5)
   expect_identical(a$trees, b$trees)
 })
 
@@ -59,7 +59,7 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
     for (paid in c("after_tree", "within_tree")) {
       for (g in list(NULL, grp)) {
         cst <- if (is.null(g)) mcost else gcost
-        fit <- miser(md$x, y, cost = cst, group = g, lambda = 0.03, n_trees = 5, depth = 3, eta = 0.3,
+        fit <- miser(md$x, y, cost = cst, group = g, cost_penalty = 0.03, max_steps = 5, depth = 3, eta = 0.3,
                      family = family, paid = paid, min_node_size = 2, split = "exact")
         ref <- ref_miser(md$x, y, family, n_trees = 5, depth = 3, eta = 0.3, min_node = 2,
                          lambda_scaled = fit$lambda_scaled, cost = unname(cst),
@@ -75,8 +75,8 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
 })
 
 test_that("lambda is scaled by the initial impurity and the mean cost (units of y and cost drop out)", {
-  a <- miser(md$x, md$y, cost = mcost, lambda = 0.05, n_trees = 6)
-  b <- miser(md$x, 10 * md$y + 3, cost = 7 * mcost, lambda = 0.05, n_trees = 6)
+  a <- miser(md$x, md$y, cost = mcost, cost_penalty = 0.05, max_steps = 6)
+  b <- miser(md$x, 10 * md$y + 3, cost = 7 * mcost, cost_penalty = 0.05, max_steps = 6)
   expect_equal(a$lambda_scaled, 0.05 * 0.5 * sum((md$y - mean(md$y))^2) / mean(mcost))
   expect_identical(a$trees[, c("tree", "column", "threshold", "left", "right")],
                    b$trees[, c("tree", "column", "threshold", "left", "right")])
@@ -91,7 +91,7 @@ test_that("no group is paid twice; the cumulative cost is recounted from the sto
     cst <- if (is.null(g)) mcost else gcost
     for (family in c("gaussian", "multinomial")) {
       y <- if (family == "gaussian") md$y else md$yk
-      fit <- miser(md$x, y, cost = cst, group = g, lambda = 0.002, n_trees = 12, depth = 2, family = family)
+      fit <- miser(md$x, y, cost = cst, group = g, cost_penalty = 0.002, max_steps = 12, depth = 2, family = family)
       labels <- names(cst)
       col_group <- if (is.null(g)) labels else g
       used_by_step <- lapply(0:12, function(t) {
@@ -119,14 +119,14 @@ test_that("larger lambda never increases the cost at a fixed number of trees, on
     rows <- sample(nrow(heart), 220)
     vapply(lambdas, function(l) {
       suppressWarnings(miser(diagnosis ~ ., data = heart[rows, ], cost = heart_cost, family = "binomial",
-                             lambda = l, n_trees = 30))$path$cost[31]
+                             cost_penalty = l, max_steps = 30))$path$cost[31]
     }, numeric(1))
   })
   sim_costs <- sapply(1:5, function(s) {
     set.seed(s)
     x <- matrix(rnorm(300 * 10), 300, 10)
     y <- x[, 1] + x[, 2] - x[, 3] + 0.5 * x[, 4] * x[, 5] + rnorm(300)
-    vapply(lambdas, function(l) miser(x, y, cost = 1:10, lambda = l, n_trees = 30)$path$cost[31], numeric(1))
+    vapply(lambdas, function(l) miser(x, y, cost = 1:10, cost_penalty = l, max_steps = 30)$path$cost[31], numeric(1))
   })
   for (m in list(rowMeans(heart_costs), rowMeans(sim_costs))) {
     expect_true(all(diff(m) <= 0))
@@ -135,7 +135,7 @@ test_that("larger lambda never increases the cost at a fixed number of trees, on
 })
 
 test_that("multinomial: one tree per class per iteration, probabilities sum to 1, types agree", {
-  fit <- miser(md$x, md$yk, cost = mcost, n_trees = 7, depth = 2, family = "multinomial")
+  fit <- miser(md$x, md$yk, cost = mcost, max_steps = 7, depth = 2, family = "multinomial")
   expect_s3_class(fit, "miser")
   expect_s3_class(fit, "anytime_fit")
   expect_identical(max(fit$trees$tree), 21L)
@@ -164,7 +164,7 @@ test_that("multinomial: one tree per class per iteration, probabilities sum to 1
 })
 
 test_that("binomial predict types agree and a budget picks the last step within it", {
-  fit <- miser(md$x, md$y01, cost = mcost, lambda = 0.01, n_trees = 20, depth = 2, family = "binomial")
+  fit <- miser(md$x, md$y01, cost = mcost, cost_penalty = 0.01, max_steps = 20, depth = 2, family = "binomial")
   newx <- sim_miser(20, 5, seed = 4)$x
   link <- predict(fit, newx)
   expect_identical(dim(link), c(20L, 21L))
@@ -187,7 +187,7 @@ test_that("binomial predict types agree and a budget picks the last step within 
 test_that("the anytime machinery works on miser fits: curves, timeliness, stop_cost, comparison, plot", {
   x <- sim_miser(90, 5, seed = 5)
   tr <- 1:60
-  fit <- miser(x$x[tr, ], x$y[tr], cost = mcost, lambda = 0.01, n_trees = 25, depth = 2)
+  fit <- miser(x$x[tr, ], x$y[tr], cost = mcost, cost_penalty = 0.01, max_steps = 25, depth = 2)
   cv <- anytime_curve(fit)
   expect_equal(cv$value, fit$path$r2)
   expect_equal(cv$cost, fit$path$cost)
@@ -209,12 +209,12 @@ test_that("the anytime machinery works on miser fits: curves, timeliness, stop_c
   expect_identical(cmp$table$method, c("CS-G-OMP", "Greedy Miser (lambda = 0.01)"))
   expect_equal(cmp$table$linear[2], curve_timeliness(test$cost, test$value, cmp$stop_cost))
   expect_equal(cmp$table$total_cost[2], max(fit$path$cost))
-  other <- miser(x$x[tr, ], x$y[tr] + 1, cost = mcost, n_trees = 5)
+  other <- miser(x$x[tr, ], x$y[tr] + 1, cost = mcost, max_steps = 5)
   expect_error(compare_sequences(list(omp, other)), "its response has another mean or variance")
 
   # classification fits compare across families on the same response
   hb <- suppressWarnings(miser(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost, family = "binomial",
-                               n_trees = 20))
+                               max_steps = 20))
   ho <- suppressWarnings(fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost))
   hc <- compare_sequences(list(ho, miser = hb), newdata = heart[201:303, ], metric = "auc")
   expect_identical(hc$table$method, c("CS-G-OMP", "miser"))
@@ -232,7 +232,7 @@ test_that("the anytime machinery works on miser fits: curves, timeliness, stop_c
 
 test_that("the formula interface pays one group per term and predicts from newdata", {
   fit <- suppressWarnings(miser(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost, family = "binomial",
-                                lambda = 0.03, n_trees = 15))
+                                cost_penalty = 0.03, max_steps = 15))
   expect_identical(names(fit$cost), names(heart_cost))
   expect_true(all(fit$sequence %in% names(heart_cost)))
   terms_used <- unique(fit$group[fit$trees$column[!is.na(fit$trees$column)]])
@@ -248,11 +248,11 @@ test_that("miser_path: each lambda's best validation iteration, recomputed from 
   x <- sim_miser(120, 5, seed = 6)
   tr <- 1:80
   lam <- c(0, 0.01, 0.1)
-  mp <- miser_path(x$x[tr, ], x$y[tr], cost = mcost, lambda = lam, newx = x$x[-tr, ], newy = x$y[-tr],
-                   n_trees = 20, depth = 2)
+  mp <- miser_path(x$x[tr, ], x$y[tr], cost = mcost, cost_penalty = lam, newx = x$x[-tr, ], newy = x$y[-tr],
+                   max_steps = 20, depth = 2)
   expect_s3_class(mp, "miser_path")
   for (i in seq_along(lam)) {
-    f <- miser(x$x[tr, ], x$y[tr], cost = mcost, lambda = lam[i], n_trees = 20, depth = 2)
+    f <- miser(x$x[tr, ], x$y[tr], cost = mcost, cost_penalty = lam[i], max_steps = 20, depth = 2)
     pr <- predict(f, x$x[-tr, ])
     sse <- colSums((x$y[-tr] - pr)^2)
     r2 <- 1 - sse / sse[1]
@@ -268,8 +268,8 @@ test_that("miser_path: each lambda's best validation iteration, recomputed from 
                        (fr$cost < fr$cost[i] | fr$value > fr$value[i]))
     expect_identical(fr$efficient[i], !dominated)
   }
-  cls <- miser_path(x$x[tr, ], x$y01[tr], cost = mcost, lambda = c(0, 0.05), newx = x$x[-tr, ],
-                    newy = x$y01[-tr], family = "binomial", n_trees = 10, depth = 2)
+  cls <- miser_path(x$x[tr, ], x$y01[tr], cost = mcost, cost_penalty = c(0, 0.05), newx = x$x[-tr, ],
+                    newy = x$y01[-tr], family = "binomial", max_steps = 10, depth = 2)
   expect_identical(cls$metric, "accuracy")
   expect_output(print(mp), "best iteration on the validation r2")
   grDevices::pdf(NULL)

@@ -85,7 +85,7 @@ test_that("at an earlier step, the methods equal a hand computation from coef()"
 
 test_that("miser fits: fitted and residuals from the trees' predictions", {
   d <- methods_data()
-  m <- miser(num ~ a + b + f, data = d, cost = c(a = 1, b = 2, f = 3), n_trees = 10, na.action = na.exclude)
+  m <- miser(num ~ a + b + f, data = d, cost = c(a = 1, b = 2, f = 3), max_steps = 10, na.action = na.exclude)
   p <- predict(m, newdata = d, step = 7)[, 1]
   expect_equal(unname(fitted(m, step = 7)), unname(p))
   expect_equal(unname(residuals(m, step = 7)), unname(d$num - p))
@@ -121,8 +121,8 @@ test_that("update() re-evaluates the stored call and equals the direct call", {
   x <- as.matrix(d[, c("a", "b")])
   mfit <- fgseq(x, d$num)
   expect_identical(coef(update(mfit, lambda = 1)), coef(fgseq(x, d$num, lambda = 1)))
-  m <- miser(x, d$num, cost = c(1, 2), n_trees = 5)
-  expect_identical(update(m, n_trees = 8)$path, miser(x, d$num, cost = c(1, 2), n_trees = 8)$path)
+  m <- miser(x, d$num, cost = c(1, 2), max_steps = 5)
+  expect_identical(update(m, max_steps = 8)$path, miser(x, d$num, cost = c(1, 2), max_steps = 8)$path)
   expect_error(formula(mfit), class = "fgseq_error")
 })
 

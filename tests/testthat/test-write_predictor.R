@@ -48,11 +48,11 @@ test_that("multinomial and Greedy Miser fits", {
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost, family = "multinomial", lambda = 1e-3)
   pred <- expect_scores_match(fit, d$x)
   expect_identical(pred$link, "softmax")
-  m <- miser(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost, family = "binomial", n_trees = 25, depth = 2)
+  m <- miser(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost, family = "binomial", max_steps = 25, depth = 2)
   pred <- expect_scores_match(m, newdata = heart[201:303, ])
   expect_identical(pred$model, "trees")
   s <- sim_miser()
-  mm <- miser(s$x, s$yk, cost = seq_len(ncol(s$x)), family = "multinomial", n_trees = 8, depth = 2)
+  mm <- miser(s$x, s$yk, cost = seq_len(ncol(s$x)), family = "multinomial", max_steps = 8, depth = 2)
   expect_scores_match(mm, s$x)
 })
 
