@@ -125,7 +125,7 @@ write_whole_file <- function(text, file) {
 # Numbers as JSON with 17 significant digits (jsonlite writes at most 15), read back as the same doubles.
 json_numbers <- function(v) {
   v <- as.double(v)
-  if (!all(is.finite(v))) stop("internal error: a non-finite number in the predictor", call. = FALSE)
+  if (!all(is.finite(v))) abort("internal error: a non-finite number in the predictor.", class = "internal")
   structure(paste0("[", paste(sprintf("%.17g", v), collapse = ","), "]"), class = "json")
 }
 json_number <- function(v) structure(sprintf("%.17g", as.double(v)), class = "json")

@@ -36,3 +36,14 @@ test_that("every plot method rejects an unknown argument and passes graphical pa
     expect_no_error(plot(objects[[name]], lwd = 2, cex = 0.8))
   }
 })
+
+test_that("predict() and coef() take budget and step only by their full names: s = is an unknown argument", {
+  fit <- fgseq(mtcars[, -1], mtcars$mpg, cost = seq_len(10))
+  m <- miser(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10), max_steps = 3, depth = 2)
+  expect_error(predict(fit, as.matrix(mtcars[, -1]), s = 2), "`s` (did you mean `step`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
+  expect_error(coef(fit, s = 2), class = "fgseq_error_unknown_argument")
+  expect_error(predict(m, as.matrix(mtcars[, -1]), s = 2), class = "fgseq_error_unknown_argument")
+  expect_error(predict(fit, as.matrix(mtcars[, -1]), b = 10), "`b` (did you mean `budget`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
+})
