@@ -61,3 +61,7 @@
     .Call(`_fgseq_first_missing_step_cpp`, x, column_step, max_step)
 }
 
+.group_lasso_path <- function(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio) {
+    .Call(`_fgseq_group_lasso_path_cpp`, z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio)
+}
+

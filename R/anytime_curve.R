@@ -44,6 +44,10 @@
 #'   non-negative relevance grades for `"ndcg"`.
 #' @param newoffset For a fit with an offset and test data in `newx`: the offset of the new rows, as for
 #'   [predict.fgseq()] (a formula fit takes it from `newdata`).
+#' @param weights `NULL` or a numeric vector of non-negative weights, one per test row: the metric is
+#'   then weighted (weighted sums of squares or deviances for `"r2"`, weighted means for `"mse"`,
+#'   `"accuracy"` and `"logloss"`, each pair of classes weighted by the product of its weights for
+#'   `"auc"`; not for `"ndcg"`). Only with test data.
 #' @param ... Not used (an unknown argument is an error).
 #' @return A data frame with one row per step `k = 0..K` and columns `step`, `group` (the group added
 #'   at that step, NA at step 0), `cost` (cumulative cost `C_k`, in the cost units of the fit) and
@@ -55,7 +59,8 @@
 #'   `"accuracy"` is asked for a factor of more than two levels of a fit that predicts one number per
 #'   row; when `"auc"` sees a single class; when `"ndcg"` has no `query`, a `query` of the wrong length
 #'   or with NA, a query of a single document, no document of positive grade, or a `k` that is not a
-#'   whole number `>= 1`; and as [predict.fgseq()] for `newx`/`newdata`.
+#'   whole number `>= 1`; when `weights` are not non-negative numbers, one per test row, or come with
+#'   `"ndcg"`; and as [predict.fgseq()] for `newx`/`newdata`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #'
@@ -83,12 +88,13 @@ anytime_curve <- function(object, ...) UseMethod("anytime_curve")
 #' @rdname anytime_curve
 #' @export
 anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
-                                      newdata = NULL, newoffset = NULL, ...) {
+                                      newdata = NULL, newoffset = NULL, weights = NULL, ...) {
   check_dots(...)
   metric <- check_metric(metric)
   path <- object$path
   if (is.null(newx) && is.null(newdata)) {
     if (!is.null(newy)) abort("give `newx` (or `newdata`) with `newy`.")
+    if (!is.null(weights)) abort("`weights` weigh test rows: give them with `newx` and `newy` (or `newdata`).")
     if (metric != "r2") {
       abort("metric \"", metric, "\" needs test data: give `newx` and `newy` (or `newdata`); without them ",
             "the curve is the training r2 of the path.")
@@ -105,7 +111,12 @@ anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric =
       check_ndcg_relevance(y, query)
     }
     if (metric == "auc") check_two_classes(y, metric)
-    value <- metric_values(metric, y, step_predictions(object, x, if (is.null(d$offset)) newoffset else d$offset), object$family, query, k)
+    if (!is.null(weights)) {
+      if (metric == "ndcg") abort("`weights` cannot be used with metric = \"ndcg\".", class = "input")
+      weights <- check_weights(weights, nrow(x))
+    }
+    value <- metric_values(metric, y, step_predictions(object, x, if (is.null(d$offset)) newoffset else d$offset),
+                           object$family, query, k, weights)
     data <- "test"
   }
   new_curve(path$step, path$group, path$cost, value, metric, data, k)

@@ -65,8 +65,16 @@
 #'   reported in `timeliness`.
 #' @param stop_cost `NULL` (see above) or a positive number in cost units: the stopping cost `B`.
 #' @param progress Logical: show a progress bar (through the cli package), advanced once per `lambda`.
-#' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, `family`, ...;
-#'   not `weights` or `offset`, which the folds would have to split: an unknown-argument error). Warnings about constant columns of a training fold (class `fgseq_warning_constant`) are not
+#' @param weights `NULL` or a numeric vector of `n` non-negative observation weights, as for [fgseq()]:
+#'   each fold is fitted with the weights of its training rows and its held-out metric is weighted by
+#'   those of its test rows (see `weights` of [anytime_curve()]; not with `metric = "ndcg"`). For the
+#'   formula method evaluated in `data`, then in the formula's environment.
+#' @param offset `NULL`, a numeric vector of `n` values or an `n x P` matrix added to the linear
+#'   predictor, as for [fgseq()]: each fold is fitted with the offsets of its training rows and predicts
+#'   its test rows with theirs. For the formula method evaluated in `data` and added to the formula's
+#'   `offset()` terms.
+#' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, `family`, ...).
+#'   Warnings about constant columns of a training fold (class `fgseq_warning_constant`) are not
 #'   repeated for every fold.
 #' @return An object of class `"cv_fgseq"`, a list with the components of `cv.glmnet` objects:
 #' * `lambda`: the grid (length `L`); `cvm`, `cvsd`: numeric vectors of length `L`, the mean CV
@@ -93,9 +101,10 @@
 #' @section Errors: Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is not a
 #'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
 #'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
-#'   when `seed` is not a single number; when `stop_cost` is not a positive number; as [anytime_curve()]
+#'   when `seed` is not a single number; when `stop_cost` is not a positive number; when `weights` come
+#'   with `metric = "ndcg"`; as [anytime_curve()]
 #'   for `metric`, `query` and `k` (with `query` checked on all rows); and as [fgseq()] for `x`, `y`,
-#'   `group`, `cost`, the arguments in `...` and the fits of the folds.
+#'   `group`, `cost`, `weights`, `offset`, the arguments in `...` and the fits of the folds.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #'
@@ -118,7 +127,8 @@ cv_fgseq <- function(x, ...) UseMethod("cv_fgseq")
 #' @export
 cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nlambda = 15, nfolds = 10,
                              foldid = NULL, metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
-                             interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE, ...) {
+                             interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE,
+                             weights = NULL, offset = NULL, ...) {
   check_dots(..., forwarded = cv_forwarded())
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
@@ -147,24 +157,37 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   }
   nfolds <- max(foldid)
 
+  if (!is.null(weights) && metric == "ndcg") {
+    abort("`weights` cannot be used with metric = \"ndcg\" (a ranking metric of whole queries).", class = "input")
+  }
   L <- length(lambda)
   fits <- vector("list", L)
   ref <- which.min(lambda)
-  fits[[ref]] <- fgseq(x, y, group, cost, lambda = lambda[ref], ...)
+  # the fit on all rows checks weights and offset (their values, their length) before the folds
+  fits[[ref]] <- fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...)
+  weights <- fits[[ref]]$weights
+  offset <- fits[[ref]]$offset
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
   if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
   fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
+  # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
+  # theirs (the held-out metric weighted as the fit's loss is)
   fold_curve <- function(l, f) {
     test <- foldid == f
     fit <- quiet_constant(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
-                                                 lambda = lambda[l]), fit_args)))
+                                                 lambda = lambda[l], weights = weights[!test],
+                                                 offset = if (!is.null(offset)) take_rows(offset, !test)),
+                                            fit_args)))
     anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                  query = if (metric == "ndcg") query[test], k = k)
+                  query = if (metric == "ndcg") query[test], k = k,
+                  newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
   }
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
-    if (is.null(fits[[l]])) fits[[l]] <- fgseq(x, y, group, cost, lambda = lambda[l], ...)
+    if (is.null(fits[[l]])) {
+      fits[[l]] <- fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)
+    }
     if (progress) cli::cli_progress_update(id = bar)
   }
   if (progress) cli::cli_progress_done(id = bar)
@@ -205,12 +228,14 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
 #'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
 #'   or [stats::na.exclude()].
 #' @export
-cv_fgseq.formula <- function(x, data, subset, na.action, cost = NULL, needs = NULL, ...) {
-  check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)), c("x", "y", "group", "cost", "...")),
+cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
+                                        c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))
-  d <- model_design(match.call(), parent.frame(), allowed = character(0))
+  d <- model_design(match.call(), parent.frame())
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs, ...)
+  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                         weights = d$weights, offset = d$offset, ...)
   cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
@@ -219,8 +244,7 @@ cv_fgseq.formula <- function(x, data, subset, na.action, cost = NULL, needs = NU
 }
 
 # The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets
-# (the data, the ridge constant) and the observation weights and offsets, which the folds would have to
-# split (not supported).
+# (the data, the ridge constant) or splits between the folds (the observation weights and offsets).
 cv_forwarded <- function() {
   setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "..."))
 }

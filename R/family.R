@@ -26,8 +26,8 @@
 #   deviance  function(y, mu, w): the deviance of fitted means mu (training rows, prior weights w);
 #   loglik    function(y, mu, w, coefs): list(value, df), or NULL when the family has no likelihood
 #             (both default to the stats family's: its deviance residuals and aic());
-#   test_deviance function(y, p): the deviance of predictions p on test data (clipped away from the
-#             boundary), for the test r2 of the GLM families; NULL for least squares;
+#   test_deviance function(y, p, w = 1): the deviance of predictions p on test data (clipped away from
+#             the boundary; rows weighted by w), for the test r2 of the GLM families; NULL for least squares;
 #   boundary  NULL, or function(mu): NULL, or what glm() would warn about fitted means at lambda = 0.
 new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = FALSE, metric = "r2",
                        newy = c(r2 = "numeric", mse = "numeric"), json_link = link, numeric_classes = NULL,
@@ -100,9 +100,9 @@ fgseq_families <- list(
       list(y = matrix(y01), classes = classes, responses = classes[2L])
     },
     values = function(y) if (!all(y %in% c(0, 1))) "`y` must be 0/1 for family = \"binomial\".",
-    test_deviance = function(y, p) {
+    test_deviance = function(y, p, w = 1) {
       p <- pmin(pmax(p, 1e-15), 1 - 1e-15)
-      -2 * sum(y * log(p) + (1 - y) * log(1 - p))
+      -2 * sum(w * (y * log(p) + (1 - y) * log(1 - p)))
     },
     boundary = function(mu) if (any(mu < boundary_eps | mu > 1 - boundary_eps)) "probabilities numerically 0 or 1"),
 
@@ -135,11 +135,11 @@ fgseq_families <- list(
     loglik = function(y, mu, w, coefs) {
       list(value = sum(w * rowSums(ifelse(y > 0, y * log(mu), 0))), df = coefs * (ncol(y) - 1L))
     },
-    test_deviance = function(y, p) {
+    test_deviance = function(y, p, w = 1) {
       if (!is.matrix(p) || ncol(p) != nlevels(y)) {
         abort("metric \"r2\" of a multinomial fit needs one predicted probability per level of `newy`.")
       }
-      -2 * sum(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+      -2 * sum(w * log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
     }),
 
   poisson = new_family(
@@ -159,9 +159,9 @@ fgseq_families <- list(
     values = function(y) {
       if (any(y < 0 | y != round(y))) "`y` must be non-negative whole counts for family = \"poisson\"."
     },
-    test_deviance = function(y, mu) {
+    test_deviance = function(y, mu, w = 1) {
       mu <- pmax(mu, 1e-15)
-      2 * sum(ifelse(y > 0, y * log(y / mu), 0) - (y - mu))
+      2 * sum(w * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)))
     },
     boundary = function(mu) if (any(mu < boundary_eps)) "means numerically 0"),
 

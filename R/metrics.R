@@ -35,8 +35,10 @@ as_step_prediction <- function(p) {
   p
 }
 
-# The metric at every step: a numeric vector of length K + 1.
-metric_values <- function(metric, y, preds, family = NULL, query = NULL, k = 5) {
+# The metric at every step: a numeric vector of length K + 1. `weights`: NULL or one non-negative
+# weight per row (every metric but "ndcg" is then weighted: sums of squares and deviances weighted,
+# means weighted, AUC over pairs weighted by the product of their weights).
+metric_values <- function(metric, y, preds, family = NULL, query = NULL, k = 5, weights = NULL) {
   one <- function(f) vapply(preds, f, numeric(1))
   if (is.matrix(y) && !identical(dim(y), dim(as.matrix(preds[[1L]])))) {
     abort("`newy` must have one column per response of the fit (", NCOL(preds[[1L]]), "); it has ",
@@ -44,51 +46,71 @@ metric_values <- function(metric, y, preds, family = NULL, query = NULL, k = 5) 
   }
   switch(metric,
     r2 = if (family_def(family)$linear) {
-      sse <- one(function(p) sum((y - p)^2))
+      sse <- one(function(p) sum(row_weighted((y - p)^2, weights)))
       1 - sse / sse[1L]
     } else {
-      deviance_r2(y, preds, family)
+      deviance_r2(y, preds, family, weights)
     },
-    mse = one(function(p) mse_value(y, p)),
-    accuracy = one(function(p) accuracy_value(y, p)),
+    mse = one(function(p) mse_value(y, p, weights)),
+    accuracy = one(function(p) accuracy_value(y, p, weights)),
     ndcg = one(function(p) ndcg_value(y, p, query, k)),
-    logloss = one(function(p) logloss_value(y, p)),
-    auc = one(function(p) auc_value(y, p)))
+    logloss = one(function(p) logloss_value(y, p, weights)),
+    auc = one(function(p) auc_value(y, p, weights)))
+}
+
+# Row values (a vector, or a matrix with one row per observation) times the rows' weights (NULL: as
+# they are).
+row_weighted <- function(v, weights) if (is.null(weights)) v else v * weights
+
+# The mean of the rows' values (summed over the columns of a matrix, divided by its number of
+# columns), weighted by `weights` when given.
+weighted_mean <- function(v, weights) {
+  if (is.null(weights)) return(mean(v))
+  sum(row_weighted(v, weights)) / (sum(weights) * NCOL(v))
 }
 
 # Mean squared error (over all entries for a multi-column response); for class probabilities (an
 # n x L matrix) and a factor response, the multi-class Brier score.
-mse_value <- function(y, p) {
-  if (is.matrix(y)) return(mean((y - p)^2))
-  if (is.matrix(p)) return(mean(rowSums((stats::model.matrix(~ y + 0) - p)^2)))
-  mean((y - p)^2)
+mse_value <- function(y, p, weights = NULL) {
+  if (is.matrix(y)) return(weighted_mean((y - p)^2, weights))
+  if (is.matrix(p)) return(weighted_mean(rowSums((stats::model.matrix(~ y + 0) - p)^2), weights))
+  weighted_mean((y - p)^2, weights)
 }
 
 # Accuracy: a prediction above 0.5 is class 1 (0/1 response); for class probabilities (n x L matrix)
 # the class of largest probability, the first one on ties, against the factor levels in order.
-accuracy_value <- function(y, p) {
+accuracy_value <- function(y, p, weights = NULL) {
   if (is.matrix(p)) {
     if (!is.factor(y) || nlevels(y) != ncol(p)) {
       abort("metric \"accuracy\": the fit predicts ", ncol(p), " class probabilities; `newy` must be a ",
             "factor with as many levels.")
     }
-    return(mean(max.col(p, ties.method = "first") == as.integer(y)))
+    return(weighted_mean(max.col(p, ties.method = "first") == as.integer(y), weights))
   }
   if (is.factor(y)) {
     abort("metric \"accuracy\" with a factor of ", nlevels(y), " levels needs a fit that predicts one ",
           "probability per class; this fit predicts a single number per row.")
   }
-  mean(as.numeric(p > 0.5) == y)
+  weighted_mean(as.numeric(p > 0.5) == y, weights)
 }
 
 # Log-loss (mean negative log-likelihood of a 0/1 response), probabilities clipped to [eps, 1 - eps].
-logloss_value <- function(y, p, eps = 1e-15) {
+logloss_value <- function(y, p, weights = NULL, eps = 1e-15) {
   p <- pmin(pmax(p, eps), 1 - eps)
-  -mean(y * log(p) + (1 - y) * log(1 - p))
+  -weighted_mean(y * log(p) + (1 - y) * log(1 - p), weights)
 }
 
 # Area under the ROC curve by the rank (Mann-Whitney) formula, ties counted one half.
-auc_value <- function(y, p) {
+auc_value <- function(y, p, weights = NULL) {
+  if (!is.null(weights)) {
+    # weighted pairs: each (class 1, class 0) pair counts the product of its weights
+    u <- sort(unique(p))
+    at <- match(p, u)
+    pos <- y == 1
+    w0 <- vapply(split(weights[!pos], factor(at[!pos], levels = seq_along(u))), sum, numeric(1))
+    below <- cumsum(w0) - w0
+    return(sum(weights[pos] * (below[at[pos]] + w0[at[pos]] / 2)) / (sum(weights[pos]) * sum(weights[!pos])))
+  }
   r <- rank(p, ties.method = "average")
   n1 <- sum(y == 1)
   n0 <- length(y) - n1
@@ -116,13 +138,14 @@ ndcg_query <- function(rel, score, k) {
 # Fraction of deviance explained, 1 - dev_k / dev_0, for the GLM families (dev_0: the step-0 model), by
 # the family's `test_deviance`: binomial dev = -2 sum(y log p + (1 - y) log(1 - p)); Poisson
 # dev = 2 sum(y log(y / mu) - (y - mu)); multinomial (n x L probabilities, y a factor)
-# dev = -2 sum log p_{i, y_i}. Predictions are clipped away from 0 (and 1) by 1e-15.
-deviance_r2 <- function(y, preds, family) {
+# dev = -2 sum log p_{i, y_i}. Predictions are clipped away from 0 (and 1) by 1e-15. Rows weighted by
+# `weights` when given.
+deviance_r2 <- function(y, preds, family, weights = NULL) {
   dev <- fgseq_families[[family]]$test_deviance
   if (is.null(dev)) {
     abort("metric \"r2\" is not available for family \"", family, "\"; use \"mse\" or another metric.")
   }
-  d <- vapply(preds, function(p) dev(y, p), numeric(1))
+  d <- vapply(preds, function(p) dev(y, p, if (is.null(weights)) 1 else weights), numeric(1))
   1 - d / d[1L]
 }
 

@@ -1,15 +1,20 @@
-## Benchmark of the Sparse baseline, sparse_sequence(): the cost-weighted group lasso path (plain-R
-## block coordinate descent on the whitened groups, each group's entry located by Brent's method) and
-## the prefix refits, against grpreg's compiled group lasso path on the same standardized columns, the
-## same number of lambda values and multipliers scaled to at least sqrt(group size) (where grpreg's
-## path is right). Times are the best of `reps` runs in one R session; the ratio is fgseq / grpreg.
+## Benchmark of the Sparse baseline, sparse_sequence(): the cost-weighted group lasso path (block
+## coordinate descent on the whitened groups, each group's entry located by Brent's method) by the
+## package's core (grouplasso.hpp), against the same algorithm in plain R (tests/testthat/helper-glasso-r.R,
+## the test reference and the package's solver before the core had one) and against grpreg's compiled
+## group lasso path on the same standardized columns, the same lambda values and multipliers scaled to at
+## least sqrt(group size) (where grpreg's path is right). Times are the best of `reps` runs in one R
+## session: `sparse_sequence` is the whole call (whitening, path, prefix refits), `core`, `plain_R` and
+## `grpreg` the path alone; the ratios are core / grpreg and plain_R / core.
 ##
 ## Usage (from the package root, with fgseq, grpreg and MASS installed):
 ##   Rscript bench/bench-sparse-sequence.R            # heart, Boston (cubic groups), synthetic 2000 x 500
 ##   Rscript bench/bench-sparse-sequence.R 3          # best of 3 runs
+## The plain-R solver is timed once (not best of `reps`) on the synthetic data, where it takes longest.
 
 suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
+source("tests/testthat/helper-glasso-r.R")
 bench_header(c("fgseq", "grpreg"))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1L) as.integer(args[[1L]]) else 1L
@@ -47,17 +52,23 @@ synthetic_data <- function(n = 2000, G = 100, size = 5) {
 
 rows <- list()
 for (d in list(heart_data(), boston_data(), synthetic_data())) {
-  t_fgseq <- best_of(sp <- sparse_sequence(d$x, d$y, d$group, d$cost, nlambda = 100))
+  t_call <- best_of(sp <- sparse_sequence(d$x, d$y, d$group, d$cost, nlambda = 100))
   wh <- fgseq:::whiten_groups_r(d$x, d$group, unique(d$group))
   live <- names(sp$group_lasso$multiplier)
-  m <- sp$group_lasso$multiplier
+  m <- unname(sp$group_lasso$multiplier)
+  z <- do.call(cbind, unname(wh$z[live]))
+  t_core <- best_of(fgseq:::.group_lasso_path(z, unname(wh$rank[live]), d$y, numeric(0), numeric(0), m,
+                                              "gaussian", 100L, 1e-4))
+  prob <- glasso_problem(unname(wh$z[live]), d$y, m, "gaussian")
+  t_r <- system.time(glasso_path(prob, 100L, 1e-4), gcFirst = TRUE)[["elapsed"]]
   s <- max(sqrt(wh$rank[live]) / m)
   cols <- unlist(wh$cols[live])
   gidx <- rep(seq_along(live), lengths(wh$cols[live]))
   t_grpreg <- best_of(grpreg::grpreg(wh$xs[, cols], d$y, group = gidx, penalty = "grLasso",
-                                     group.multiplier = unname(m * s), lambda = sp$group_lasso$lambda / s))
-  rows[[length(rows) + 1L]] <- data.frame(data = d$name, fgseq_s = t_fgseq, grpreg_s = t_grpreg,
-                                          ratio = t_fgseq / t_grpreg)
+                                     group.multiplier = m * s, lambda = sp$group_lasso$lambda / s))
+  rows[[length(rows) + 1L]] <- data.frame(data = d$name, sparse_sequence_s = t_call, core_s = t_core,
+                                          plain_R_s = t_r, grpreg_s = t_grpreg, core_vs_grpreg = t_core / t_grpreg,
+                                          plain_R_vs_core = t_r / t_core)
 }
 print(do.call(rbind, rows), digits = 3, row.names = FALSE)
 cat("\nload average after (1, 5, 15 min):", load_average(), "\n")

@@ -235,6 +235,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// group_lasso_path_cpp
+Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes, const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w, const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m, const std::string& family, int nlambda, double lambda_min_ratio);
+RcppExport SEXP _fgseq_group_lasso_path_cpp(SEXP zSEXP, SEXP sizesSEXP, SEXP ySEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP mSEXP, SEXP familySEXP, SEXP nlambdaSEXP, SEXP lambda_min_ratioSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type z(zSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type sizes(sizesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type m(mSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< int >::type nlambda(nlambdaSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda_min_ratio(lambda_min_ratioSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_lasso_path_cpp(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
@@ -252,6 +271,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_glm_refit_path_cpp", (DL_FUNC) &_fgseq_glm_refit_path_cpp, 9},
     {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
+    {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},
     {NULL, NULL, 0}
 };
 

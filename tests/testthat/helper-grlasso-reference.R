@@ -110,14 +110,14 @@ ref_gl_entry <- function(x, y, group, cost, family = "gaussian", nlambda = 200, 
 # `beta`, intercept `a0`), in the reference's own whitening: for a zero group
 # ||Z_g' (y - mu)|| / n <= lambda m_g, for a non-zero group Z_g' (y - mu) / n = lambda m_g b_g / ||b_g||
 # with b_g its whitened coefficients. Returns the largest violation relative to lambda m_g, and the
-# intercept's score sum(y - mu) / n (0 at an optimum).
-ref_gl_kkt <- function(x, y, group, cost, beta, a0, lambda, family = "gaussian") {
+# intercept's score sum(y - mu) / n (0 at an optimum). `offset`: added to the linear predictor.
+ref_gl_kkt <- function(x, y, group, cost, beta, a0, lambda, family = "gaussian", offset = 0) {
   z <- ref_gl_groups(x, group)
   fam <- ref_gl_family(family)
   labels <- names(z)
   m <- cost[labels] / mean(cost[labels])
   n <- length(y)
-  eta <- a0 + drop(x %*% beta)
+  eta <- offset + a0 + drop(x %*% beta)
   r <- y - fam$mu(eta)
   st <- ref_standardize(x)
   worst <- 0

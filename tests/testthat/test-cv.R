@@ -162,7 +162,13 @@ test_that("the formula method equals the matrix method and predicts from new dat
   expect_identical(cu$fgseq.fit[[1]]$cost_unit, "CAD")
   expect_identical(cu$fgseq.fit[[1]]$method, "fr")
   expect_identical(cu$fgseq.fit[[2]]$nobs, 150L)
-  expect_error(cv_fgseq(diagnosis ~ age, data = heart, weights = age), class = "fgseq_error_unknown_argument")
+  # weights and offset are evaluated in data (an unknown-argument error before they were supported)
+  cw <- cv_fgseq(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], weights = age / 50,
+                 lambda = c(1, 1e-6), nfolds = 3, seed = 1, progress = FALSE)
+  cwm <- cv_fgseq(as.matrix(heart[c("age", "sex")]), heart$diagnosis, cost = heart_cost[c("age", "sex")],
+                  weights = heart$age / 50, lambda = c(1, 1e-6), nfolds = 3, seed = 1, progress = FALSE)
+  expect_equal(cw$cvm, cwm$cvm)
+  expect_error(cv_fgseq(diagnosis ~ age, data = heart, wieghts = age), class = "fgseq_error_unknown_argument")
   xnew <- model.matrix(diagnosis ~ age + sex + cp + chol, heart[151:155, ])[, -1]
   expect_equal(predict(cf, newdata = heart[151:155, ], budget = 3), predict(cm, xnew, budget = 3))
 })
@@ -234,4 +240,57 @@ test_that("a bad seed", {
 
 test_that("a bad progress flag", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, progress = NA), "`progress` must be TRUE or FALSE")
+})
+
+test_that("weights and offsets reach each fold's fit and weigh and shift its held-out predictions", {
+  set.seed(21)
+  n <- 90
+  x <- matrix(rnorm(n * 4), n, 4, dimnames = list(NULL, paste0("x", 1:4)))
+  o <- rnorm(n, sd = 0.3)
+  w <- runif(n, 0.3, 2)
+  y <- rpois(n, exp(0.2 + o + 0.5 * x[, 1] - 0.3 * x[, 3]))
+  fold <- rep(1:3, length.out = n)
+  lam <- c(0.5, 1e-6)
+  cost <- c(x1 = 1, x2 = 2, x3 = 3, x4 = 4)
+  cv <- cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "poisson", weights = w, offset = o,
+                 progress = FALSE)
+  ref <- fgseq(x, y, cost = cost, lambda = lam[2], family = "poisson", weights = w, offset = o)
+  expect_equal(coef(cv$fgseq.fit[[2]]), coef(ref))
+  r2 <- ref$path$r2
+  B <- ref$path$cost[which(r2 >= 0.97 * r2[length(r2)])[1]]
+  expect_equal(cv$stop_cost, B)
+  for (l in seq_along(lam)) {
+    lin <- numeric(3)
+    for (f in 1:3) {
+      tr <- fold != f
+      fit <- fgseq(x[tr, ], y[tr], cost = cost, lambda = lam[l], family = "poisson", weights = w[tr], offset = o[tr])
+      K <- length(fit$sequence)
+      # held-out means by hand: exp(offset + a0 + x beta) at every step
+      mu <- sapply(seq_len(K + 1), function(k) exp(o[!tr] + fitted_at(fit$beta, fit$a0, x[!tr, ], k)))
+      yt <- y[!tr]
+      dev <- apply(mu, 2, function(m) 2 * sum(w[!tr] * (ifelse(yt > 0, yt * log(yt / m), 0) - (yt - m))))
+      C <- unname(cumsum(c(0, cost[fit$sequence])))
+      lin[f] <- ref_timeliness(C, 1 - dev / dev[1], B, "linear")
+    }
+    expect_equal(cv$timeliness$linear[l], mean(lin))
+    expect_equal(cv$timeliness$linear_se[l], sd(lin) / sqrt(3))
+  }
+  expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "poisson", weights = -w),
+               "`weights` must be non-negative")
+  expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, metric = "ndcg", query = fold, weights = w),
+               "`weights` cannot be used with metric = \"ndcg\"")
+})
+
+test_that("weighted held-out metrics are those of repeated rows", {
+  set.seed(22)
+  x <- matrix(rnorm(200 * 3), 200, 3)
+  y <- as.numeric(x[, 1] + rnorm(200) > 0)
+  fit <- fgseq(x[1:120, ], y[1:120], family = "binomial")
+  w <- sample(0:3, 80, replace = TRUE)
+  rows <- rep(121:200, w)
+  for (metric in c("r2", "mse", "accuracy", "logloss", "auc")) {
+    expect_equal(anytime_curve(fit, x[121:200, ], y[121:200], metric = metric, weights = w)$value,
+                 anytime_curve(fit, x[rows, ], y[rows], metric = metric)$value, tolerance = 1e-12)
+  }
+  expect_error(anytime_curve(fit, weights = w), "`weights` weigh test rows")
 })

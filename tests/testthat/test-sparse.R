@@ -84,6 +84,127 @@ test_that("the path satisfies the group lasso's optimality conditions at every l
   }
 })
 
+# The core's solver (grouplasso.hpp) and the plain-R one (helper-glasso-r.R) on the same whitened groups:
+# the same grid, entry lambdas to the solver's tolerance, coefficients and intercepts along the path.
+expect_same_path <- function(both) {
+  expect_equal(both$cpp$lambda, both$r$lambda, tolerance = 1e-12)
+  expect_identical(is.na(both$cpp$entry), is.na(both$r$entry))
+  expect_equal(both$cpp$entry, both$r$entry, tolerance = 1e-9)
+  scale <- max(abs(both$r$b), 1)
+  expect_lt(max(abs(both$cpp$b - both$r$b)) / scale, 1e-7)
+  expect_equal(both$cpp$a0, both$r$a0, tolerance = 1e-8)
+  expect_equal(both$cpp$kkt, both$r$kkt, tolerance = 1e-7)
+}
+
+test_that("the core's group lasso path is the plain-R solver's: heart (gaussian, binomial, poisson)", {
+  d <- heart_design()
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, nlambda = 40))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", nlambda = 40))
+  # poisson: the number of major vessels coloured (ca, 0 to 3) from the other variables
+  x <- d$x[, !grepl("^ca$", colnames(d$x))]
+  grp <- d$group[d$group != "ca"]
+  expect_same_path(glasso_both(x, heart$ca, grp, d$cost, "poisson", nlambda = 40))
+})
+
+# (the plain-R solver takes minutes for the GLM families on Boston: gaussian only there)
+test_that("the core's group lasso path is the plain-R solver's: Boston with cubic groups", {
+  skip_if_not_installed("MASS")
+  d <- boston_design()
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, nlambda = 40))
+})
+
+test_that("the core's group lasso path is the plain-R solver's with weights and an offset", {
+  d <- heart_design()
+  set.seed(11)
+  w <- runif(nrow(d$x), 0.2, 3)
+  o <- rnorm(nrow(d$x), sd = 0.3)
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, weights = w, offset = o, nlambda = 30))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", weights = w, offset = o, nlambda = 30))
+  x <- d$x[, colnames(d$x) != "ca"]
+  expect_same_path(glasso_both(x, heart$ca, d$group[d$group != "ca"], d$cost, "poisson", weights = w,
+                               offset = o, nlambda = 30))
+})
+
+test_that("whole-number weights give the path and the fit of repeated rows", {
+  d <- heart_design()
+  set.seed(12)
+  w <- sample(0:3, nrow(d$x), replace = TRUE)
+  rows <- rep(seq_len(nrow(d$x)), w)
+  for (family in c("gaussian", "binomial")) {
+    sw <- suppressWarnings(sparse_sequence(d$x, d$y, d$group, d$cost, family = family, weights = w, nlambda = 30))
+    sr <- suppressWarnings(sparse_sequence(d$x[rows, ], d$y[rows], d$group, d$cost, family = family, nlambda = 30))
+    expect_identical(sw$sequence, sr$sequence)
+    expect_equal(sw$group_lasso$entry_lambda, sr$group_lasso$entry_lambda, tolerance = 1e-8)
+    expect_equal(sw$group_lasso$beta, sr$group_lasso$beta, tolerance = 1e-6)
+    expect_equal(sw$group_lasso$a0, sr$group_lasso$a0, tolerance = 1e-6)
+    expect_equal(sw$path$r2, sr$path$r2, tolerance = 1e-8)
+  }
+})
+
+test_that("a gaussian offset is the path of y - offset", {
+  set.seed(13)
+  o <- rnorm(nrow(sd1$x))
+  so <- sparse_sequence(sd1$x, sd1$y + o, sd1$group, sd1$cost, offset = o)
+  sy <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost)
+  expect_identical(so$sequence, sy$sequence)
+  expect_equal(so$group_lasso$entry_lambda, sy$group_lasso$entry_lambda, tolerance = 1e-9)
+  expect_equal(so$group_lasso$beta, sy$group_lasso$beta, tolerance = 1e-7)
+  expect_equal(so$group_lasso$a0, sy$group_lasso$a0, tolerance = 1e-7)
+})
+
+test_that("with weights and an offset the path's end is the weighted least squares fit, the refit glm()'s", {
+  set.seed(14)
+  n <- nrow(sd1$x)
+  w <- runif(n, 0.5, 2)
+  o <- rnorm(n, sd = 0.2)
+  # gaussian: at the end of a path down to 1e-6 lambda_max the penalty shifts the coefficients by
+  # about 1e-6 of their size
+  sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, weights = w, offset = o, nlambda = 20,
+                        lambda_min_ratio = 1e-6)
+  ref <- lm(sd1$y ~ sd1$x, weights = w, offset = o)
+  gl <- sp$group_lasso
+  expect_equal(unname(gl$beta[, 20]), unname(coef(ref)[-1]), tolerance = 1e-4)
+  expect_equal(gl$a0[20], unname(coef(ref)[1]), tolerance = 1e-4)
+  # poisson: the refit of the whole sequence is glm()'s fit
+  y <- rpois(n, exp(o + 0.3 * drop(scale(sd1$x[, 1])) - 0.2 * drop(scale(sd1$x[, 4]))))
+  sp <- sparse_sequence(sd1$x, y, sd1$group, sd1$cost, family = "poisson", weights = w, offset = o,
+                        lambda = 0, nlambda = 20)
+  ref <- glm(y ~ sd1$x, family = poisson(), weights = w, offset = o)
+  expect_equal(unname(coef(sp, step = length(sp$sequence))[, 1]), unname(coef(ref)), tolerance = 1e-7)
+  # unit weights, an offset: the optimality conditions along the path, by the independent reference
+  sp1 <- sparse_sequence(sd1$x, y, sd1$group, sd1$cost, family = "poisson", offset = o, nlambda = 20)
+  for (k in seq_along(sp1$group_lasso$lambda)) {
+    kkt <- ref_gl_kkt(sd1$x, y, sd1$group, sd1$cost, sp1$group_lasso$beta[, k], sp1$group_lasso$a0[k],
+                      sp1$group_lasso$lambda[k], "poisson", offset = o)
+    expect_lt(kkt[["worst"]], 1e-8)
+    expect_lt(abs(kkt[["intercept"]]), 1e-8)
+  }
+})
+
+test_that("the formula method evaluates weights, offset, offset() terms and subset in data", {
+  h <- heart
+  h$w <- rep(c(1, 2, 0.5), length.out = nrow(h))
+  h$e <- exp(rnorm(nrow(h), sd = 0.2))
+  h$o <- log(h$e) / 2
+  sf <- sparse_sequence(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, cost = heart_cost,
+                        family = "poisson", weights = w, offset = o, subset = age > 40, lambda = 0)
+  keep <- h$age > 40
+  mm <- model.matrix(ca ~ age + sex + cp + thalach, h[keep, ])
+  grp <- c("age", "sex", "cp", "cp", "cp", "thalach")
+  sm <- sparse_sequence(mm[, -1], h$ca[keep], grp, heart_cost[unique(grp)], family = "poisson", weights = h$w[keep],
+                        offset = log(h$e[keep]) + h$o[keep], lambda = 0)
+  expect_identical(sf$sequence, sm$sequence)
+  expect_equal(sf$group_lasso$entry_lambda, sm$group_lasso$entry_lambda)
+  expect_equal(nobs(sf), sum(keep))
+  ref <- glm(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, family = poisson(), weights = w,
+             offset = o, subset = age > 40)
+  expect_equal(unname(coef(sf, step = 4)[, 1]), unname(coef(ref)), tolerance = 1e-7)
+  # new data: the offset() term and `offset` evaluated in newdata, as predict.glm() does
+  expect_equal(unname(predict(sf, newdata = h[1:20, ], step = 4)[, 1]),
+               unname(predict(ref, newdata = h[1:20, ])), tolerance = 1e-7)
+  expect_error(sparse_sequence(ca ~ age, data = h, weights = -w, family = "poisson"), "`weights` must be non-negative")
+})
+
 test_that("grpreg agrees once every multiplier is at least sqrt(group size)", {
   skip_if_not_installed("grpreg")
   # grpreg 3.6.0 screens against lambda * sqrt(K_g) whatever the multipliers: scaled multipliers

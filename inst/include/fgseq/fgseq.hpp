@@ -9,7 +9,8 @@
 // its reduced-precision screening and threaded products), glm.hpp (binomial, Poisson, multinomial:
 // IRLS refits, and one chunk of rows' parts of them), fit.hpp (a whole fit from x and y, coefficients
 // on the original scale), miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees),
-// predict.hpp (anytime prediction of partially computed rows).
+// predict.hpp (anytime prediction of partially computed rows), grouplasso.hpp (the cost-weighted group
+// lasso path of the Sparse baseline).
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
@@ -27,5 +28,6 @@
 #include "fit.hpp"
 #include "miser.hpp"
 #include "predict.hpp"
+#include "grouplasso.hpp"
 
 #endif
