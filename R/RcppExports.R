@@ -41,16 +41,8 @@
     .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
 }
 
-.glm_start <- function(family, ybar) {
-    .Call(`_fgseq_glm_start_cpp`, family, ybar)
-}
-
-.glm_newton <- function(theta0, evaluate, weight_sum, control) {
-    .Call(`_fgseq_glm_newton_cpp`, theta0, evaluate, weight_sum, control)
-}
-
-.glm_refit_path <- function(whitening, group_of, n_groups, measurements, weight_sum, theta0, refit, control, progress) {
-    .Call(`_fgseq_glm_refit_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, theta0, refit, control, progress)
+.glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, control, progress) {
+    .Call(`_fgseq_glm_chunked_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, control, progress)
 }
 
 .prefix_predict <- function(x, column_step, requested, a0, coef) {

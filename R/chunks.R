@@ -163,23 +163,20 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   wh <- chunk_whitening(moments, group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
 
-  # The penalized fit over the groups `set` (1-based, in selection order) from theta: the core's Newton
-  # solver, each point it evaluates one pass over the chunks adding their sums (risk, gradient,
-  # Hessian, X'W(y - mu)).
-  newton <- function(theta, set) {
+  # The sums over the chunks of a fit over the groups `set` (1-based, in selection order) at theta:
+  # one pass over the chunks adding their risk, gradient, Hessian and X'W(y - mu). The core's greedy
+  # engine scores the groups from X'W(y - mu) and refits each step with its Newton solver, every point
+  # it evaluates one call of sums(); max_time counts from the start, the moments pass included.
+  sums <- function(theta, set) {
     columns <- list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
                     cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
-    evaluate <- function(theta) chunk_pass(chunks, glm_pass(theta, columns, family))
-    fit <- .glm_newton(theta, evaluate, W, control)
-    c(fit$sums[c("deviance", "xr", "rsum")], fit[c("theta", "risk", "converged")])
+    chunk_pass(chunks, glm_pass(theta, columns, family))
   }
-  # the core's greedy engine scores the groups from X'W(y - mu) and refits through newton(); max_time
-  # counts from the start, the moments pass included
   report <- progress_reporter(progress)
   selection <- control
   selection$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
-  raw <- .glm_refit_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
-                         .glm_start(family, mom$wy / W), newton, selection, report)
+  raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
+                           mom$wy / W, family, sums, selection, report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
              criterion = control$criterion, family = family,
              response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),

@@ -162,35 +162,9 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// glm_start_cpp
-Eigen::MatrixXd glm_start_cpp(const std::string& family, const Eigen::Map<Eigen::VectorXd>& ybar);
-RcppExport SEXP _fgseq_glm_start_cpp(SEXP familySEXP, SEXP ybarSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type ybar(ybarSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_start_cpp(family, ybar));
-    return rcpp_result_gen;
-END_RCPP
-}
-// glm_newton_cpp
-Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function evaluate, double weight_sum, const Rcpp::List& control);
-RcppExport SEXP _fgseq_glm_newton_cpp(SEXP theta0SEXP, SEXP evaluateSEXP, SEXP weight_sumSEXP, SEXP controlSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type theta0(theta0SEXP);
-    Rcpp::traits::input_parameter< Rcpp::Function >::type evaluate(evaluateSEXP);
-    Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_newton_cpp(theta0, evaluate, weight_sum, control));
-    return rcpp_result_gen;
-END_RCPP
-}
-// glm_refit_path_cpp
-Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_glm_refit_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP refitSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+// glm_chunked_path_cpp
+Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::VectorXd>& ybar, const std::string& family, Rcpp::Function sums, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_glm_chunked_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP ybarSEXP, SEXP familySEXP, SEXP sumsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -199,11 +173,12 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta0(theta0SEXP);
-    Rcpp::traits::input_parameter< Rcpp::Function >::type refit(refitSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type ybar(ybarSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type sums(sumsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_refit_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, theta0, refit, control, progress));
+    rcpp_result_gen = Rcpp::wrap(glm_chunked_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -266,9 +241,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 6},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
-    {"_fgseq_glm_start_cpp", (DL_FUNC) &_fgseq_glm_start_cpp, 2},
-    {"_fgseq_glm_newton_cpp", (DL_FUNC) &_fgseq_glm_newton_cpp, 4},
-    {"_fgseq_glm_refit_path_cpp", (DL_FUNC) &_fgseq_glm_refit_path_cpp, 9},
+    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
     {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},

@@ -328,49 +328,18 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
                             Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
 }
 
-// The intercepts of a GLM's null model from the weighted mean response ybar (length P).
-// [[Rcpp::export(.glm_start)]]
-Eigen::MatrixXd glm_start_cpp(const std::string& family, const Eigen::Map<Eigen::VectorXd>& ybar) {
-  return fgseq::FamilyOps{family_from(family)}.null_intercepts(ybar);
-}
-
-// The core's damped Newton solve of a GLM fit whose sums over rows R computes: evaluate(theta) returns
-// the list of .glm_chunk_sums() added over every chunk at theta (vec of (m + 1) x P); weight_sum is the
-// total weight; control: fit_control()'s list. Returns theta, risk and converged at the solution and
-// `sums`, the list evaluate() returned there.
-// [[Rcpp::export(.glm_newton)]]
-Rcpp::List glm_newton_cpp(const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function evaluate, double weight_sum,
-                          const Rcpp::List& control) {
-  const fgseq::Control ctl = control_from(control);
-  std::vector<Rcpp::List> seen;  // evaluate()'s list at every point, by the point's index
-  const fgseq::NewtonEvaluator eval = [&](fgseq::NewtonPoint& pt, fgseq::NewtonNeed) {
-    const Rcpp::List sums = evaluate(Rcpp::wrap(pt.theta));
-    fgseq::GlmSums s;
-    s.loss = Rcpp::as<double>(sums["loss"]);
-    s.gradient = Rcpp::as<Eigen::MatrixXd>(sums["gradient"]);
-    s.hessian = Rcpp::as<Eigen::MatrixXd>(sums["hessian"]);
-    s.deviance = Rcpp::as<double>(sums["deviance"]);
-    fgseq::glm_sums_point(s, weight_sum, ctl.lambda, pt);
-    seen.resize(static_cast<size_t>(pt.index) + 1);
-    seen[static_cast<size_t>(pt.index)] = sums;
-  };
-  const fgseq::NewtonSolution sol = fgseq::newton_solve(theta0, eval, ctl);
-  return Rcpp::List::create(Rcpp::Named("theta") = sol.point.theta, Rcpp::Named("risk") = sol.point.risk,
-                            Rcpp::Named("converged") = sol.converged,
-                            Rcpp::Named("sums") = seen[static_cast<size_t>(sol.point.index)]);
-}
-
-// The CS-G-OMP path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R), run
-// by the core's greedy engine. whitening: the list of .moments_whitening() (mean, scale, constant, T);
-// group_of: 0-based group of each column; weight_sum: the total weight; theta0: the null model's
-// starting intercepts (1 x P); refit: an R function(theta, groups) (groups 1-based, in selection order)
-// fitting those groups from theta and returning a list with theta, risk, deviance, xr (p x P), rsum and
-// converged; control, progress: as for .fit_path (max_time: the seconds left). Returns .fit_path's list.
-// [[Rcpp::export(.glm_refit_path)]]
-Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
-                              const Rcpp::List& measurements, double weight_sum,
-                              const Eigen::Map<Eigen::MatrixXd>& theta0, Rcpp::Function refit,
-                              const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
+// The CS-G-OMP path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R): the
+// core's greedy engine and Newton solver, over sums from R. whitening: the list of .moments_whitening()
+// (mean, scale, constant, T); group_of: 0-based group of each column; weight_sum: the total weight;
+// ybar: the weighted mean response (length P), whose link starts the null model; sums: an R
+// function(theta, groups) (theta: vec of (m + 1) x P; groups: 1-based, in selection order) returning
+// the list of .glm_chunk_sums() added over every chunk at theta; control, progress: as for .fit_path
+// (max_time: the seconds left). Returns .fit_path's list.
+// [[Rcpp::export(.glm_chunked_path)]]
+Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
+                                const Rcpp::List& measurements, double weight_sum,
+                                const Eigen::Map<Eigen::VectorXd>& ybar, const std::string& family, Rcpp::Function sums,
+                                const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
   const fgseq::Control ctl = control_from(control);
   const fgseq::GramStats st = column_stats_from(whitening);
@@ -379,24 +348,23 @@ Rcpp::List glm_refit_path_cpp(const Rcpp::List& whitening, const std::vector<int
   for (R_xlen_t g = 0; g < maps.size(); ++g) T.push_back(Rcpp::as<Eigen::MatrixXd>(maps[g]));
   const fgseq::Whitened wh = fgseq::whitening_from_maps(std::move(T));
   const fgseq::GroupLayout lay = fgseq::make_layout(group_of, n_groups);
-  const Eigen::Index P = theta0.cols();
-  const fgseq::GlmRefitter fit = [&refit, P](const std::vector<Eigen::Index>& groups, const Eigen::MatrixXd& theta) {
+  const fgseq::GlmSumsSource source = [&sums](const std::vector<Eigen::Index>& groups, const Eigen::MatrixXd& theta) {
     Rcpp::IntegerVector set(groups.size());
     for (size_t k = 0; k < groups.size(); ++k) set[k] = static_cast<int>(groups[k]) + 1;
-    const Rcpp::List f = refit(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), set);
-    const Eigen::VectorXd th = Rcpp::as<Eigen::VectorXd>(f["theta"]);
-    if (P == 0 || th.size() % P != 0) Rcpp::stop("the refit's theta does not have P columns");
-    fgseq::GlmRefit out;
-    out.theta = Eigen::Map<const Eigen::MatrixXd>(th.data(), th.size() / P, P);
-    out.risk = Rcpp::as<double>(f["risk"]);
-    out.deviance = Rcpp::as<double>(f["deviance"]);
-    out.xr = Rcpp::as<Eigen::MatrixXd>(f["xr"]);
-    out.rsum = Rcpp::as<Eigen::VectorXd>(f["rsum"]);
-    out.converged = Rcpp::as<bool>(f["converged"]);
+    const Rcpp::List s = sums(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), set);
+    fgseq::GlmSums out;
+    out.loss = Rcpp::as<double>(s["loss"]);
+    out.deviance = Rcpp::as<double>(s["deviance"]);
+    out.gradient = Rcpp::as<Eigen::MatrixXd>(s["gradient"]);
+    out.hessian = Rcpp::as<Eigen::MatrixXd>(s["hessian"]);
+    out.xr = Rcpp::as<Eigen::MatrixXd>(s["xr"]);
+    out.rsum = Rcpp::as<Eigen::VectorXd>(s["rsum"]);
     return out;
   };
-  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0, fit, measurements_from(measurements), ctl,
-                                          svc));
+  const Eigen::MatrixXd theta0 = fgseq::FamilyOps{family_from(family)}.null_intercepts(ybar);
+  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0,
+                                          fgseq::sums_refitter(source, weight_sum, ctl),
+                                          measurements_from(measurements), ctl, svc));
 }
 
 // Anytime prediction of rows that may lack values (predict.hpp). x: a numeric matrix or a

@@ -60,6 +60,21 @@ struct GlmData {
   }
 };
 
+// glm_chunk_sums() over three chunks of the rows (from rows 0, 130 and 275), added.
+static GlmSums three_chunk_sums(const GlmData& d, const MatrixXd& x, const MatrixXd& yg, Family family,
+                                const SelectedColumns& sel, const MatrixXd& theta) {
+  const std::vector<Index> rows{0, 130, 275, x.rows()};
+  GlmSums total;
+  for (size_t k = 0; k + 1 < rows.size(); ++k) {
+    const Index b = rows[k], len = rows[k + 1] - rows[k];
+    const GlmSums part = glm_chunk_sums(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len), d.wt.segment(b, len),
+                                        d.off.middleRows(b, len), family, d.bs.st, sel, theta);
+    if (k == 0) total = part;
+    else total += part;
+  }
+  return total;
+}
+
 // A response of the family drawn row by row at the linear predictor 0.3 x_0 - 0.2 x_7 + c3 x_3 (centred
 // columns): 0/1 (binomial), counts (Poisson), or one indicator column per class of 3 (multinomial).
 static MatrixXd draw_response(Family family, const MatrixXd& x, double c3, std::mt19937& rng) {
@@ -82,11 +97,9 @@ static MatrixXd draw_response(Family family, const MatrixXd& x, double c3, std::
 static void test_glm_chunk_sums(Problem& pb) {
   const Index n = pb.n;
   const MatrixXd& x = pb.x;
-  const std::vector<int>& group_of = pb.group_of;
   std::mt19937& rng = pb.rng;
   const GlmData d(pb);
   const Whitened wh = whiten_blocks(d.bs.blocks, 1e-9);
-  const std::vector<Index> rows{0, 130, 275, n};  // three chunks of rows
   for (Family family : {Family::Binomial, Family::Poisson}) {
     const FamilyOps fam{family};
     const MatrixXd yg = draw_response(family, x, 0.0, rng);
@@ -107,17 +120,7 @@ static void test_glm_chunk_sums(Problem& pb) {
     const double want_risk = model.null_risk() - model.objective();
 
     // sums over the chunks equal the sums over all rows
-    auto chunk_total = [&](const MatrixXd& theta) {
-      GlmSums total;
-      for (size_t k = 0; k + 1 < rows.size(); ++k) {
-        const Index b = rows[k], len = rows[k + 1] - rows[k];
-        const GlmSums part = glm_chunk_sums(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len),
-                                            d.wt.segment(b, len), d.off.middleRows(b, len), family, d.bs.st, sel, theta);
-        if (k == 0) total = part;
-        else total += part;
-      }
-      return total;
-    };
+    auto chunk_total = [&](const MatrixXd& theta) { return three_chunk_sums(d, x, yg, family, sel, theta); };
     const GlmSums whole = glm_chunk_sums(d.dx, yg, d.wt, d.off, family, d.bs.st, sel, want);
     const GlmSums split = chunk_total(want);
     auto close = [](const MatrixXd& a, const MatrixXd& b) { return (a - b).norm() <= 1e-10 * (1 + b.norm()); };
@@ -154,8 +157,9 @@ static void test_glm_chunk_sums(Problem& pb) {
 }
 
 // 7. the GLM path through a refit callback
-// (GlmRefitModel, fit_glm_refit) with a refit over the rows in memory gives GlmModel's path
-// (fit_path) for every OMP criterion, with and without max_steps and max_cost.
+// (GlmRefitModel, fit_glm_refit) with a refit over the rows in memory, and with sums_refitter() over
+// sums from chunks of rows, gives GlmModel's path (fit_path) for every OMP criterion, with and without
+// max_steps and max_cost.
 static void test_glm_refit(Problem& pb) {
   const Index n = pb.n;
   const MatrixXd& x = pb.x;
@@ -227,6 +231,25 @@ static void test_glm_refit(Problem& pb) {
                 "GlmRefitModel: GlmModel's scores", b.path.score[k], a.path.score[k]);
         check(std::abs(a.null_risk - b.null_risk) < 1e-12 && a.converged == b.converged,
               "GlmRefitModel: null risk and convergence", b.null_risk, a.null_risk);
+        // the chunked fits' seam: the refits as the core's Newton solves over sums from three chunks of rows
+        const GlmSumsSource chunk_sums = [&](const std::vector<Index>& groups, const MatrixXd& theta) {
+          SelectedColumns sel;
+          for (Index g : groups) {
+            sel.cols.push_back(d.lay.cols[g]);
+            sel.T.push_back(wh.T[g]);
+          }
+          return three_chunk_sums(d, x, yg, family, sel, theta);
+        };
+        const FitResult c = fit_glm_refit(whitening_from_maps(wh.T), d.bs.st, d.lay, d.W, null_theta,
+                                          sums_refitter(chunk_sums, d.W, ctl), cost, ctl);
+        check(a.path.sequence == c.path.sequence, "sums_refitter: GlmModel's sequence",
+              static_cast<double>(c.path.sequence.size()), K);
+        double worst = std::abs(a.null_risk - c.null_risk);
+        for (size_t k = 0; k < a.path.objective.size() && k < c.path.objective.size(); ++k)
+          worst = std::max({worst, std::abs(a.path.objective[k] - c.path.objective[k]), std::abs(a.path.r2[k] - c.path.r2[k]),
+                            (a.beta[0].col(k) - c.beta[0].col(k)).cwiseAbs().maxCoeff()});
+        check(worst < 1e-8 && a.converged == c.converged, "sums_refitter: GlmModel's objectives, r2 and coefficients",
+              worst, 0);
       }
   }
 }

@@ -532,8 +532,39 @@ struct GlmRefit {
 };
 
 // The penalized fit over `groups` (selection order) from theta0 ((m + 1) x P); an empty list is the
-// null model. The chunked fits of the R package run it as a Newton solve over sums from chunks of rows.
+// null model. The chunked fits run it as a Newton solve over sums from chunks of rows (sums_refitter()).
 using GlmRefitter = std::function<GlmRefit(const std::vector<Index>& groups, const MatrixXd& theta0)>;
+
+// The sums over all rows of a fit over `groups` (selection order) at theta ((m + 1) x P): the
+// glm_chunk_sums() of every chunk of rows, added. The chunked fits of the R package pass over their
+// chunks once per call.
+using GlmSumsSource = std::function<GlmSums(const std::vector<Index>& groups, const MatrixXd& theta)>;
+
+// The refit as newton_solve() over the sums of `sums` (one call per point the solver evaluates), of
+// total weight weight_sum; the refit's xr, rsum and deviance are those of the solution.
+inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Control& ctl) {
+  return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const MatrixXd& theta0) {
+    const Index m1 = theta0.rows(), P = theta0.cols();
+    std::vector<GlmSums> seen;  // the sums at every point, by the point's index
+    const NewtonEvaluator evaluate = [&](NewtonPoint& pt, NewtonNeed) {
+      GlmSums s = sums(groups, Eigen::Map<const MatrixXd>(pt.theta.data(), m1, P));
+      glm_sums_point(s, weight_sum, ctl.lambda, pt);
+      seen.resize(static_cast<size_t>(pt.index) + 1);
+      seen[static_cast<size_t>(pt.index)] = std::move(s);
+    };
+    const NewtonSolution sol =
+        newton_solve(Eigen::Map<const VectorXd>(theta0.data(), theta0.size()), evaluate, ctl);
+    GlmSums& at = seen[static_cast<size_t>(sol.point.index)];
+    GlmRefit f;
+    f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, P);
+    f.risk = sol.point.risk;
+    f.deviance = at.deviance;
+    f.xr = std::move(at.xr);
+    f.rsum = std::move(at.rsum);
+    f.converged = sol.converged;
+    return f;
+  };
+}
 
 // CS-G-OMP for a GLM through a refit callback: the scores come from the X'W(y - mu) and 1'W(y - mu)
 // the refit returns, so no rows are needed here. wh needs T, rank and offset (not S); st the column
