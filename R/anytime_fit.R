@@ -13,14 +13,16 @@
 #   needs, measurement_cost   the measurements each group needs and their costs (group_measurements());
 #   family           the name of a family of `fgseq_families` (family_def() gives its object);
 #   classes, responses   the class labels (NULL without classes) and the names of the response columns;
-#   lambda, nobs, null_risk, call   the fit's constant, training rows, step-0 risk and call.
+#   nobs, null_risk, call   the training rows, the step-0 risk and the call.
+# (Each class adds its own: "fgseq" its ridge constant `lambda`, coefficients `beta` and `a0`; "miser"
+# its `cost_penalty`, trees and `init`.)
 # Optional fields: `label` (the name of the method in print() and plots), `cost_unit`, `partial`
 # (max_time ran out), the training data `x`, `y`, `weights`, `offset` (fits from data; fitted(),
 # residuals() and predict() without new data use them), and the formula fields set by with_formula():
 # `terms`, `xlevels`, `contrasts`, `na.action`, `model`.
 
 anytime_fields <- c("path", "sequence", "group", "cost", "needs", "measurement_cost", "family", "classes",
-                    "responses", "lambda", "nobs", "null_risk", "call")
+                    "responses", "nobs", "null_risk", "call")
 path_columns <- c("step", "group", "group_cost", "cost", "objective", "r2")
 
 # An object of class c(class, "anytime_fit") from its named list of fields, after checking the contract

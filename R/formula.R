@@ -259,17 +259,17 @@ miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
 miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
                                k = 5, lambda) {
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
-  lambda <- check_miser_lambdas(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
+  penalties <- check_miser_penalties(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
   if (is.null(newdata) || !is.data.frame(newdata)) {
     abort("miser_path() needs validation data: give `newdata`, a data frame of validation rows with the ",
-          "response, on which the best iteration of each lambda is chosen.")
+          "response, on which the best iteration of each cost_penalty is chosen.")
   }
   if (!is.null(metric)) metric <- check_metric(metric)
   if (missing(cost)) cost <- NULL
-  fits <- lapply(lambda, function(l) {
+  fits <- lapply(penalties, function(l) {
     if (is.null(cost)) miser.formula(x, data, cost_penalty = l, ...) else miser.formula(x, data, cost = cost, cost_penalty = l, ...)
   })
-  miser_frontier(fits, lambda, metric, function(f, metric) {
+  miser_frontier(fits, penalties, metric, function(f, metric) {
     anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)
   })
 }

@@ -159,7 +159,7 @@
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
 #' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
 #'   `n_trees` counts the iterations grown);
-#' * `lambda` (the `cost_penalty`), `lambda_scaled` (the `lambda'` of equation 5), `n_trees` (the
+#' * `cost_penalty`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees` (the
 #'   iterations grown), `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
 #'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
@@ -236,7 +236,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   labels <- unique(group)
   meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
   cost <- meas$cost
-  lambda <- check_number(cost_penalty, "cost_penalty", lower = 0)
+  cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
   n_trees <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
@@ -250,14 +250,14 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   Y <- response$y
   y_mean <- colMeans(Y)
   s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
-  lambda_scaled <- if (mean(cost) > 0) lambda * s0 / mean(cost) else 0  # every group free: nothing to charge
+  lambda_scaled <- if (mean(cost) > 0) cost_penalty * s0 / mean(cost) else 0  # every group free: nothing to charge
   control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = n_trees,
                   depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
   raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), control, report)
   # the training data, for fitted(), residuals() and predict() without new data
   new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-            lambda = lambda, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
+            cost_penalty = cost_penalty, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
             eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call,
             split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y), cost_unit = cost_unit)
@@ -266,7 +266,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
 # anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
-new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambda_scaled, n_trees, depth, eta,
+new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, lambda_scaled, n_trees, depth, eta,
                       paid, min_node_size, y_mean, nobs, call, split, max_bin, data = NULL, cost_unit = NULL) {
   cost <- meas$cost
   labels <- names(cost)
@@ -307,10 +307,11 @@ new_miser <- function(raw, x_names, group, meas, response, family, lambda, lambd
                      objective = loss[1L] - loss, r2 = if (loss[1L] > 0) 1 - loss / loss[1L] else 0 * loss,
                      stringsAsFactors = FALSE)
   init <- stats::setNames(raw$init, response$responses)
-  label <- if (lambda == 0) "Stage-wise regression" else paste0("Greedy Miser (lambda = ", format(lambda), ")")
+  label <- if (cost_penalty == 0) "Stage-wise regression" else
+    paste0("Greedy Miser (cost_penalty = ", format(cost_penalty), ")")
   fields <- list(path = path, sequence = paid_order, trees = trees, init = init,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
-                 measurement_cost = meas$measurement_cost, lambda = lambda,
+                 measurement_cost = meas$measurement_cost, cost_penalty = cost_penalty,
                  lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta, paid = paid,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
@@ -503,7 +504,7 @@ print.miser <- function(x, digits = 4, ...) {
 #' @param object A `"miser"` fit from [miser()].
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"summary.miser"`, a list with
-#' * `label` (character), `family`, `nobs`, `lambda`, `n_trees`, `depth`, `eta`, `paid`: as in the fit;
+#' * `label` (character), `family`, `nobs`, `cost_penalty`, `n_trees`, `depth`, `eta`, `paid`: as in the fit;
 #' * `n_features` (distinct columns used by the trees), `p` (columns of `x`), `n_groups` (groups
 #'   paid), `total_groups`, `total_cost` (cost units) and `r2` (final training `r2`);
 #' * `steps`: data frame with `T + 1` rows (steps `t = 0..T`) and columns `step`, `trees`,
@@ -558,7 +559,7 @@ summary.miser <- function(object, ...) {
                           groups = n_groups_at, cost = path$cost, loss = path$loss,
                           objective = path$objective, r2 = path$r2, stringsAsFactors = FALSE)
   last <- nrow(path)
-  structure(list(label = object$label, family = object$family, nobs = object$nobs, lambda = object$lambda,
+  structure(list(label = object$label, family = object$family, nobs = object$nobs, cost_penalty = object$cost_penalty,
                  n_trees = object$n_trees, depth = object$depth, eta = object$eta, paid = object$paid,
                  n_features = nrow(features), p = length(x_names), n_groups = length(unique(grp)),
                  total_groups = length(cost), total_cost = path$cost[last], r2 = path$r2[last],
@@ -628,18 +629,18 @@ coef.miser <- function(object, ...) {
 #' @param metric A metric of [anytime_curve()]; `NULL` means `"r2"` for gaussian fits and `"accuracy"`
 #'   for classification.
 #' @return An object of class `"miser_path"`, a list with
-#' * `frontier`: data frame, one row per `cost_penalty` (in the order given), with columns `lambda` (the
-#'   `cost_penalty`), `step`
+#' * `frontier`: data frame, one row per `cost_penalty` (in the order given), with columns `cost_penalty`,
+#'   `step`
 #'   (the best iteration on the validation data), `cost` (its cumulative feature cost, cost units),
 #'   `value` (its validation metric), `final_cost` (the cost after all `max_steps` iterations) and
 #'   `efficient` (logical, see above);
 #' * `traces`: list of the validation curves of [anytime_curve()], one per `cost_penalty` (columns `step`,
 #'   `group`, `cost`, `value`);
 #' * `fits`: list of the [miser()] fits, one per `cost_penalty`;
-#' * `metric`, `k`, `lambda` (the grid of `cost_penalty`).
+#' * `metric`, `k`, `cost_penalty` (the grid).
 #'
 #' `print()` shows the frontier; `plot()` draws the frontier points joined by cost (solid) and,
-#' with `traces = TRUE`, each `lambda`'s trace (dashed step curves).
+#' with `traces = TRUE`, each `cost_penalty`'s trace (dashed step curves).
 #' @section Errors: Stops when `cost_penalty` is not a vector of distinct non-negative finite numbers; when no
 #'   validation data are given, `newx` does not have the columns of `x` or holds NA, NaN or Inf, or
 #'   `newy` has the wrong length; as [anytime_curve()] for `metric`, `newy`, `query` and `k`; and as
@@ -667,19 +668,19 @@ miser_path.default <- function(x, y, group = NULL, cost, cost_penalty = NULL, ..
                                metric = NULL, query = NULL, k = 5, lambda) {
   check_group_cost_order(sys.call(), group, missing(cost), "miser_path")
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
-  lambda <- check_miser_lambdas(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
+  penalties <- check_miser_penalties(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
   x <- check_x(x)
   check_validation_x(newx, newy, ncol(x))
   if (!is.null(metric)) metric <- check_metric(metric)
   if (missing(cost)) check_miser_cost(NULL, unique(check_group(group, x)), missing = TRUE)
-  fits <- lapply(lambda, function(l) miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...))
-  miser_frontier(fits, lambda, metric, function(f, metric) {
+  fits <- lapply(penalties, function(l) miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...))
+  miser_frontier(fits, penalties, metric, function(f, metric) {
     anytime_curve(f, newx, newy, metric = metric, query = query, k = k)
   })
 }
 
 # The frontier of a list of fits: the best validation iteration of each.
-miser_frontier <- function(fits, lambda, metric, curve_of) {
+miser_frontier <- function(fits, penalties, metric, curve_of) {
   if (is.null(metric)) metric <- family_def(fits[[1L]]$family)$metric
   traces <- lapply(fits, curve_of, metric = metric)
   higher <- metric_higher_better(metric)
@@ -690,12 +691,12 @@ miser_frontier <- function(fits, lambda, metric, curve_of) {
   efficient <- vapply(seq_along(cost), function(i) {
     !any(cost <= cost[i] & sign * value >= sign * value[i] & (cost < cost[i] | sign * value > sign * value[i]))
   }, logical(1))
-  frontier <- data.frame(lambda = lambda, step = best - 1L, cost = cost, value = value,
+  frontier <- data.frame(cost_penalty = penalties, step = best - 1L, cost = cost, value = value,
                          final_cost = vapply(traces, function(cv) cv$cost[nrow(cv)], numeric(1)),
                          efficient = efficient)
-  names(traces) <- paste0("lambda=", format(lambda, trim = TRUE))
+  names(traces) <- paste0("cost_penalty=", format(penalties, trim = TRUE))
   structure(list(frontier = frontier, traces = traces, fits = fits, metric = metric,
-                 k = attr(traces[[1L]], "k"), lambda = lambda),
+                 k = attr(traces[[1L]], "k"), cost_penalty = penalties),
             class = "miser_path")
 }
 
@@ -704,7 +705,7 @@ miser_frontier <- function(fits, lambda, metric, curve_of) {
 #' @export
 print.miser_path <- function(x, digits = 4, ...) {
   check_dots(...)
-  cat("Greedy Miser over ", length(x$lambda), " values of lambda: best iteration on the validation ",
+  cat("Greedy Miser over ", length(x$cost_penalty), " values of cost_penalty: best iteration on the validation ",
       metric_label(x$metric, x$k), if (metric_higher_better(x$metric)) "" else " (a loss: smaller is better)",
       "\n\n", sep = "")
   print(format(x$frontier, digits = digits), row.names = FALSE)
@@ -712,17 +713,17 @@ print.miser_path <- function(x, digits = 4, ...) {
 }
 
 #' @rdname miser_path
-#' @param traces Logical: draw each `lambda`'s validation trace (a dashed step curve in its own colour,
+#' @param traces Logical: draw each `cost_penalty`'s validation trace (a dashed step curve in its own colour,
 #'   named in the legend) behind the frontier.
 #' @param col Colour of the frontier (points and the line joining them by cost); `trace_col`: the
-#'   colours of the traces, recycled over `lambda`.
+#'   colours of the traces, recycled over `cost_penalty`.
 #' @param trace_col Colours of the traces.
 #' @param log `""` or `"x"`: a log scale for the cost axis (cost 0 at the left edge).
 #' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label.
 #' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
 #' @param xlab,ylab,main Axis labels and title (`ylab = NULL` names the metric).
 #' @export
-plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hcl.colors(length(x$lambda), "Dark 3"),
+plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hcl.colors(length(x$cost_penalty), "Dark 3"),
                             log = "", cost_unit = x$fits[[1L]]$cost_unit, legend = "bottomright", xlab = NULL, ylab = NULL,
                             main = "Greedy Miser: cost/accuracy trade-off", ...) {
   check_dots(..., graphics = TRUE)
@@ -730,7 +731,7 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
   log <- check_choice(log, c("", "x"), "log")
   fr <- x$frontier
   curves <- if (traces) x$traces else list()
-  trace_col <- rep_len(trace_col, length(x$lambda))
+  trace_col <- rep_len(trace_col, length(x$cost_penalty))
   if (is.null(ylab)) ylab <- paste("validation", metric_label(x$metric, x$k))
   if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
   xs <- c(fr$cost, unlist(lapply(curves, `[[`, "cost")))
@@ -747,7 +748,7 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
   graphics::lines(at(fr$cost[o]), fr$value[o], col = col, lwd = 2)
   graphics::points(at(fr$cost), fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
   if (!is.null(legend)) {
-    lam <- paste("lambda =", format(x$lambda, digits = 3))
+    lam <- paste("cost_penalty =", format(x$cost_penalty, digits = 3))
     graphics::legend(legend, legend = c("frontier (best iteration)", if (traces) lam),
                      col = c(col, if (traces) trace_col), lty = c(1, if (traces) rep(2, length(lam))),
                      lwd = c(2, if (traces) rep(1, length(lam))), pch = c(19, if (traces) rep(NA, length(lam))),
@@ -767,12 +768,12 @@ check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
 }
 
 # A grid of miser trade-off constants: non-negative, finite, distinct.
-check_miser_lambdas <- function(lambda) {
-  if (!is.numeric(lambda) || !length(lambda) || !all(is.finite(lambda)) || any(lambda < 0) ||
-      anyDuplicated(lambda)) {
+check_miser_penalties <- function(penalties) {
+  if (!is.numeric(penalties) || !length(penalties) || !all(is.finite(penalties)) || any(penalties < 0) ||
+      anyDuplicated(penalties)) {
     abort("`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants.")
   }
-  as.double(lambda)
+  as.double(penalties)
 }
 
 # Validation data of miser_path(): a numeric matrix with the columns of x (checked again by predict())
@@ -780,7 +781,7 @@ check_miser_lambdas <- function(lambda) {
 check_validation_x <- function(newx, newy, p) {
   if (is.null(newx)) {
     abort("miser_path() needs validation data: give `newx` and `newy` (or `newdata` with a formula), on ",
-          "which the best iteration of each lambda is chosen.")
+          "which the best iteration of each cost_penalty is chosen.")
   }
   if (is.data.frame(newx)) newx <- as.matrix(newx)
   if (!is.matrix(newx) || !(is.numeric(newx) || is.logical(newx)) || ncol(newx) != p) {

@@ -154,7 +154,7 @@ test_that("the old names n_trees and lambda still work, with a deprecation warni
   expect_error(miser(vd$x, vd$y, cost = vcost, n_trees = 4, max_steps = 4), "give `max_steps` only", class = "fgseq_error_input")
   expect_warning(mp <- miser_path(vd$x, vd$y, cost = vcost, lambda = c(0, 0.1), max_steps = 3, newx = vd$x, newy = vd$y),
                  class = "fgseq_warning_deprecated")
-  expect_identical(mp$lambda, c(0, 0.1))
+  expect_identical(mp$cost_penalty, c(0, 0.1))
 })
 
 test_that("group comes before cost; old positional (x, y, cost, group) calls are errors, never a silent swap", {

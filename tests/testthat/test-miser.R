@@ -206,7 +206,7 @@ test_that("the anytime machinery works on miser fits: curves, timeliness, stop_c
   # on one cost axis with linear sequences of the same data
   omp <- fgseq(x$x[tr, ], x$y[tr], cost = mcost)
   cmp <- compare_sequences(list(omp, fit), newx = x$x[-tr, ], newy = x$y[-tr])
-  expect_identical(cmp$table$method, c("CS-G-OMP", "Greedy Miser (lambda = 0.01)"))
+  expect_identical(cmp$table$method, c("CS-G-OMP", "Greedy Miser (cost_penalty = 0.01)"))
   expect_equal(cmp$table$linear[2], curve_timeliness(test$cost, test$value, cmp$stop_cost))
   expect_equal(cmp$table$total_cost[2], max(fit$path$cost))
   other <- miser(x$x[tr, ], x$y[tr] + 1, cost = mcost, max_steps = 5)
@@ -227,7 +227,7 @@ test_that("the anytime machinery works on miser fits: curves, timeliness, stop_c
   # the training curve of omp lies above the test curve's axes, which add = TRUE does not rescale
   expect_warning(plot(omp, add = TRUE), class = "fgseq_warning_plot_range")
   plot(cmp)
-  expect_output(print(fit), "Greedy Miser \\(lambda = 0.01\\), gaussian: 25 steps")
+  expect_output(print(fit), "Greedy Miser \\(cost_penalty = 0.01\\), gaussian: 25 steps")
 })
 
 test_that("the formula interface pays one group per term and predicts from newdata", {
