@@ -133,7 +133,7 @@ new_curve <- function(step, group, cost, value, metric, data, k = 5) {
 # holds `main`. With add = TRUE the curve goes on the current axes, which base graphics cannot rescale:
 # a curve reaching outside them is clipped, and a warning says so.
 draw_curve <- function(curve, add = FALSE, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL,
-                       type = "s", default_main = NULL, ...) {
+                       plot_type = "s", default_main = NULL, ...) {
   log <- check_choice(log, c("", "x"), "log")
   labels <- check_flag(labels, "labels")
   metric <- attr(curve, "metric")
@@ -154,7 +154,7 @@ draw_curve <- function(curve, add = FALSE, log = "", cost_unit = NULL, labels = 
   if (add) check_within_axes(at, curve$value)
   args <- dots
   args[c("xlim", "ylim", "main")] <- NULL
-  do.call(graphics::lines, c(list(at, curve$value, type = type), args))
+  do.call(graphics::lines, c(list(at, curve$value, type = plot_type), args))
   K <- nrow(curve)
   if (labels && K > 1L) label_steps(at[-1L], pmax(curve$value[-1L], curve$value[-K]), curve$group[-1L])
   out <- data.frame(step = curve$step, group = curve$group, cost = curve$cost, value = curve$value,

@@ -78,13 +78,13 @@ print.fgseq_chunks <- function(x, ...) {
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                                lambda = 1e-6, family = "gaussian",
-                               criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
+                               criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                                max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
   method <- match.arg(method)
   family <- check_family(family, "chunks")
-  criterion <- match.arg(criterion)
+  criterion <- check_criterion(criterion)
   if (family_def(family)$linear) {
     chunks <- x
     stats <- if (is.function(chunks$source)) {
@@ -178,7 +178,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                            mom$wy / W, family, sums, selection, report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
-             criterion = control$criterion, family = family,
+             family = family,
              response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
 }

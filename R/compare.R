@@ -15,7 +15,8 @@
 #' @param alpha Number in `(0, 1]`: the fraction of the reference's final training `r2` that defines
 #'   the stopping cost.
 #' @param stop_cost `NULL` (the alpha-stopping cost of the reference) or a positive number in cost
-#'   units. It must reach at least the first group of one of the sequences.
+#'   units. It must reach at least the first group of one of the sequences. Given by its full name only
+#'   (it follows `...`: a stray `s =` is an unknown argument, not the stopping cost).
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_comparison"`, a list with
 #' * `table`: data frame with one row per fit and columns `method`, `linear` and `step` (timeliness up
@@ -47,8 +48,8 @@
 #' plot(cmp)
 #' compare_sequences(list(omp, fr), newdata = test, metric = "accuracy")
 #' @export
-compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metric = "r2", stop_cost = NULL,
-                              query = NULL, k = 5, newdata = NULL, ...) {
+compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metric = "r2", query = NULL, k = 5,
+                              newdata = NULL, ..., stop_cost = NULL) {
   check_dots(...)
   fits <- check_fits(fits, function(f) if (inherits(f, "fgseq_oracle")) f$label else method_label(f))
   alpha <- check_alpha(alpha)
@@ -100,15 +101,18 @@ print.fgseq_comparison <- function(x, digits = 4, ...) {
 
 #' @rdname compare_sequences
 #' @param col,lty Colours and line types, recycled over the fits.
-#' @param type Line type for [graphics::lines()]: `"s"` (steps) or `"l"` (linear).
+#' @param plot_type The plot type of the curves, passed as `type` to [graphics::lines()]: `"s"` (steps)
+#'   or `"l"` (linear).
+#' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`).
 #' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
 #' @param xlim,ylim,xlab,ylab,main Plot limits and labels; `xlim = NULL` spans up to the stopping cost
 #'   and the end of the reference curve.
 #' @export
-plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, type = "s",
+plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, plot_type = "s",
                                   legend = "bottomright", xlim = NULL, ylim = NULL, xlab = "cumulative cost",
-                                  ylab = NULL, main = NULL, ...) {
+                                  ylab = NULL, main = NULL, ..., type) {
   check_dots(..., graphics = TRUE)
+  if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   curves <- x$curves
   m <- length(curves)
   col <- rep_len(col, m)
@@ -122,7 +126,7 @@ plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, type = 
   if (is.null(main)) main <- "Anytime curves"
   graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
   for (i in seq_len(m)) {
-    graphics::lines(curves[[i]]$cost, curves[[i]]$value, type = type, col = col[i], lty = lty[i], ...)
+    graphics::lines(curves[[i]]$cost, curves[[i]]$value, type = plot_type, col = col[i], lty = lty[i], ...)
   }
   graphics::abline(v = x$stop_cost, lty = 3, col = "grey40")
   if (!is.null(legend)) {

@@ -3,7 +3,7 @@
 method_label <- function(object) {
   if (!is.null(object$label)) return(object$label)
   base <- switch(object$method,
-    omp = switch(object$criterion, whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-OMP (Single)"),
+    omp = selection_criteria[[object$criterion]],
     fr = "G-FR",
     doubling = "Doubling")
   if (object$method == "doubling") return(if (object$cost_sensitive) base else paste(base, "(cost-blind)"))
@@ -316,12 +316,15 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' @param log `""` or `"x"`: a log scale for the cost axis.
 #' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label (for
 #'   example `"CAD"`).
-#' @param labels Logical: write the label of each step's group at that step.
 #' @param xlab,ylab Axis labels; `NULL` chooses them (`ylab` names the data and the metric,
 #'   `"training r2"`, `"test accuracy"`, ..., or `"coefficient"`).
-#' @param type The plot type of the curves passed to [graphics::lines()] (not what is drawn, which is
-#'   `what`): `"s"` (steps, the default) is what an interrupted predictor delivers, `"l"` joins the
-#'   points as timeliness does by default.
+#' @param plot_type The plot type of the curves, passed as `type` to [graphics::lines()] (not what is
+#'   drawn, which is `what`): `"s"` (steps, the default) is what an interrupted predictor delivers,
+#'   `"l"` joins the points as timeliness does by default.
+#' @param labels Logical: write the label of each step's group at that step. Given by its full name
+#'   only (it follows `...`, so that the graphical parameter `lab` is not taken for it).
+#' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`); `type`
+#'   is the prediction type of [predict.fgseq()].
 #' @param ... Further graphical parameters (`col`, `lty` for the line type, `lwd`, `xlim`, `ylim`,
 #'   `main`, ...).
 #' @return For `what = "curve"` the curve, invisibly: a data frame with one row per step `0..K` and
@@ -348,25 +351,26 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' @aliases plot.fgseq
 #' @export
 plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, what = c("curve", "coef"),
-                             add = FALSE, log = "", cost_unit = x$cost_unit, labels = FALSE, xlab = NULL,
-                             ylab = NULL, type = "s", metric = "r2", query = NULL, k = 5, ...) {
+                             add = FALSE, log = "", cost_unit = x$cost_unit, xlab = NULL, ylab = NULL,
+                             plot_type = "s", metric = "r2", query = NULL, k = 5, ..., labels = FALSE, type) {
   check_dots(..., graphics = TRUE)
+  if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   what <- check_choice(what, c("curve", "coef"), "what")
   if (what == "coef") {
     if (is.null(x$beta)) abort("`what = \"coef\"` needs a fit with coefficients (an fgseq fit); this is a ",
                                class(x)[1L], " fit.")
     if (!identical(add, FALSE)) abort("`add = TRUE` works with `what = \"curve\"` only.")
     return(draw_coef(x, log = log, cost_unit = cost_unit, labels = labels, xlab = xlab, ylab = ylab,
-                     type = type, ...))
+                     plot_type = plot_type, ...))
   }
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   draw_curve(curve, add = add, log = log, cost_unit = cost_unit, labels = labels, xlab = xlab, ylab = ylab,
-             type = type, default_main = method_label(x), ...)
+             plot_type = plot_type, default_main = method_label(x), ...)
 }
 
 # Coefficient paths against cumulative cost: one line per column of x, one plot per class or response
 # column of a multi-column fit.
-draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL, type = "s",
+draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL, plot_type = "s",
                       ...) {
   log <- check_choice(log, c("", "x"), "log")
   labels <- check_flag(labels, "labels")
@@ -378,7 +382,7 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
   for (i in seq_along(betas)) {
     main <- if (!is.null(dots$main)) dots$main else
       paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
-    args <- c(list(at, t(betas[[i]]), type = type, log = log, xlab = xlab, ylab = ylab, main = main,
+    args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
                    lty = 1, xaxt = if (log == "x") "n" else "s"), dots[setdiff(names(dots), c("main", "lty"))])
     if (!is.null(dots$lty)) args$lty <- dots$lty
     do.call(graphics::matplot, args)

@@ -172,8 +172,9 @@
 #' @param method One of `"omp"` (CS-G-OMP), `"fr"` (CS-G-FR) or `"doubling"`.
 #' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
 #'   `lambda = 0` is least squares (projections handle rank deficiency).
-#' @param criterion Selection criterion of `"omp"`: `"whitened"` (CS-G-OMP), `"l2"` (No-Whiten) or
-#'   `"linf"` (Single).
+#' @param criterion Selection criterion of `"omp"`: `"whitened"` (CS-G-OMP, the default), `"l2"`
+#'   (No-Whiten) or `"linf"` (Single). Any other value is an error of class `fgseq_error_input` naming
+#'   `criterion`.
 #' @param cost_unit `NULL` or a character string naming the unit of `cost` (for example `"CAD"` or
 #'   `"ms"`), kept with the fit as `cost_unit` and shown on the cost axis of its plots.
 #' @param cost_sensitive Logical: divide scores by group cost (`TRUE`, the paper's methods) or not.
@@ -292,7 +293,7 @@ fgseq <- function(x, ...) UseMethod("fgseq")
 #' @rdname fgseq
 #' @export
 fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
-                          lambda = 1e-6, criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
+                          lambda = 1e-6, criterion = "whitened", cost_sensitive = TRUE,
                           family = "gaussian",
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
@@ -302,7 +303,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   call <- match.call()
   call[[1L]] <- quote(fgseq)
   fit_sequence(x, y, group = group, cost = cost, needs = needs, method = match.arg(method), lambda = lambda,
-               criterion = match.arg(criterion), cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
+               criterion = criterion, cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
                weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = match.arg(engine), cost_unit = cost_unit, call = call)
@@ -351,7 +352,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   data <- list(x = x, y = if (ncol(response$y) == 1L) drop(response$y) else response$y,
                weights = if (length(weights)) weights, offset = offset)
   fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
-                    criterion = criterion, family = family, response = response, has_offset = !is.null(offset),
+                    family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
                     cost_unit = cost_unit, data = data)
   check_boundary(fit)
@@ -404,7 +405,7 @@ fit_threads <- function() {
 
 # Warnings about the core's result, then the "fgseq" object (new_fgseq(), which takes the arguments
 # after `call`). `meas`: the fit's measurements (group_measurements()).
-finish_fit <- function(raw, names_x, group, meas, control, method, criterion, family, response, has_offset,
+finish_fit <- function(raw, names_x, group, meas, control, method, family, response, has_offset,
                        fr_gain, nobs, call, ...) {
   report_constant(stats::setNames(raw$constant, names_x), group, names(meas$cost))
   if (!raw$converged) {
@@ -413,14 +414,21 @@ finish_fit <- function(raw, names_x, group, meas, control, method, criterion, fa
          "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
   }
   new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,
-            criterion = criterion, cost_sensitive = control$cost_sensitive, family = family, response = response,
+            criterion = control$criterion, cost_sensitive = control$cost_sensitive, family = family, response = response,
             has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call, ...)
 }
+
+# The selection criteria of method = "omp" (paper, Algorithm 1, and its No-Whiten and Single variants): each
+# criterion's name, as users give it (`criterion =`, the first is the default) and the core reads it,
+# and its label in print() and plots. A new criterion is one entry here (and its score in the core).
+selection_criteria <- c(whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-OMP (Single)")
+
+check_criterion <- function(criterion) check_choice(criterion, names(selection_criteria), "criterion")
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
                         order = integer(0), engine = "gram") {
-  list(method = method, criterion = criterion, fr_gain = fr_gain,
+  list(method = method, criterion = check_criterion(criterion), fr_gain = fr_gain,
        cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_number(lambda, "lambda", lower = 0),
        max_steps = check_max_steps(max_steps),
        max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),

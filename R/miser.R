@@ -68,7 +68,7 @@
 #'
 #' @section Anytime training:
 #' With `max_time`, no boosting iteration starts once that many seconds have passed since the call
-#' (binning or sorting included): the fit holds the iterations grown so far (its `n_trees` is their
+#' (binning or sorting included): the fit holds the iterations grown so far (its `n_steps` is their
 #' number) and `partial = TRUE`. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
 #' during the binning; `progress = TRUE` shows a progress bar (cli) over the iterations.
 #'
@@ -158,9 +158,10 @@
 #'   `needs`: named list, the measurements each group needs (in `unique(group)` order);
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
 #' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
-#'   `n_trees` counts the iterations grown);
-#' * `cost_penalty`, `lambda_scaled` (the `lambda'` of equation 5), `n_trees` (the
-#'   iterations grown), `depth`, `eta`, `paid`,
+#'   `n_steps` counts the iterations grown);
+#' * `cost_penalty`, `lambda_scaled` (the `lambda'` of equation 5), `n_steps` (the boosting steps
+#'   grown, at most `max_steps`; `fit$n_trees`, its former name, still reads it with a warning of class
+#'   `fgseq_warning_deprecated`), `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
 #'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
 #'   frequencies for multinomial fits), `label` (used by [print()] and [compare_sequences()]), `call`;
@@ -237,7 +238,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
   cost <- meas$cost
   cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
-  n_trees <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
+  max_steps <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
@@ -251,13 +252,13 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   y_mean <- colMeans(Y)
   s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
   lambda_scaled <- if (mean(cost) > 0) cost_penalty * s0 / mean(cost) else 0  # every group free: nothing to charge
-  control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = n_trees,
+  control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = max_steps,
                   depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
   raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), control, report)
   # the training data, for fitted(), residuals() and predict() without new data
   new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-            cost_penalty = cost_penalty, lambda_scaled = lambda_scaled, n_trees = length(raw$loss) - 1L, depth = depth,
+            cost_penalty = cost_penalty, lambda_scaled = lambda_scaled, n_steps = length(raw$loss) - 1L, depth = depth,
             eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call,
             split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y), cost_unit = cost_unit)
@@ -266,7 +267,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
 # anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
-new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, lambda_scaled, n_trees, depth, eta,
+new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, lambda_scaled, n_steps, depth, eta,
                       paid, min_node_size, y_mean, nobs, call, split, max_bin, data = NULL, cost_unit = NULL) {
   cost <- meas$cost
   labels <- names(cost)
@@ -295,7 +296,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   if (!isTRUE(all.equal(paid_tree, trees$tree[first]))) {
     abort("internal error: the core's paid groups differ from its trees.", class = "internal")
   }
-  steps <- 0:n_trees
+  steps <- 0:n_steps
   new_groups <- lapply(steps, function(t) paid_order[paid_step == t])
   charged <- marginal_costs(paid_order, meas$needs, meas$measurement_cost)
   group_cost <- vapply(steps, function(t) sum(charged[paid_step == t]), numeric(1))
@@ -312,7 +313,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   fields <- list(path = path, sequence = paid_order, trees = trees, init = init,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
                  measurement_cost = meas$measurement_cost, cost_penalty = cost_penalty,
-                 lambda_scaled = lambda_scaled, n_trees = n_trees, depth = depth, eta = eta, paid = paid,
+                 lambda_scaled = lambda_scaled, n_steps = n_steps, depth = depth, eta = eta, paid = paid,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
                  y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
@@ -474,7 +475,7 @@ check_forest <- function(object) {
 print.miser <- function(x, digits = 4, ...) {
   check_dots(...)
   per <- if (family_def(x$family)$multi) paste0(" (", length(x$classes), " trees per step, one per class)") else ""
-  cat(x$label, ", ", x$family, ": ", x$n_trees, " steps", per, " of depth-", x$depth, " trees, eta = ",
+  cat(x$label, ", ", x$family, ": ", x$n_steps, " steps", per, " of depth-", x$depth, " trees, eta = ",
       format(x$eta), ", ", x$nobs, " observations\n", sep = "")
   cat("Groups paid ", if (x$paid == "after_tree") "after each tree" else "within each tree", "; ",
       length(x$sequence), " of ", length(x$cost), " groups used, total cost ",
@@ -504,7 +505,8 @@ print.miser <- function(x, digits = 4, ...) {
 #' @param object A `"miser"` fit from [miser()].
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"summary.miser"`, a list with
-#' * `label` (character), `family`, `nobs`, `cost_penalty`, `n_trees`, `depth`, `eta`, `paid`: as in the fit;
+#' * `label` (character), `family`, `nobs`, `cost_penalty`, `n_steps`, `depth`, `eta`, `paid`: as in the fit
+#'   (`$n_trees`, the former name of `n_steps`, still reads it, with a deprecation warning);
 #' * `n_features` (distinct columns used by the trees), `p` (columns of `x`), `n_groups` (groups
 #'   paid), `total_groups`, `total_cost` (cost units) and `r2` (final training `r2`);
 #' * `steps`: data frame with `T + 1` rows (steps `t = 0..T`) and columns `step`, `trees`,
@@ -560,7 +562,7 @@ summary.miser <- function(object, ...) {
                           objective = path$objective, r2 = path$r2, stringsAsFactors = FALSE)
   last <- nrow(path)
   structure(list(label = object$label, family = object$family, nobs = object$nobs, cost_penalty = object$cost_penalty,
-                 n_trees = object$n_trees, depth = object$depth, eta = object$eta, paid = object$paid,
+                 n_steps = object$n_steps, depth = object$depth, eta = object$eta, paid = object$paid,
                  n_features = nrow(features), p = length(x_names), n_groups = length(unique(grp)),
                  total_groups = length(cost), total_cost = path$cost[last], r2 = path$r2[last],
                  steps = steps_tab, features = features, unused = setdiff(x_names, features$feature)),
@@ -573,7 +575,7 @@ summary.miser <- function(object, ...) {
 #' @export
 print.summary.miser <- function(x, digits = 4, ...) {
   check_dots(...)
-  cat(x$label, ", ", x$family, ": ", x$n_trees, " steps of depth-", x$depth, " trees, eta = ", format(x$eta),
+  cat(x$label, ", ", x$family, ": ", x$n_steps, " steps of depth-", x$depth, " trees, eta = ", format(x$eta),
       ", ", x$nobs, " observations\n", sep = "")
   cat(x$n_features, " of ", x$p, " features used (", x$n_groups, " of ", x$total_groups,
       " groups), total cost ", format(x$total_cost, digits = digits), ", final training r2 ",
@@ -821,3 +823,19 @@ check_group_cost_order <- function(call, group, cost_missing, verb) {
   }
   invisible()
 }
+
+# Fields read under a former name: `fit$n_trees` (and that of a summary) is `n_steps`, with a warning of
+# class "fgseq_warning_deprecated". Every other name is matched exactly.
+renamed_fields <- c(n_trees = "n_steps")
+
+#' @export
+`$.miser` <- function(x, name) {
+  if (name %in% names(renamed_fields)) {
+    warn("`$", name, "` is deprecated: use `$", renamed_fields[[name]], "` (the same value).", class = "deprecated")
+    name <- renamed_fields[[name]]
+  }
+  .subset2(x, name)
+}
+
+#' @export
+`$.summary.miser` <- `$.miser`

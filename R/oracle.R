@@ -141,9 +141,9 @@ stop_cost.fgseq_oracle <- function(object, alpha = 0.97, ...) {
 #' @rdname oracle
 #' @param stop_cost,interpolation As for [timeliness()].
 #' @export
-timeliness.fgseq_oracle <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
-                                    newdata = NULL, interpolation = c("linear", "step"),
-                                    metric = object$metric, query = NULL, k = object$k, ...) {
+timeliness.fgseq_oracle <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
+                                    interpolation = c("linear", "step"), metric = object$metric, query = NULL,
+                                    k = object$k, ..., stop_cost = NULL) {
   check_dots(...)
   interpolation <- match.arg(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq_oracle(object, alpha)
@@ -153,14 +153,15 @@ timeliness.fgseq_oracle <- function(object, alpha = 0.97, stop_cost = NULL, newx
 
 #' @rdname oracle
 #' @param x An `"fgseq_oracle"` object.
-#' @param add,xlab,ylab,type As for [plot.fgseq()].
+#' @param add,xlab,ylab,plot_type,type As for [plot.fgseq()].
 #' @export
 plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE,
-                              xlab = "cumulative cost", ylab = NULL, type = "s", metric = x$metric,
-                              query = NULL, k = x$k, ...) {
+                              xlab = "cumulative cost", ylab = NULL, plot_type = "s", metric = x$metric,
+                              query = NULL, k = x$k, ..., type) {
   check_dots(..., graphics = TRUE)
+  if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, type = type, default_main = x$label, ...)
+  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, plot_type = plot_type, default_main = x$label, ...)
 }
 
 #' @rdname oracle

@@ -270,7 +270,7 @@ print.fgseq_stats <- function(x, ...) {
 #'   field present, of the sizes of its `p` columns, finite; an error names the field.
 #' @export
 fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
-                              criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE, max_cost = Inf,
+                              criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                               max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, needs = NULL,
                               ...) {
   check_dots(...)
@@ -282,7 +282,6 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
     abort("`y` is constant over all the rows of the statistics; there is nothing to explain.")
   }
   method <- match.arg(method)
-  criterion <- match.arg(criterion)
   labels <- unique(x$group)
   meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
@@ -292,6 +291,6 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
   raw <- .fit_moments(moments, match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels),
                       control, report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
-             criterion = criterion, family = default_family, response = list(classes = NULL, responses = "y"),
+             family = default_family, response = list(classes = NULL, responses = "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
 }

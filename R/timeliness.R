@@ -50,7 +50,8 @@ stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
 #'   segment only); [compare_sequences()] refuses a `B` below the first group of every sequence. An
 #'   empty sequence (a fit stopped by `max_cost` or `max_time` before its first group) has stopping
 #'   cost 0; with `stop_cost = NULL` its timeliness is the curve's value at cost 0 (the limit of the
-#'   average as `B` goes to 0): 0 for `r2`.
+#'   average as `B` goes to 0): 0 for `r2`. Given by its full name only (it follows `...`: a stray
+#'   `s =` is an unknown argument, not the stopping cost).
 #' @param interpolation `"linear"` or `"step"`.
 #' @return A single number: the timeliness, in the units of the metric (for `r2`, at most the largest
 #'   `r2` reached). On test data (`newx`/`newy` or `newdata`), `r2_k = 1 - SSE_k / SSE_0`.
@@ -71,9 +72,9 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 
 #' @rdname timeliness
 #' @export
-timeliness.anytime_fit <- function(object, alpha = 0.97, stop_cost = NULL, newx = NULL, newy = NULL,
-                                   newdata = NULL, interpolation = c("linear", "step"), metric = "r2",
-                                   query = NULL, k = 5, ...) {
+timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
+                                   interpolation = c("linear", "step"), metric = "r2", query = NULL, k = 5, ...,
+                                   stop_cost = NULL) {
   check_dots(...)
   interpolation <- match.arg(interpolation)
   own <- is.null(stop_cost)

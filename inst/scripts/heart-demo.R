@@ -116,8 +116,8 @@ print(out_b, row.names = FALSE)
 ## trees of depth 2 that pay for a test the first time a tree uses it).
 blind <- fgseq(diagnosis ~ ., data = train_b, cost = heart_cost, family = "binomial", lambda = 1e-4,
                cost_sensitive = FALSE)
-trees <- miser(diagnosis ~ ., data = train_b, cost = heart_cost, family = "binomial", lambda = 0.01,
-               depth = 2, n_trees = 150)
+trees <- miser(diagnosis ~ ., data = train_b, cost = heart_cost, family = "binomial", cost_penalty = 0.01,
+               depth = 2, max_steps = 150)
 shown <- list("CS-G-OMP (cost-sensitive)" = logit, "Group OMP (cost-blind)" = blind,
               "Greedy Miser" = trees)
 curves <- lapply(shown, anytime_curve, newdata = test_b, metric = "accuracy")

@@ -47,3 +47,40 @@ test_that("predict() and coef() take budget and step only by their full names: s
   expect_error(predict(fit, as.matrix(mtcars[, -1]), b = 10), "`b` (did you mean `budget`?)", fixed = TRUE,
                class = "fgseq_error_unknown_argument")
 })
+
+test_that("timeliness() and compare_sequences() take stop_cost by its full name only: s = is an unknown argument", {
+  fit <- fgseq(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10))
+  fr <- fgseq(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10), method = "fr")
+  expect_error(timeliness(fit, s = 5), "`s` (did you mean `stop_cost`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
+  expect_error(timeliness(oracle(fit), s = 5), class = "fgseq_error_unknown_argument")
+  expect_error(compare_sequences(list(fit, fr), s = 5), "`s` (did you mean `stop_cost`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
+  # the full name still works, and means the upper end of the integral (plain-R reference)
+  expect_equal(timeliness(fit, stop_cost = 10), ref_timeliness(fit$path$cost, fit$path$r2, 10, "linear"))
+  expect_equal(compare_sequences(list(fit, fr), stop_cost = 10)$stop_cost, 10)
+})
+
+test_that("plot() of a fit takes the graphical parameter lab = as a graphical parameter, not as labels", {
+  fit <- fgseq(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10))
+  pdf(NULL)
+  on.exit(dev.off())
+  # lab = c(5, 5, 7) was taken as `labels` (an error: labels must be TRUE or FALSE)
+  expect_no_error(plot(fit, lab = c(5, 5, 7)))
+  expect_no_error(plot(fit, what = "coef", lab = c(5, 5, 7)))
+  expect_error(plot(fit, labels = NA), "`labels` must be TRUE or FALSE", class = "fgseq_error_input")
+})
+
+test_that("the plot type of the curves is plot_type; type (the prediction type elsewhere) is its deprecated name", {
+  fit <- fgseq(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10))
+  fr <- fgseq(as.matrix(mtcars[, -1]), mtcars$mpg, cost = seq_len(10), method = "fr")
+  cmp <- compare_sequences(list(fit, fr))
+  pdf(NULL)
+  on.exit(dev.off())
+  for (obj in list(fit, oracle(fit), cmp)) {
+    expect_no_warning(plot(obj, plot_type = "l"))
+    expect_warning(plot(obj, type = "l"), "`type` is deprecated: use `plot_type`", class = "fgseq_warning_deprecated")
+    expect_error(plot(obj, type = "l", plot_type = "s"), "give `plot_type` only", class = "fgseq_error_input")
+  }
+  expect_warning(plot(fit, what = "coef", type = "l"), class = "fgseq_warning_deprecated")
+})

@@ -59,7 +59,7 @@ test_that("print and plot", {
   pdf(NULL)
   on.exit(dev.off())
   expect_identical(plot(cmp), cmp)
-  expect_identical(plot(cmp, legend = NULL, type = "l", col = c("red", "blue")), cmp)
+  expect_identical(plot(cmp, legend = NULL, plot_type = "l", col = c("red", "blue")), cmp)
 })
 
 # ---- errors: one test per message -------------------------------------------------------------------

@@ -63,7 +63,7 @@ test_that("max_time returns the first trees of the full fit, marked partial; pro
   expect_false(full$partial)
   short <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2, max_time = 1e-9)
   expect_true(short$partial)
-  K <- short$n_trees
+  K <- short$n_steps
   expect_lt(K, 30)
   expect_identical(short$trees, full$trees[full$trees$tree <= K, ])
   expect_equal(short$path, full$path[seq_len(K + 1L), ])

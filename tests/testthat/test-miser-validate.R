@@ -157,6 +157,19 @@ test_that("the old names n_trees and lambda still work, with a deprecation warni
   expect_identical(mp$cost_penalty, c(0, 0.1))
 })
 
+test_that("a fit's n_steps counts the boosting steps grown; $n_trees, its former name, reads it with a warning", {
+  fit <- miser(vd$x, vd$y, cost = vcost, cost_penalty = 0.05, max_steps = 4)
+  expect_identical(fit$n_steps, nrow(fit$path) - 1L)
+  expect_identical(fit$n_steps, 4L)
+  expect_warning(n <- fit$n_trees, "`$n_trees` is deprecated: use `$n_steps`", fixed = TRUE,
+                 class = "fgseq_warning_deprecated")
+  expect_identical(n, 4L)
+  s <- summary(fit)
+  expect_identical(s$n_steps, 4L)
+  expect_warning(expect_identical(s$n_trees, 4L), class = "fgseq_warning_deprecated")
+  expect_output(print(fit), ": 4 steps of depth-")
+})
+
 test_that("group comes before cost; old positional (x, y, cost, group) calls are errors, never a silent swap", {
   grp <- rep(c("a", "b", "c"), length.out = ncol(vd$x))
   named <- miser(vd$x, vd$y, group = grp, cost = c(a = 1, b = 2, c = 3), max_steps = 3)

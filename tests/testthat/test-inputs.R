@@ -1,4 +1,4 @@
-# One test per error or warning message of R/validate.R and the methods: bad input gets a clear message
+# One test per error or warning message of the data checks (R/inputs.R), the fitting verbs and the methods: bad input gets a clear message
 # that names the argument.
 
 set.seed(11)
@@ -64,6 +64,19 @@ test_that("scalar options: lambda, max_cost, max_steps, c_min, cost_sensitive, m
   expect_error(fgseq(vx, vy, method = "doubling", c_min = -2), "`c_min` must be a single finite number > 0")
   expect_error(fgseq(vx, vy, cost_sensitive = NA), "`cost_sensitive` must be TRUE or FALSE")
   expect_error(fgseq(vx, vy, method = "lasso"), "'arg' should be one of")
+})
+
+test_that("criterion: one of the selection criteria, by every fitting route, and its label in print()", {
+  msg <- "^`criterion` must be one of \"whitened\", \"l2\", \"linf\"\\.$"
+  expect_error(fgseq(vx, vy, criterion = "l1"), msg, class = "fgseq_error_input")
+  expect_error(fgseq(fgseq_stats(vx, vy, group = vg), criterion = "l1"), msg, class = "fgseq_error_input")
+  chunks <- fgseq_chunks(list(list(x = vx[1:20, ], y = vy[1:20]), list(x = vx[21:40, ], y = vy[21:40])))
+  expect_error(fgseq(chunks, criterion = c("l2", "linf")), msg, class = "fgseq_error_input")
+  # the default is "whitened"; each criterion is kept with the fit and named in its label
+  expect_identical(vfit$criterion, "whitened")
+  expect_identical(fgseq(vx, vy, group = vg, criterion = "linf")$criterion, "linf")
+  expect_output(print(fgseq(vx, vy, group = vg, criterion = "l2")), "CS-G-OMP \\(No-Whiten\\)")
+  expect_output(print(vfit), "CS-G-OMP")
 })
 
 test_that("constant columns and groups: warned about, dropped, or an error when all are constant", {
