@@ -106,11 +106,12 @@ print.fgseq_comparison <- function(x, digits = 4, ...) {
 #' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`).
 #' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
 #' @param xlim,ylim,xlab,ylab,main Plot limits and labels; `xlim = NULL` spans up to the stopping cost
-#'   and the end of the reference curve.
+#'   and the end of the reference curve. `main` is matched by its full name only (it follows `...`, so
+#'   that the graphical parameter `mai` is not taken for it).
 #' @export
 plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, plot_type = "s",
                                   legend = "bottomright", xlim = NULL, ylim = NULL, xlab = "cumulative cost",
-                                  ylab = NULL, main = NULL, ..., type) {
+                                  ylab = NULL, ..., main = NULL, type) {
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   curves <- x$curves

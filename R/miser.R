@@ -723,11 +723,12 @@ print.miser_path <- function(x, digits = 4, ...) {
 #' @param log `""` or `"x"`: a log scale for the cost axis (cost 0 at the left edge).
 #' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label.
 #' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
-#' @param xlab,ylab,main Axis labels and title (`ylab = NULL` names the metric).
+#' @param xlab,ylab,main Axis labels and title (`ylab = NULL` names the metric). `main` is matched by
+#'   its full name only (it follows `...`, so that the graphical parameter `mai` is not taken for it).
 #' @export
 plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hcl.colors(length(x$cost_penalty), "Dark 3"),
                             log = "", cost_unit = x$fits[[1L]]$cost_unit, legend = "bottomright", xlab = NULL, ylab = NULL,
-                            main = "Greedy Miser: cost/accuracy trade-off", ...) {
+                            ..., main = "Greedy Miser: cost/accuracy trade-off") {
   check_dots(..., graphics = TRUE)
   traces <- check_flag(traces, "traces")
   log <- check_choice(log, c("", "x"), "log")

@@ -84,3 +84,25 @@ test_that("the plot type of the curves is plot_type; type (the prediction type e
   }
   expect_warning(plot(fit, what = "coef", type = "l"), class = "fgseq_warning_deprecated")
 })
+
+test_that("plot() of a comparison or a Miser path takes mai = as a graphical parameter, not as main", {
+  set.seed(5)
+  x <- matrix(rnorm(60 * 4), 60, 4, dimnames = list(NULL, paste0("v", 1:4)))
+  y <- drop(x %*% c(1, 0.5, 0, -1)) + rnorm(60)
+  cmp <- compare_sequences(list(fgseq(x, y, cost = 1:4), fgseq(x, y, cost = 1:4, method = "fr")))
+  mp <- miser_path(x[1:40, ], y[1:40], cost = 1:4, cost_penalty = c(0, 0.1), max_steps = 3, depth = 2,
+                   newx = x[41:60, ], newy = y[41:60])
+  # the titles drawn, as graphics::title() receives them from plot.default()
+  drawn <- new.env()
+  drawn$main <- list()
+  suppressMessages(trace(graphics::title, bquote(assign("main", c(get("main", .(drawn)), list(main)), .(drawn))),
+                         print = FALSE, where = asNamespace("graphics")))
+  on.exit(untrace(graphics::title, where = asNamespace("graphics")), add = TRUE)
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_no_error(plot(cmp, mai = c(1, 1, 0.5, 0.5)))
+  expect_no_error(plot(mp, mai = c(1, 1, 0.5, 0.5)))
+  expect_no_error(plot(mp, main = "trade-off"))
+  # before: mai = was taken for main, and the title was "1"
+  expect_identical(unlist(drawn$main), c("Anytime curves", "Greedy Miser: cost/accuracy trade-off", "trade-off"))
+})
