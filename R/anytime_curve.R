@@ -87,8 +87,8 @@ anytime_curve <- function(object, ...) UseMethod("anytime_curve")
 
 #' @rdname anytime_curve
 #' @export
-anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5,
-                                      newdata = NULL, newoffset = NULL, weights = NULL, ...) {
+anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL,
+                                      k = 5, newoffset = NULL, weights = NULL, ...) {
   check_dots(...)
   metric <- check_metric(metric)
   path <- object$path

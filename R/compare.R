@@ -48,8 +48,8 @@
 #' plot(cmp)
 #' compare_sequences(list(omp, fr), newdata = test, metric = "accuracy")
 #' @export
-compare_sequences <- function(fits, newx = NULL, newy = NULL, alpha = 0.97, metric = "r2", query = NULL, k = 5,
-                              newdata = NULL, ..., stop_cost = NULL) {
+compare_sequences <- function(fits, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL, k = 5,
+                              alpha = 0.97, ..., stop_cost = NULL) {
   check_dots(...)
   fits <- check_fits(fits, function(f) if (inherits(f, "fgseq_oracle")) f$label else method_label(f))
   alpha <- check_alpha(alpha)

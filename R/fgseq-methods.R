@@ -350,9 +350,9 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' @rdname plot.fgseq
 #' @aliases plot.fgseq
 #' @export
-plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, what = c("curve", "coef"),
-                             add = FALSE, log = "", cost_unit = x$cost_unit, xlab = NULL, ylab = NULL,
-                             plot_type = "s", metric = "r2", query = NULL, k = 5, ..., labels = FALSE, type) {
+plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL, k = 5,
+                             what = c("curve", "coef"), add = FALSE, log = "", cost_unit = x$cost_unit, xlab = NULL,
+                             ylab = NULL, plot_type = "s", ..., labels = FALSE, type) {
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   what <- check_choice(what, c("curve", "coef"), "what")

@@ -57,7 +57,7 @@
 #' # the Oracle of the test curve
 #' timeliness(oracle(fr, newdata = heart[201:303, ]), stop_cost = B)
 #' @export
-oracle <- function(object, newx = NULL, newy = NULL, metric = "r2", query = NULL, k = 5, newdata = NULL,
+oracle <- function(object, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL, k = 5,
                    ...) {
   check_dots(...)
   object <- check_oracle_source(object)
@@ -113,8 +113,8 @@ oracle_as_curve <- function(object) {
 
 #' @rdname oracle
 #' @export
-anytime_curve.fgseq_oracle <- function(object, newx = NULL, newy = NULL, metric = object$metric,
-                                       query = NULL, k = object$k, newdata = NULL, ...) {
+anytime_curve.fgseq_oracle <- function(object, newx = NULL, newy = NULL, newdata = NULL, metric = object$metric,
+                                       query = NULL, k = object$k, ...) {
   check_dots(...)
   metric <- check_metric(metric)
   if (is.null(newx) && is.null(newdata) && is.null(newy) && metric == object$metric &&
@@ -142,8 +142,8 @@ stop_cost.fgseq_oracle <- function(object, alpha = 0.97, ...) {
 #' @param stop_cost,interpolation As for [timeliness()].
 #' @export
 timeliness.fgseq_oracle <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
-                                    interpolation = c("linear", "step"), metric = object$metric, query = NULL,
-                                    k = object$k, ..., stop_cost = NULL) {
+                                    metric = object$metric, query = NULL, k = object$k,
+                                    interpolation = c("linear", "step"), ..., stop_cost = NULL) {
   check_dots(...)
   interpolation <- match.arg(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq_oracle(object, alpha)
@@ -155,9 +155,9 @@ timeliness.fgseq_oracle <- function(object, alpha = 0.97, newx = NULL, newy = NU
 #' @param x An `"fgseq_oracle"` object.
 #' @param add,xlab,ylab,plot_type,type As for [plot.fgseq()].
 #' @export
-plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, add = FALSE,
-                              xlab = "cumulative cost", ylab = NULL, plot_type = "s", metric = x$metric,
-                              query = NULL, k = x$k, ..., type) {
+plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, metric = x$metric, query = NULL,
+                              k = x$k, add = FALSE, xlab = "cumulative cost", ylab = NULL, plot_type = "s", ...,
+                              type) {
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)

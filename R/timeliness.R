@@ -73,7 +73,7 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 #' @rdname timeliness
 #' @export
 timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
-                                   interpolation = c("linear", "step"), metric = "r2", query = NULL, k = 5, ...,
+                                   metric = "r2", query = NULL, k = 5, interpolation = c("linear", "step"), ...,
                                    stop_cost = NULL) {
   check_dots(...)
   interpolation <- match.arg(interpolation)

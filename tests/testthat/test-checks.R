@@ -106,3 +106,20 @@ test_that("plot() of a comparison or a Miser path takes mai = as a graphical par
   # before: mai = was taken for main, and the title was "1"
   expect_identical(unlist(drawn$main), c("Anytime curves", "Greedy Miser: cost/accuracy trade-off", "trade-off"))
 })
+
+test_that("the test-data arguments come in one order in every signature that takes them", {
+  order <- c("newx", "newy", "newdata", "metric", "query", "k")
+  funs <- list(anytime_curve.anytime_fit = fgseq:::anytime_curve.anytime_fit,
+               anytime_curve.fgseq_oracle = fgseq:::anytime_curve.fgseq_oracle, oracle = oracle,
+               timeliness.anytime_fit = fgseq:::timeliness.anytime_fit,
+               timeliness.fgseq_oracle = fgseq:::timeliness.fgseq_oracle, compare_sequences = compare_sequences,
+               plot.anytime_fit = fgseq:::plot.anytime_fit, plot.fgseq_oracle = fgseq:::plot.fgseq_oracle,
+               miser_path.default = fgseq:::miser_path.default, miser_path.formula = fgseq:::miser_path.formula)
+  for (name in names(funs)) {
+    args <- names(formals(funs[[name]]))
+    present <- order[order %in% args]
+    # in this order and next to each other
+    expect_identical(args[args %in% order], present, label = name)
+    expect_identical(diff(match(present, args)), rep(1L, length(present) - 1L), label = name)
+  }
+})
