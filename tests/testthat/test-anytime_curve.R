@@ -117,81 +117,88 @@ test_that("binomial fits are scored from their probabilities", {
 # ---- errors: one test per message -------------------------------------------------------------------
 
 test_that("an unknown metric", {
-  expect_error(anytime_curve(afit, at$x, at$y, metric = "f1"), "`metric` must be one of \"r2\", \"mse\"")
+  expect_error(anytime_curve(afit, at$x, at$y, metric = "f1"), "`metric` must be one of \"r2\", \"mse\"",
+               class = "fgseq_error_input")
 })
 
 test_that("a test metric without test data", {
-  expect_error(anytime_curve(afit, metric = "accuracy"), "metric \"accuracy\" needs test data")
+  expect_error(anytime_curve(afit, metric = "accuracy"), "metric \"accuracy\" needs test data",
+               class = "fgseq_error_input")
 })
 
 test_that("newy without newx", {
-  expect_error(anytime_curve(afit, newy = at$y), "give `newx` \\(or `newdata`\\) with `newy`")
+  expect_error(anytime_curve(afit, newy = at$y), "give `newx` \\(or `newdata`\\) with `newy`",
+               class = "fgseq_error_input")
 })
 
 test_that("newy of the wrong length for a class metric", {
   expect_error(anytime_curve(afit, at$x, ay01[-1], metric = "accuracy"),
-               "`newy` must have one value per row of `newx` \\(80\\); it has 79")
+               "`newy` must have one value per row of `newx` \\(80\\); it has 79", class = "fgseq_error_input")
 })
 
 test_that("newy of the wrong type for accuracy", {
   expect_error(anytime_curve(afit, at$x, at$y, metric = "accuracy"),
-               "`newy` must be 0/1, logical or a factor for metric \"accuracy\"")
+               "`newy` must be 0/1, logical or a factor for metric \"accuracy\"", class = "fgseq_error_input")
 })
 
 test_that("newy of the wrong type for AUC and log-loss", {
   expect_error(anytime_curve(afit, at$x, factor(rep(c("a", "b", "c"), length.out = 80)), metric = "auc"),
-               "`newy` must be 0/1, logical or a two-level factor for metric \"auc\"")
+               "`newy` must be 0/1, logical or a two-level factor for metric \"auc\"", class = "fgseq_error_input")
 })
 
 test_that("NA in a class response", {
   y <- ay01
   y[4] <- NA
-  expect_error(anytime_curve(afit, at$x, y, metric = "logloss"), "`newy` contains NA, NaN or Inf")
+  expect_error(anytime_curve(afit, at$x, y, metric = "logloss"), "`newy` contains NA, NaN or Inf",
+               class = "fgseq_error_input")
 })
 
 test_that("a factor of more than two classes for a fit that predicts one number", {
   expect_error(anytime_curve(afit, at$x, factor(rep(c("a", "b", "c"), length.out = 80)), metric = "accuracy"),
-               "metric \"accuracy\" with a factor of 3 levels needs a fit that predicts one probability per class")
+               "metric \"accuracy\" with a factor of 3 levels needs a fit that predicts one probability per class",
+               class = "fgseq_error_input")
 })
 
 test_that("AUC with a single class", {
   expect_error(anytime_curve(afit, at$x, rep(1, 80), metric = "auc"),
-               "metric \"auc\" needs both classes in `newy`; it has only one")
+               "metric \"auc\" needs both classes in `newy`; it has only one", class = "fgseq_error_input")
 })
 
 test_that("NDCG with negative grades", {
   expect_error(anytime_curve(afit, at$x, at$y, metric = "ndcg", query = rep(1:16, each = 5)),
-               "`newy` must hold non-negative relevance grades for metric \"ndcg\"")
+               "`newy` must hold non-negative relevance grades for metric \"ndcg\"", class = "fgseq_error_input")
 })
 
 test_that("NDCG without query ids", {
   expect_error(anytime_curve(afit, at$x, ay01, metric = "ndcg"),
-               "metric \"ndcg\" needs `query`, one query id per row of `newx`")
+               "metric \"ndcg\" needs `query`, one query id per row of `newx`", class = "fgseq_error_input")
 })
 
 test_that("NDCG with query ids of the wrong length", {
   expect_error(anytime_curve(afit, at$x, ay01, metric = "ndcg", query = rep(1:10, each = 5)),
-               "`query` must have one id per row of `newx` \\(80\\), without NA")
+               "`query` must have one id per row of `newx` \\(80\\), without NA", class = "fgseq_error_input")
 })
 
 test_that("NDCG with a query of one document", {
   expect_error(anytime_curve(afit, at$x, ay01, metric = "ndcg", query = c(rep(1:13, each = 6), 14, 15)),
-               "`query` has 2 queries with a single document \\(14, 15\\); NDCG needs at least 2 documents")
+               "`query` has 2 queries with a single document \\(14, 15\\); NDCG needs at least 2 documents",
+               class = "fgseq_error_input")
 })
 
 test_that("NDCG with no relevant document", {
   expect_error(anytime_curve(afit, at$x, rep(0, 80), metric = "ndcg", query = rep(1:16, each = 5)),
-               "metric \"ndcg\" needs a query with a document of positive relevance")
+               "metric \"ndcg\" needs a query with a document of positive relevance", class = "fgseq_error_input")
 })
 
 test_that("NDCG with a bad k", {
   expect_error(anytime_curve(afit, at$x, ay01, metric = "ndcg", query = rep(1:16, each = 5), k = 0),
-               "`k` must be a single whole number >= 1")
+               "`k` must be a single whole number >= 1", class = "fgseq_error_input")
 })
 
 test_that("newdata without the response", {
   hf <- fgseq(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")])
-  expect_error(anytime_curve(hf, newdata = heart[, c("age", "sex")]), "`newdata` lacks the response diagnosis")
+  expect_error(anytime_curve(hf, newdata = heart[, c("age", "sex")]), "`newdata` lacks the response diagnosis",
+               class = "fgseq_error_input")
 })
 
 test_that("mgaussian fits: r2 and mse over all response columns", {
@@ -209,7 +216,8 @@ test_that("mgaussian fits: r2 and mse over all response columns", {
   expect_equal(anytime_curve(mfit, x[81:120, ], Y[81:120, ])$value, 1 - sse / sse[1])
   expect_equal(anytime_curve(mfit, x[81:120, ], Y[81:120, ], metric = "mse")$value, sse / (40 * 2))
   expect_error(anytime_curve(mfit, x[81:120, ], Y[81:119, ]),
-               "`newy` must be a numeric matrix with one row per row of `newx` \\(40\\) for a mgaussian fit")
+               "`newy` must be a numeric matrix with one row per row of `newx` \\(40\\) for a mgaussian fit",
+               class = "fgseq_error_input")
   expect_error(anytime_curve(mfit, x[81:120, ], cbind(Y[81:120, ], 1)),
-               "`newy` must have one column per response of the fit \\(2\\); it has 3")
+               "`newy` must have one column per response of the fit \\(2\\); it has 3", class = "fgseq_error_input")
 })

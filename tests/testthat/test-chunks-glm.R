@@ -67,31 +67,40 @@ test_that("bad chunk sources and chunks stop with clear messages", {
   d <- glm_chunk_data()
   y <- rbinom(nrow(d$x), 1, 0.5)
   chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i]))
-  expect_error(fgseq_chunks(function(i) chunks[[i]]), "`n_chunks` must be given when `source` is a function")
-  expect_error(fgseq_chunks(function(i) chunks[[i]], n_chunks = 1.5), "`n_chunks` must be a whole number >= 1")
-  expect_error(fgseq_chunks(chunks, n_chunks = 3), "`n_chunks` is for a function `source` only")
-  expect_error(fgseq_chunks(42), "`source` must be a character vector of files, a list of chunks or a function")
-  expect_error(fgseq_chunks(list()), "`source` must hold at least one chunk")
-  expect_error(fgseq_chunks("a.rds", read = 1), "`read` must be a function")
+  expect_error(fgseq_chunks(function(i) chunks[[i]]), "`n_chunks` must be given when `source` is a function",
+               class = "fgseq_error_input")
+  expect_error(fgseq_chunks(function(i) chunks[[i]], n_chunks = 1.5), "`n_chunks` must be a whole number >= 1",
+               class = "fgseq_error_input")
+  expect_error(fgseq_chunks(chunks, n_chunks = 3), "`n_chunks` is for a function `source` only",
+               class = "fgseq_error_input")
+  expect_error(fgseq_chunks(42), "`source` must be a character vector of files, a list of chunks or a function",
+               class = "fgseq_error_input")
+  expect_error(fgseq_chunks(list()), "`source` must hold at least one chunk", class = "fgseq_error_input")
+  expect_error(fgseq_chunks("a.rds", read = 1), "`read` must be a function", class = "fgseq_error_input")
   expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr"),
-               "`method` must be \"omp\" for a binomial fit from chunks")
+               "`method` must be \"omp\" for a binomial fit from chunks", class = "fgseq_error_input")
   bad <- chunks
   bad[[2]]$x <- bad[[2]]$x[, 12:1]
   expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"),
-               "chunk 2: its columns differ from the first chunk's")
+               "chunk 2: its columns differ from the first chunk's", class = "fgseq_error_input")
   bad <- chunks
   bad[[3]]$x[5, 2] <- NA
-  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 3: `x` contains NA")
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 3: `x` contains NA",
+               class = "fgseq_error_input")
   bad <- chunks
   bad[[2]]$y[1] <- 2
-  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 2: `y` must be 0/1")
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 2: `y` must be 0/1",
+               class = "fgseq_error_input")
   bad <- chunks
   bad[[1]] <- list(x = d$x[1:5, ])
-  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 1 must be a list with elements")
+  expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"), "chunk 1 must be a list with elements",
+               class = "fgseq_error_input")
   one <- lapply(chunks, function(ch) list(x = ch$x, y = rep(1, nrow(ch$x))))
-  expect_error(fgseq(fgseq_chunks(one), group = d$group, family = "binomial"), "`y` has a single class over all chunks")
+  expect_error(fgseq(fgseq_chunks(one), group = d$group, family = "binomial"), "`y` has a single class over all chunks",
+               class = "fgseq_error_input")
   cnt <- lapply(chunks, function(ch) list(x = ch$x, y = ch$y - 0.5))
-  expect_error(fgseq(fgseq_chunks(cnt), group = d$group, family = "poisson"), "`y` must be non-negative whole counts")
+  expect_error(fgseq(fgseq_chunks(cnt), group = d$group, family = "poisson"), "`y` must be non-negative whole counts",
+               class = "fgseq_error_input")
 })
 
 test_that("what a GLM pass ships to the workers holds no chunks", {
@@ -110,7 +119,7 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   expect_equal(drop(pass0$xr), drop(crossprod(x, y - plogis(eta))))
   expect_equal(drop(pass0$gradient), sum(plogis(eta) - y))
   expect_equal(drop(pass0$hessian), sum(plogis(eta) * (1 - plogis(eta))))
-  expect_error(part(list(x = x), 3L), "chunk 3: chunk 3 must be a list")
+  expect_error(part(list(x = x), 3L), "chunk 3: chunk 3 must be a list", class = "fgseq_error_input")
 })
 
 test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, max_cost, max_time)", {
@@ -142,5 +151,6 @@ test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, ma
     if (reads$n > 4) stop("chunk source went away")
     list(x = d$x[d$idx[[i]], ], y = y[d$idx[[i]]])
   }, n_chunks = 3)
-  expect_error(fgseq(flaky, group = d$group, family = "binomial"), "chunk source went away")
+  expect_error(fgseq(flaky, group = d$group, family = "binomial"), "chunk source went away",
+               class = "fgseq_error_input")
 })

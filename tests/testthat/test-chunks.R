@@ -73,11 +73,12 @@ test_that("chunk files on disk, mapped on 2 multisession workers, give the in-me
   expect_equal(st2$xy, 2 * st$xy, tolerance = 1e-12)
   bad <- chunks
   bad[[4]]$x[2, 2] <- NaN
-  expect_error(fgseq_stats(bad, group = d$group), "chunk 4: `x` contains NA, NaN or Inf")
+  expect_error(fgseq_stats(bad, group = d$group), "chunk 4: `x` contains NA, NaN or Inf", class = "fgseq_error_input")
   swapped <- chunks
   swapped[[5]]$x <- swapped[[5]]$x[, c(2, 1, 3:9)]
   expect_error(fgseq_stats(swapped, group = d$group),
-               "chunk 5: the statistics come from chunks with different columns or column order")
+               "chunk 5: the statistics come from chunks with different columns or column order",
+               class = "fgseq_error_input")
 })
 
 test_that("the chunks are cut into one contiguous batch per worker, and a batch ships only its own chunks", {
@@ -111,18 +112,18 @@ test_that("bad chunks: different columns or order, NA, different groups", {
   i2 <- d$chunks[[2]]
   a <- fgseq_stats(d$x[i1, ], d$y[i1], group = d$group)
   expect_error(a + fgseq_stats(d$x[i2, c(2, 1, 3:9)], d$y[i2], group = d$group),
-               "the statistics come from chunks with different columns or column order")
+               "the statistics come from chunks with different columns or column order", class = "fgseq_error_input")
   expect_error(a + fgseq_stats(d$x[i2, 1:8], d$y[i2], group = d$group[1:8]),
-               "the statistics come from chunks with different columns or column order")
+               "the statistics come from chunks with different columns or column order", class = "fgseq_error_input")
   expect_error(a + fgseq_stats(d$x[i2, ], d$y[i2], group = rep(c("a", "b", "c"), 3)),
-               "the statistics come from different group definitions")
+               "the statistics come from different group definitions", class = "fgseq_error_input")
   bad <- d$x[i2, ]
   bad[3, 4] <- NA
   expect_error(fgseq_stats(list(list(x = d$x[i1, ], y = d$y[i1]), list(x = bad, y = d$y[i2])), group = d$group),
-               "chunk 2: `x` contains NA, NaN or Inf")
+               "chunk 2: `x` contains NA, NaN or Inf", class = "fgseq_error_input")
   expect_error(fgseq_stats(list(list(x = d$x[i1, ])), group = d$group),
-               "chunk 1 must be a list with elements `x` \\(a numeric matrix\\) and `y`")
-  expect_error(a + 1, "only statistics made by fgseq_stats\\(\\) can be added together")
+               "chunk 1 must be a list with elements `x` \\(a numeric matrix\\) and `y`", class = "fgseq_error_input")
+  expect_error(a + 1, "only statistics made by fgseq_stats\\(\\) can be added together", class = "fgseq_error_input")
 })
 
 test_that("a chunk with a constant y, or a last chunk of one row, is taken: the union is checked (lm())", {
@@ -139,8 +140,10 @@ test_that("a chunk with a constant y, or a last chunk of one row, is taken: the 
   expect_equal(fgseq(st, cost = d$cost, lambda = 0)$beta, fit$beta, tolerance = 1e-12)
   # the union itself constant, or of one row: refused
   const <- lapply(pieces[1:2], function(i) list(x = d$x[i, ], y = rep(7, length(i))))
-  expect_error(fgseq(fgseq_chunks(const)), "`y` is constant over all the rows of the statistics")
-  expect_error(fgseq(fgseq_stats(d$x[1, , drop = FALSE], 1)), "summarizes 1 row; a fit needs at least 2 rows")
+  expect_error(fgseq(fgseq_chunks(const)), "`y` is constant over all the rows of the statistics",
+               class = "fgseq_error_input")
+  expect_error(fgseq(fgseq_stats(d$x[1, , drop = FALSE], 1)), "summarizes 1 row; a fit needs at least 2 rows",
+               class = "fgseq_error_input")
 })
 
 test_that("a missing chunk file is named in the error", {
@@ -149,5 +152,6 @@ test_that("a missing chunk file is named in the error", {
   saveRDS(list(x = d$x[1:50, ], y = d$y[1:50]), f)
   missing <- tempfile(fileext = ".rds")
   expect_error(suppressWarnings(fgseq_stats(c(f, missing))),
-               paste0("chunk 2 \\(file ", missing, "\\) could not be read"), fixed = FALSE)
+               paste0("chunk 2 \\(file ", missing, "\\) could not be read"), fixed = FALSE,
+               class = "fgseq_error_input")
 })

@@ -65,29 +65,35 @@ test_that("print and plot", {
 # ---- errors: one test per message -------------------------------------------------------------------
 
 test_that("fits must be a list of fitted sequences", {
-  expect_error(compare_sequences(c_omp), "`fits` must be a non-empty list of fitted sequences")
+  expect_error(compare_sequences(c_omp), "`fits` must be a non-empty list of fitted sequences",
+               class = "fgseq_error_input")
 })
 
 test_that("fits trained on different data", {
   other <- fgseq(cd$x[1:100, ], cd$y[1:100], cd$group, cd$cost)
   expect_error(compare_sequences(list(c_omp, other)),
-               "all `fits` must be trained on the same data \\(same rows and response\\): fit 2 \\(CS-G-OMP #1\\) differs from fit 1 \\(CS-G-OMP\\): it has 100 observations, the first has 120")
+               "all `fits` must be trained on the same data \\(same rows and response\\): fit 2 \\(CS-G-OMP #1\\) differs from fit 1 \\(CS-G-OMP\\): it has 100 observations, the first has 120",
+               class = "fgseq_error_input")
   shifted <- fgseq(cd$x, cd$y + 1, cd$group, cd$cost)
   expect_error(compare_sequences(list(a = c_omp, b = c_fr, c = shifted)),
-               "fit 3 \\(c\\) differs from fit 1 \\(a\\): its response has another mean or variance")
+               "fit 3 \\(c\\) differs from fit 1 \\(a\\): its response has another mean or variance",
+               class = "fgseq_error_input")
   expect_error(compare_sequences(list(c_omp, oracle(fgseq(cd$x, 2 * cd$y, cd$group, cd$cost)))),
-               "its response has another mean or variance than the first's")
+               "its response has another mean or variance than the first's", class = "fgseq_error_input")
 })
 
 test_that("alpha outside (0, 1]", {
-  expect_error(compare_sequences(list(c_omp, c_fr), alpha = 0), "`alpha` must be a single number in \\(0, 1\\]")
-  expect_error(compare_sequences(list(c_omp, c_fr), alpha = 1.5), "`alpha` must be a single number in \\(0, 1\\]")
+  expect_error(compare_sequences(list(c_omp, c_fr), alpha = 0), "`alpha` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
+  expect_error(compare_sequences(list(c_omp, c_fr), alpha = 1.5), "`alpha` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
 })
 
 test_that("a stopping cost below the first group of every sequence", {
   first <- min(c_omp$path$cost[2], c_fr$path$cost[2])
   expect_error(compare_sequences(list(c_omp, c_fr), stop_cost = first / 2),
-               "`stop_cost` \\(.*\\) is below the cost of the first group of every sequence")
+               "`stop_cost` \\(.*\\) is below the cost of the first group of every sequence",
+               class = "fgseq_error_input")
   # timeliness() itself accepts it: the curve's first segment
   expect_equal(timeliness(c_omp, stop_cost = first / 2),
                ref_timeliness(c_omp$path$cost, c_omp$path$r2, first / 2))

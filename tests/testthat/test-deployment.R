@@ -220,23 +220,26 @@ test_that("per_row = TRUE with a budget of the wrong length, NA or none is an er
   d <- deploy_data()
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
   expect_error(predict(fit, d$x, budget = 1:3, per_row = TRUE), class = "fgseq_error_input")
-  expect_error(predict(fit, d$x, budget = 1:3, per_row = TRUE), "must have one value per row of the new data \\(60")
+  expect_error(predict(fit, d$x, budget = 1:3, per_row = TRUE), "must have one value per row of the new data \\(60",
+               class = "fgseq_error_input")
   expect_error(predict(fit, d$x, budget = c(NA, rep(1, 59)), per_row = TRUE), class = "fgseq_error_input")
   expect_error(predict(fit, d$x, per_row = TRUE), class = "fgseq_error_input")
-  expect_error(predict(fit, d$x, budget = 1, per_row = NA), "`per_row` must be TRUE or FALSE")
+  expect_error(predict(fit, d$x, budget = 1, per_row = NA), "`per_row` must be TRUE or FALSE",
+               class = "fgseq_error_input")
 })
 
 test_that("`missing` must be one of its values; NA with missing = 'error' stops", {
   d <- deploy_data()
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
   expect_error(predict(fit, d$holes, budget = 1, missing = "drop"), class = "fgseq_error_input")
-  expect_error(predict(fit, d$holes, budget = 1, missing = "drop"), "`missing` must be one of \"error\", \"prefix\"")
+  expect_error(predict(fit, d$holes, budget = 1, missing = "drop"), "`missing` must be one of \"error\", \"prefix\"",
+               class = "fgseq_error_input")
   expect_error(predict(fit, d$holes, budget = 1), class = "fgseq_error_na")
   h <- heart[1:5, ]
   h$chol[2] <- NA
   hf <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
   expect_error(predict(hf, newdata = h), class = "fgseq_error_na")
-  expect_error(predict(hf, newdata = h), "`newdata` has NA in the model variables")
+  expect_error(predict(hf, newdata = h), "`newdata` has NA in the model variables", class = "fgseq_error_na")
   m <- miser(d$x, d$y, cost = d$cost, group = d$group, max_steps = 5)
   expect_error(predict(m, d$holes), class = "fgseq_error_na")
   expect_error(predict(m, d$holes, missing = "maybe"), class = "fgseq_error_input")
@@ -250,7 +253,8 @@ test_that("unknown arguments to predict() are errors", {
   d <- deploy_data()
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
   expect_error(predict(fit, d$x, budgt = 3), class = "fgseq_error_unknown_argument")
-  expect_error(predict(fit, d$x, budgt = 3), "predict\\(\\) got unknown argument\\(s\\): `budgt`")
+  expect_error(predict(fit, d$x, budgt = 3), "predict\\(\\) got unknown argument\\(s\\): `budgt`",
+               class = "fgseq_error_unknown_argument")
   m <- miser(d$x, d$y, cost = d$cost, group = d$group, max_steps = 5)
   expect_error(predict(m, d$x, per_rows = TRUE), class = "fgseq_error_unknown_argument")
 })

@@ -101,12 +101,15 @@ test_that("unknown arguments are errors that name them and suggest the nearest v
   d <- formula_data()
   x <- as.matrix(d[, c("a", "b")])
   expect_error(fgseq(x, d$num, lamda = 1), class = "fgseq_error_unknown_argument")
-  expect_error(fgseq(x, d$num, lamda = 1), "`lamda` (did you mean `lambda`?)", fixed = TRUE)
-  expect_error(fgseq(num ~ a, data = d, famly = "poisson"), "`famly` (did you mean `family`?)", fixed = TRUE)
+  expect_error(fgseq(x, d$num, lamda = 1), "`lamda` (did you mean `lambda`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
+  expect_error(fgseq(num ~ a, data = d, famly = "poisson"), "`famly` (did you mean `family`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
   expect_error(fgseq(x, d$num, standardize = FALSE), class = "fgseq_error_unknown_argument")
   fit <- fgseq(num ~ a + b, data = d)
   # a stray `s =` is not read as `step` (no partial matching)
-  expect_error(predict(fit, newdata = d, s = 1), "`s` (did you mean `step`?)", fixed = TRUE)
+  expect_error(predict(fit, newdata = d, s = 1), "`s` (did you mean `step`?)", fixed = TRUE,
+               class = "fgseq_error_unknown_argument")
   expect_error(coef(fit, s = 1), class = "fgseq_error_unknown_argument")
   expect_error(coef(fit, 1), class = "fgseq_error_unknown_argument")
   st <- fgseq_stats(x, d$num)
@@ -131,5 +134,5 @@ test_that("warnings are classed conditions", {
   # an error in a chunk keeps its class and names the chunk
   chunks <- list(list(x = x[1:80, 1:2], y = d$num[1:80]), list(x = x[81:160, 1:2], y = c(NA, d$num[82:160])))
   expect_error(fgseq_stats(chunks), class = "fgseq_error_input")
-  expect_error(fgseq_stats(chunks), "chunk 2: ", fixed = TRUE)
+  expect_error(fgseq_stats(chunks), "chunk 2: ", fixed = TRUE, class = "fgseq_error_input")
 })

@@ -8,61 +8,75 @@ vg <- c("g1", "g1", "g2", "g3")
 vfit <- fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3))
 
 test_that("x: non-numeric, too few rows, NA / NaN / Inf", {
-  expect_error(fgseq(matrix(letters[1:8], 4), 1:4), "`x` must be a numeric matrix; it has storage mode 'character'")
+  expect_error(fgseq(matrix(letters[1:8], 4), 1:4), "`x` must be a numeric matrix; it has storage mode 'character'",
+               class = "fgseq_error_input")
   expect_error(fgseq(data.frame(a = 1:4, b = letters[1:4]), 1:4),
-               "`x` must be a numeric matrix; it is a data frame with non-numeric columns")
-  expect_error(fgseq(list(1, 2), 1:2), "`x` must be a numeric matrix \\(n rows, p columns\\)")
-  expect_error(fgseq(vx[1, , drop = FALSE], 1), "`x` must have at least 2 rows; it has 1")
+               "`x` must be a numeric matrix; it is a data frame with non-numeric columns",
+               class = "fgseq_error_input")
+  expect_error(fgseq(list(1, 2), 1:2), "`x` must be a numeric matrix \\(n rows, p columns\\)",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx[1, , drop = FALSE], 1), "`x` must have at least 2 rows; it has 1",
+               class = "fgseq_error_input")
   for (bad in c(NA, NaN, Inf)) {
     x <- vx
     x[3, "c"] <- bad
-    expect_error(fgseq(x, vy), "`x` contains NA, NaN or Inf \\(first in column 'c'\\)")
+    expect_error(fgseq(x, vy), "`x` contains NA, NaN or Inf \\(first in column 'c'\\)", class = "fgseq_error_input")
   }
 })
 
 test_that("y: type, length, NA / NaN / Inf, constant", {
-  expect_error(fgseq(vx, letters[1:40]), "`y` must be a numeric vector")
-  expect_error(fgseq(vx, vy[-1]), "`y` must have one value per row of `x`: length\\(y\\) is 39, nrow\\(x\\) is 40")
+  expect_error(fgseq(vx, letters[1:40]), "`y` must be a numeric vector", class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy[-1]), "`y` must have one value per row of `x`: length\\(y\\) is 39, nrow\\(x\\) is 40",
+               class = "fgseq_error_input")
   for (bad in c(NA, NaN, -Inf)) {
     y <- vy
     y[5] <- bad
-    expect_error(fgseq(vx, y), "`y` contains NA, NaN or Inf")
+    expect_error(fgseq(vx, y), "`y` contains NA, NaN or Inf", class = "fgseq_error_input")
   }
-  expect_error(fgseq(vx, rep(2, 40)), "`y` is constant; there is nothing to explain")
+  expect_error(fgseq(vx, rep(2, 40)), "`y` is constant; there is nothing to explain", class = "fgseq_error_input")
 })
 
 test_that("group: length and NA", {
   expect_error(fgseq(vx, vy, group = vg[-1]),
-               "`group` must have one label per column of `x`: length\\(group\\) is 3, ncol\\(x\\) is 4")
-  expect_error(fgseq(vx, vy, group = c("g1", NA, "g2", "g3")), "`group` contains NA")
-  expect_error(fgseq(vx, vy, group = matrix(1:4, 2)), "`group` must be a vector of labels")
+               "`group` must have one label per column of `x`: length\\(group\\) is 3, ncol\\(x\\) is 4",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, group = c("g1", NA, "g2", "g3")), "`group` contains NA", class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, group = matrix(1:4, 2)), "`group` must be a vector of labels",
+               class = "fgseq_error_input")
 })
 
 test_that("cost: missing, unknown, duplicated, wrong length, non-positive, non-finite, non-numeric", {
-  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2)), "`cost` is missing for group\\(s\\): g3")
+  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2)), "`cost` is missing for group\\(s\\): g3",
+               class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3, g9 = 4)),
-               "`cost` is named for groups that do not exist: g9")
+               "`cost` is named for groups that do not exist: g9", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g1 = 2, g2 = 2, g3 = 3)),
-               "`cost` names a group more than once: g1")
+               "`cost` names a group more than once: g1", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(1, 2)),
-               "`cost` must have one value per group \\(3 groups\\)")
+               "`cost` must have one value per group \\(3 groups\\)", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 0, g3 = 3)),
-               "`cost` must be positive; group\\(s\\) g2 have cost <= 0")
+               "`cost` must be positive; group\\(s\\) g2 have cost <= 0", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = -1, g2 = 2, g3 = 3)),
-               "`cost` must be positive; group\\(s\\) g1")
+               "`cost` must be positive; group\\(s\\) g1", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = Inf, g3 = NA)),
-               "`cost` must be finite; group\\(s\\) g2, g3 have NA, NaN or Inf")
-  expect_error(fgseq(vx, vy, group = vg, cost = c("a", "b", "c")), "`cost` must be a numeric vector")
+               "`cost` must be finite; group\\(s\\) g2, g3 have NA, NaN or Inf", class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, group = vg, cost = c("a", "b", "c")), "`cost` must be a numeric vector",
+               class = "fgseq_error_input")
 })
 
 test_that("scalar options: lambda, max_cost, max_steps, c_min, cost_sensitive, method", {
-  expect_error(fgseq(vx, vy, lambda = -1), "`lambda` must be a single finite number >= 0")
-  expect_error(fgseq(vx, vy, lambda = c(0, 1)), "`lambda` must be a single finite number >= 0")
-  expect_error(fgseq(vx, vy, max_cost = 0), "`max_cost` must be a single number > 0")
-  expect_error(fgseq(vx, vy, max_steps = 1.5), "`max_steps` must be a whole number of steps")
-  expect_error(fgseq(vx, vy, max_steps = 0), "`max_steps` must be a single number >= 1")
-  expect_error(fgseq(vx, vy, method = "doubling", c_min = -2), "`c_min` must be a single finite number > 0")
-  expect_error(fgseq(vx, vy, cost_sensitive = NA), "`cost_sensitive` must be TRUE or FALSE")
+  expect_error(fgseq(vx, vy, lambda = -1), "`lambda` must be a single finite number >= 0",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, lambda = c(0, 1)), "`lambda` must be a single finite number >= 0",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, max_cost = 0), "`max_cost` must be a single number > 0", class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, max_steps = 1.5), "`max_steps` must be a whole number of steps",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, max_steps = 0), "`max_steps` must be a single number >= 1", class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, method = "doubling", c_min = -2), "`c_min` must be a single finite number > 0",
+               class = "fgseq_error_input")
+  expect_error(fgseq(vx, vy, cost_sensitive = NA), "`cost_sensitive` must be TRUE or FALSE",
+               class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, method = "lasso"), "'arg' should be one of")
 })
 
@@ -81,7 +95,8 @@ test_that("criterion: one of the selection criteria, by every fitting route, and
 
 test_that("constant columns and groups: warned about, dropped, or an error when all are constant", {
   x <- cbind(vx, k = 3)
-  expect_warning(f <- fgseq(x, vy), "constant column\\(s\\) in `x` keep coefficient 0: k|left out of the sequence: k")
+  expect_warning(f <- fgseq(x, vy), "constant column\\(s\\) in `x` keep coefficient 0: k|left out of the sequence: k",
+                 class = "fgseq_warning_constant_group")
   x2 <- cbind(vx, k1 = 3, k2 = 0)
   g2 <- c(vg, "g1", "dead")
   w <- character()
@@ -92,54 +107,69 @@ test_that("constant columns and groups: warned about, dropped, or an error when 
   expect_false("dead" %in% f2$sequence)
   expect_equal(unname(f2$beta["k1", ]), rep(0, length(f2$sequence) + 1))
   expect_error(fgseq(matrix(rep(c(1, 2), each = 10), 10), rnorm(10)),
-               "`x` has only constant columns")
+               "`x` has only constant columns", class = "fgseq_error_input")
 })
 
 test_that("budget and step selectors", {
-  expect_error(coef(vfit, budget = -1), "`budget` must be non-negative \\(in cost units\\); got -1")
-  expect_error(predict(vfit, vx, budget = NA), "`budget` must be numeric, without NA")
-  expect_error(coef(vfit, budget = 2, step = 1), "give either `budget` or `step`, not both")
-  expect_error(coef(vfit, step = 9), "`step` must be whole numbers between 0 and 3")
-  expect_error(coef(vfit, step = 0.5), "`step` must be whole numbers between 0 and 3")
+  expect_error(coef(vfit, budget = -1), "`budget` must be non-negative \\(in cost units\\); got -1",
+               class = "fgseq_error_input")
+  expect_error(predict(vfit, vx, budget = NA), "`budget` must be numeric, without NA", class = "fgseq_error_input")
+  expect_error(coef(vfit, budget = 2, step = 1), "give either `budget` or `step`, not both",
+               class = "fgseq_error_input")
+  expect_error(coef(vfit, step = 9), "`step` must be whole numbers between 0 and 3", class = "fgseq_error_input")
+  expect_error(coef(vfit, step = 0.5), "`step` must be whole numbers between 0 and 3", class = "fgseq_error_input")
 })
 
 test_that("newx: number of columns, names, type", {
-  expect_error(predict(vfit, vx[, 1:3]), "`newx` must have 4 columns, as the training x; it has 3")
+  expect_error(predict(vfit, vx[, 1:3]), "`newx` must have 4 columns, as the training x; it has 3",
+               class = "fgseq_error_input")
   bad <- vx
   colnames(bad)[2] <- "zz"
-  expect_error(predict(vfit, bad), "`newx` column names do not match the training x: unknown zz; missing b")
-  expect_error(predict(vfit, matrix("a", 2, 4)), "`newx` must be a numeric matrix with the 4 columns")
+  expect_error(predict(vfit, bad), "`newx` column names do not match the training x: unknown zz; missing b",
+               class = "fgseq_error_input")
+  expect_error(predict(vfit, matrix("a", 2, 4)), "`newx` must be a numeric matrix with the 4 columns",
+               class = "fgseq_error_input")
   # without new data, predict() predicts the training rows, as predict.glm() does (issue 15)
   expect_identical(predict(vfit), predict(vfit, vx))
   nx <- vx[1:3, ]
   nx[2, 1] <- NA
-  expect_error(predict(vfit, nx), "`newx` contains NA, NaN or Inf")
+  expect_error(predict(vfit, nx), "`newx` contains NA, NaN or Inf", class = "fgseq_error_na")
   # a permutation of the training names is reordered, not refused
   expect_equal(predict(vfit, vx[, 4:1], step = 3), predict(vfit, vx, step = 3))
 })
 
 test_that("newy, newdata and the formula interface", {
-  expect_error(timeliness(vfit, newx = vx, newy = vy[-1]), "`newy` must be a numeric vector with one value per row of `newx` \\(40\\)")
-  expect_error(plot(vfit, newx = vx), "give `newy` with `newx`")
-  expect_error(predict(vfit, newdata = heart), "`newdata` works with fits made by the formula interface")
+  expect_error(timeliness(vfit, newx = vx, newy = vy[-1]), "`newy` must be a numeric vector with one value per row of `newx` \\(40\\)",
+               class = "fgseq_error_input")
+  expect_error(plot(vfit, newx = vx), "give `newy` with `newx`", class = "fgseq_error_input")
+  expect_error(predict(vfit, newdata = heart), "`newdata` works with fits made by the formula interface",
+               class = "fgseq_error_input")
   hf <- fgseq(diagnosis ~ age + sex + cp, data = heart, cost = heart_cost[c("age", "sex", "cp")])
-  expect_error(predict(hf, newdata = heart[, c("age", "sex")]), "`newdata` lacks the model variable\\(s\\) cp")
+  expect_error(predict(hf, newdata = heart[, c("age", "sex")]), "`newdata` lacks the model variable\\(s\\) cp",
+               class = "fgseq_error_input")
   h2 <- heart[1:5, ]
   h2$age[2] <- NA
-  expect_error(predict(hf, newdata = h2), "`newdata` has NA in the model variables")
-  expect_error(fgseq(diagnosis ~ age + sex, data = h2), "`data` has NA in age")
-  expect_error(fgseq(diagnosis ~ age), "`data` must be given with the formula interface")
-  expect_error(fgseq(~ age + sex, data = heart), "must have a response")
-  expect_error(fgseq(diagnosis ~ age + sex, data = heart, cost = c(age = 1)), "`cost` is missing for measurement\\(s\\): sex")
+  expect_error(predict(hf, newdata = h2), "`newdata` has NA in the model variables", class = "fgseq_error_na")
+  expect_error(fgseq(diagnosis ~ age + sex, data = h2), "`data` has NA in age", class = "fgseq_error_na")
+  expect_error(fgseq(diagnosis ~ age), "`data` must be given with the formula interface",
+               class = "fgseq_error_formula")
+  expect_error(fgseq(~ age + sex, data = heart), "must have a response", class = "fgseq_error_formula")
+  expect_error(fgseq(diagnosis ~ age + sex, data = heart, cost = c(age = 1)), "`cost` is missing for measurement\\(s\\): sex",
+               class = "fgseq_error_input")
 })
 
 test_that("alpha, stop_cost and curve inputs", {
-  expect_error(stop_cost(vfit, alpha = 0), "`alpha` must be a single number in \\(0, 1\\]")
-  expect_error(timeliness(vfit, alpha = 1.2), "`alpha` must be a single number in \\(0, 1\\]")
-  expect_error(timeliness(vfit, stop_cost = -3), "`stop_cost` must be a single finite number > 0")
-  expect_error(curve_timeliness(c(0, 1), c(0, 1, 2), 1), "`cost` and `value` must be numeric vectors of the same length")
-  expect_error(curve_timeliness(c(1, 2), c(0, 1), 1), "`cost` must start at 0 and be non-decreasing")
-  expect_error(summary(vfit, alpha = 2), "`alpha` must be a single number in \\(0, 1\\]")
+  expect_error(stop_cost(vfit, alpha = 0), "`alpha` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
+  expect_error(timeliness(vfit, alpha = 1.2), "`alpha` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
+  expect_error(timeliness(vfit, stop_cost = -3), "`stop_cost` must be a single finite number > 0",
+               class = "fgseq_error_input")
+  expect_error(curve_timeliness(c(0, 1), c(0, 1, 2), 1), "`cost` and `value` must be numeric vectors of the same length",
+               class = "fgseq_error_input")
+  expect_error(curve_timeliness(c(1, 2), c(0, 1), 1), "`cost` must start at 0 and be non-decreasing",
+               class = "fgseq_error_input")
+  expect_error(summary(vfit, alpha = 2), "`alpha` must be a single number in \\(0, 1\\]", class = "fgseq_error_input")
 })
 
 test_that("max_steps beyond the range of an integer is no limit (the least-squares fit of lm())", {
@@ -153,26 +183,30 @@ test_that("max_steps beyond the range of an integer is no limit (the least-squar
 test_that("x with NA, empty or duplicated column names", {
   x <- vx
   colnames(x)[2] <- NA
-  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name \\(NA or \"\"\\): column\\(s\\) 2")
+  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name \\(NA or \"\"\\): column\\(s\\) 2",
+               class = "fgseq_error_input")
   colnames(x)[2] <- ""
-  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name")
-  expect_error(miser(x, vy, cost = rep(1, 4)), "`x` has column\\(s\\) without a name")
+  expect_error(fgseq(x, vy), "`x` has column\\(s\\) without a name", class = "fgseq_error_input")
+  expect_error(miser(x, vy, cost = rep(1, 4)), "`x` has column\\(s\\) without a name", class = "fgseq_error_input")
   colnames(x)[2] <- "a"
-  expect_error(fgseq(x, vy), "`x` has duplicated column names: a\\. Give every column a distinct name")
-  expect_error(fgseq_stats(x, vy), "`x` has duplicated column names: a")
-  expect_error(fgseq(Matrix::Matrix(x, sparse = TRUE), vy), "`x` has duplicated column names: a")
+  expect_error(fgseq(x, vy), "`x` has duplicated column names: a\\. Give every column a distinct name",
+               class = "fgseq_error_input")
+  expect_error(fgseq_stats(x, vy), "`x` has duplicated column names: a", class = "fgseq_error_input")
+  expect_error(fgseq(Matrix::Matrix(x, sparse = TRUE), vy), "`x` has duplicated column names: a",
+               class = "fgseq_error_input")
 })
 
 test_that("cost named for some groups only, or summing to Inf", {
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, 2, g3 = 3)),
-               "`cost` has names for some values and not for others")
+               "`cost` has names for some values and not for others", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1e308, g2 = 1e308, g3 = 1e308)),
-               "`cost` sums to Inf")
+               "`cost` sums to Inf", class = "fgseq_error_input")
 })
 
 test_that("budget = numeric(0)", {
-  expect_error(predict(vfit, vx, budget = numeric(0)), "`budget` is empty: give at least one budget")
-  expect_error(coef(vfit, budget = numeric(0)), "`budget` is empty")
+  expect_error(predict(vfit, vx, budget = numeric(0)), "`budget` is empty: give at least one budget",
+               class = "fgseq_error_input")
+  expect_error(coef(vfit, budget = numeric(0)), "`budget` is empty", class = "fgseq_error_input")
 })
 
 test_that("y in a tiny unit is not constant (a relative rule): the fit of lm()", {
@@ -180,9 +214,10 @@ test_that("y in a tiny unit is not constant (a relative rule): the fit of lm()",
   ref <- lm(vy ~ vx)   # the same data, rescaled
   expect_equal(unname(fit$beta[, 4]) * 1e20, unname(coef(ref)[-1]), tolerance = 1e-9)
   expect_equal(fit$path$r2[4], summary(ref)$r.squared, tolerance = 1e-9)
-  expect_error(fgseq(vx, rep(1e-20, 40)), "`y` is constant")
+  expect_error(fgseq(vx, rep(1e-20, 40)), "`y` is constant", class = "fgseq_error_input")
 })
 
 test_that("weights summing to Inf", {
-  expect_error(fgseq(vx, vy, weights = rep(1e308, 40)), "`weights` sum to Inf; divide them by a constant")
+  expect_error(fgseq(vx, vy, weights = rep(1e308, 40)), "`weights` sum to Inf; divide them by a constant",
+               class = "fgseq_error_input")
 })

@@ -17,7 +17,7 @@ test_that("max_time returns a prefix of the full sequence, marked partial", {
   expect_match(paste(capture.output(print(short)), collapse = "\n"), "Partial: `max_time` was spent")
   glm_short <- fgseq(x, y > 0, group = group, family = "binomial", max_time = 1e-9)
   expect_true(glm_short$partial)
-  expect_error(fgseq(x, y, max_time = 0), "`max_time` must be a single number > 0")
+  expect_error(fgseq(x, y, max_time = 0), "`max_time` must be a single number > 0", class = "fgseq_error_input")
 })
 
 test_that("a progress bar does not change the fit", {
@@ -25,7 +25,7 @@ test_that("a progress bar does not change the fit", {
   x <- matrix(rnorm(200 * 8), 200, 8)
   y <- x[, 1] - x[, 5] + rnorm(200)
   expect_equal(fgseq(x, y, progress = TRUE)$beta, fgseq(x, y)$beta)
-  expect_error(fgseq(x, y, progress = "yes"), "`progress` must be TRUE or FALSE")
+  expect_error(fgseq(x, y, progress = "yes"), "`progress` must be TRUE or FALSE", class = "fgseq_error_input")
 })
 
 test_that("max_time spent in the Gram engine's pass over x is an error that says so", {

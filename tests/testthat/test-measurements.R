@@ -20,33 +20,34 @@ union_cost <- function(fit, k) {
 test_that("bad input: unknown group or variable in needs, cost missing, unneeded, NA or negative", {
   d <- shared_design()
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost, needs = c(d$needs, list(z = "draw"))),
-               "`needs` names group\\(s\\) that do not exist: z")
+               "`needs` names group\\(s\\) that do not exist: z", class = "fgseq_error_input")
   expect_error(fgseq(diagnosis ~ age + chol, data = heart, cost = c(heart_cost, draw = 2),
                      needs = list(cholesterol = c("draw", "chol"))),
-               "`needs` names variable\\(s\\) that do not exist: cholesterol")
+               "`needs` names variable\\(s\\) that do not exist: cholesterol", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost[names(d$mcost) != "draw"], needs = d$needs),
-               "`cost` is missing for measurement\\(s\\): draw")
+               "`cost` is missing for measurement\\(s\\): draw", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = c(d$mcost, spare = 1), needs = d$needs),
-               "`cost` names measurement\\(s\\) that no group needs: spare")
+               "`cost` names measurement\\(s\\) that no group needs: spare", class = "fgseq_error_input")
   expect_error(fgseq(diagnosis ~ age + chol, data = heart, cost = c(heart_cost, spare = 1)),
-               "`cost` names measurement\\(s\\) that no variable needs: spare")
+               "`cost` names measurement\\(s\\) that no variable needs: spare", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = replace(d$mcost, "ma", NA), needs = d$needs),
-               "`cost` must be finite; measurement\\(s\\) ma have NA, NaN or Inf")
+               "`cost` must be finite; measurement\\(s\\) ma have NA, NaN or Inf", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = replace(d$mcost, "mb", -1), needs = d$needs),
-               "`cost` must be non-negative; measurement\\(s\\) mb have cost < 0")
+               "`cost` must be non-negative; measurement\\(s\\) mb have cost < 0", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = unname(d$mcost), needs = d$needs),
-               "`cost` must be named by measurement when `needs` is given")
+               "`cost` must be named by measurement when `needs` is given", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost, needs = list("draw")),
-               "`needs` must be a named list")
+               "`needs` must be a named list", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost, needs = list(a = c("draw", NA))),
-               "`needs` must give each group a character vector of measurement names")
+               "`needs` must give each group a character vector of measurement names", class = "fgseq_error_input")
   # the same checks guard miser() and the fits from statistics
   expect_error(miser(d$x, d$y, group = d$group, cost = d$mcost, needs = list(z = "draw")),
-               "`needs` names group\\(s\\) that do not exist: z")
+               "`needs` names group\\(s\\) that do not exist: z", class = "fgseq_error_input")
   expect_error(miser(d$x, d$y, group = d$group, cost = replace(d$mcost, "ma", -2), needs = d$needs),
-               "`cost` must be non-negative; measurement\\(s\\) ma")
+               "`cost` must be non-negative; measurement\\(s\\) ma", class = "fgseq_error_input")
   st <- fgseq_stats(d$x, d$y, group = d$group)
-  expect_error(fgseq(st, cost = d$mcost[-1], needs = d$needs), "`cost` is missing for measurement\\(s\\): draw")
+  expect_error(fgseq(st, cost = d$mcost[-1], needs = d$needs), "`cost` is missing for measurement\\(s\\): draw",
+               class = "fgseq_error_input")
 })
 
 test_that("without shared measurements every fit is unchanged: needs naming each group itself", {
@@ -172,7 +173,7 @@ test_that("formula terms need the measurements of their variables: interactions,
   expect_true(any(paid_for == 0) && any(paid_for > 0))
   # a cost missing for a variable of the formula names the variable
   expect_error(fgseq(diagnosis ~ cp:thal, data = heart, cost = heart_cost["cp"]),
-               "`cost` is missing for measurement\\(s\\): thal")
+               "`cost` is missing for measurement\\(s\\): thal", class = "fgseq_error_input")
 })
 
 test_that("the heart example: chol and fbs share one blood draw, charged once", {

@@ -111,13 +111,17 @@ test_that("plot(what = \"coef\") draws the coefficient paths that coef() gives",
 test_that("plot arguments: what, log, labels, cost_unit, and coef paths of a fit without coefficients", {
   pdf(NULL)
   on.exit(dev.off())
-  expect_error(plot(hfit, what = "objective"), "`what` must be one of \"curve\", \"coef\"")
-  expect_error(plot(hfit, log = "xy"), "`log` must be one of \"\", \"x\"")
-  expect_error(plot(hfit, labels = "yes"), "`labels` must be TRUE or FALSE")
-  expect_error(plot(hfit, cost_unit = 1), "`cost_unit` must be NULL or a single character string")
-  expect_error(plot(hfit, what = "coef", add = TRUE), "`add = TRUE` works with `what = \"curve\"` only")
+  expect_error(plot(hfit, what = "objective"), "`what` must be one of \"curve\", \"coef\"",
+               class = "fgseq_error_input")
+  expect_error(plot(hfit, log = "xy"), "`log` must be one of \"\", \"x\"", class = "fgseq_error_input")
+  expect_error(plot(hfit, labels = "yes"), "`labels` must be TRUE or FALSE", class = "fgseq_error_input")
+  expect_error(plot(hfit, cost_unit = 1), "`cost_unit` must be NULL or a single character string",
+               class = "fgseq_error_input")
+  expect_error(plot(hfit, what = "coef", add = TRUE), "`add = TRUE` works with `what = \"curve\"` only",
+               class = "fgseq_error_input")
   trees <- miser(diagnosis ~ ., data = heart, cost = heart_cost, max_steps = 5, depth = 2)
-  expect_error(plot(trees, what = "coef"), "`what = \"coef\"` needs a fit with coefficients")
+  expect_error(plot(trees, what = "coef"), "`what = \"coef\"` needs a fit with coefficients",
+               class = "fgseq_error_input")
 })
 
 test_that("cost_unit is kept with fgseq, Sparse and Miser fits, and checked", {
@@ -129,7 +133,7 @@ test_that("cost_unit is kept with fgseq, Sparse and Miser fits, and checked", {
   m <- miser(diagnosis ~ age + sex, data = heart, cost = heart_cost[c("age", "sex")], max_steps = 3, cost_unit = "CAD")
   expect_identical(m$cost_unit, "CAD")
   expect_error(fgseq(diagnosis ~ age, data = heart, cost_unit = c("a", "b")),
-               "`cost_unit` must be NULL or a single character string")
+               "`cost_unit` must be NULL or a single character string", class = "fgseq_error_input")
 })
 
 # A fit stopped by max_cost before its first group is an empty sequence: a valid object for every
@@ -179,6 +183,6 @@ test_that("an empty fit: plot draws the single point, compare_sequences() takes 
   expect_equal(cmp$table$linear[2], 0)
   expect_equal(cmp$table$total_cost[2], 0)
   expect_error(compare_sequences(list(empty = empty, full = full)),
-               "the first of `fits` \\(empty\\) has an empty sequence")
+               "the first of `fits` \\(empty\\) has an empty sequence", class = "fgseq_error_input")
   expect_equal(compare_sequences(list(empty = empty, full = full), stop_cost = 5)$table$linear[1], 0)
 })

@@ -62,29 +62,32 @@ test_that("deviance r2 equals 1 - deviance / null deviance of glm()", {
 
 test_that("deviance r2: unsupported family and multinomial without class probabilities", {
   expect_error(fgseq:::deviance_r2(1:3, list(1:3), "gamma"),
-               "metric \"r2\" is not available for family \"gamma\"")
+               "metric \"r2\" is not available for family \"gamma\"", class = "fgseq_error_input")
   expect_error(fgseq:::deviance_r2(factor(c("a", "b")), list(c(0.5, 0.5)), "multinomial"),
-               "metric \"r2\" of a multinomial fit needs one predicted probability per level of `newy`")
+               "metric \"r2\" of a multinomial fit needs one predicted probability per level of `newy`",
+               class = "fgseq_error_input")
 })
 
 test_that("accuracy with class probabilities needs a factor with one level per column", {
   expect_error(fgseq:::accuracy_value(c(0, 1), matrix(0.5, 2, 3)),
-               "the fit predicts 3 class probabilities; `newy` must be a factor with as many levels")
+               "the fit predicts 3 class probabilities; `newy` must be a factor with as many levels",
+               class = "fgseq_error_input")
 })
 
 test_that("check_newy: counts for poisson, factors for multinomial, known classes", {
   expect_equal(fgseq:::check_newy(c(0, 2, 5), 3, "r2", "poisson"), c(0, 2, 5))
   expect_error(fgseq:::check_newy(c(0, -2, 5), 3, "r2", "poisson"),
-               "`newy` must hold non-negative counts for a poisson fit")
+               "`newy` must hold non-negative counts for a poisson fit", class = "fgseq_error_input")
   expect_error(fgseq:::check_newy(c(1, 2, 3), 3, "r2", "multinomial"),
-               "`newy` must be a factor of the classes for a multinomial fit")
+               "`newy` must be a factor of the classes for a multinomial fit", class = "fgseq_error_input")
   yf <- factor(c("b", "a", "b"))
   expect_identical(levels(fgseq:::check_newy(yf, 3, "r2", "multinomial", classes = c("b", "a"))), c("b", "a"))
   # a two-level factor is read against the fit's classes: the second class is 1
   expect_equal(fgseq:::check_newy(yf, 3, "auc", "binomial", classes = c("b", "a")), c(0, 1, 0))
   expect_error(fgseq:::check_newy(factor(c("yes", "no", "yes")), 3, "accuracy", "binomial",
                                   classes = c("FALSE", "TRUE")),
-               "`newy` has classes the fit was not trained on: yes, no; the fit's classes are FALSE, TRUE")
+               "`newy` has classes the fit was not trained on: yes, no; the fit's classes are FALSE, TRUE",
+               class = "fgseq_error_input")
 })
 
 test_that("the step predictions are matrices of class probabilities for multi-class fits", {

@@ -5,81 +5,103 @@ vd$x <- vd$x[, 1:3]
 vcost <- c(1, 2, 3)
 
 test_that("cost missing", {
-  expect_error(miser(vd$x, vd$y), "`cost` is missing: give one positive cost per group \\(3 groups\\)")
-  expect_error(miser(diagnosis ~ ., data = heart), "`cost` is missing: give one positive cost per group \\(13 groups\\)")
-  expect_error(miser(vd$x, vd$y, cost = NULL), "`cost` is missing")
+  expect_error(miser(vd$x, vd$y), "`cost` is missing: give one positive cost per group \\(3 groups\\)",
+               class = "fgseq_error_input")
+  expect_error(miser(diagnosis ~ ., data = heart), "`cost` is missing: give one positive cost per group \\(13 groups\\)",
+               class = "fgseq_error_input")
+  expect_error(miser(vd$x, vd$y, cost = NULL), "`cost` is missing", class = "fgseq_error_input")
 })
 
 test_that("cost negative", {
-  expect_error(miser(vd$x, vd$y, cost = c(1, -2, 3)), "`cost` must be positive; group\\(s\\) x2 have cost <= 0")
+  expect_error(miser(vd$x, vd$y, cost = c(1, -2, 3)), "`cost` must be positive; group\\(s\\) x2 have cost <= 0",
+               class = "fgseq_error_input")
 })
 
 test_that("cost of the wrong length", {
-  expect_error(miser(vd$x, vd$y, cost = c(1, 2)), "`cost` must have one value per group \\(3 groups\\)")
+  expect_error(miser(vd$x, vd$y, cost = c(1, 2)), "`cost` must have one value per group \\(3 groups\\)",
+               class = "fgseq_error_input")
   expect_error(miser(vd$x, vd$y, cost = c(1, 2), group = c("a", "b", "b")), NA)
 })
 
 test_that("depth < 1", {
   expect_error(miser(vd$x, vd$y, cost = vcost, depth = 0),
-               "`depth` must be a single whole number between 1 and 30 \\(splits from the root to a leaf\\)")
-  expect_error(miser(vd$x, vd$y, cost = vcost, depth = 2.5), "`depth` must be a single whole number")
+               "`depth` must be a single whole number between 1 and 30 \\(splits from the root to a leaf\\)",
+               class = "fgseq_error_input")
+  expect_error(miser(vd$x, vd$y, cost = vcost, depth = 2.5), "`depth` must be a single whole number",
+               class = "fgseq_error_input")
 })
 
 test_that("eta outside (0, 1]", {
-  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 0), "`eta` must be a single number in \\(0, 1\\]")
-  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1.5), "`eta` must be a single number in \\(0, 1\\]")
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 0), "`eta` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
+  expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1.5), "`eta` must be a single number in \\(0, 1\\]",
+               class = "fgseq_error_input")
   expect_error(miser(vd$x, vd$y, cost = vcost, eta = 1, max_steps = 1), NA)
 })
 
 test_that("max_steps < 1", {
   expect_error(miser(vd$x, vd$y, cost = vcost, max_steps = 0),
-               "`max_steps` must be a single whole number >= 1 \\(boosting iterations\\)")
+               "`max_steps` must be a single whole number >= 1 \\(boosting iterations\\)",
+               class = "fgseq_error_input")
 })
 
 test_that("cost_penalty < 0", {
-  expect_error(miser(vd$x, vd$y, cost = vcost, cost_penalty = -0.1), "`cost_penalty` must be a single finite number >= 0")
+  expect_error(miser(vd$x, vd$y, cost = vcost, cost_penalty = -0.1), "`cost_penalty` must be a single finite number >= 0",
+               class = "fgseq_error_input")
 })
 
 test_that("y type not matching family", {
-  expect_error(miser(vd$x, vd$yk, cost = vcost), "`y` must be a numeric vector \\(or logical, read as 0/1\\) for the Gaussian")
+  expect_error(miser(vd$x, vd$yk, cost = vcost), "`y` must be a numeric vector \\(or logical, read as 0/1\\) for the Gaussian",
+               class = "fgseq_error_input")
   expect_error(miser(vd$x, vd$y, cost = vcost, family = "binomial"),
-               "`y` must be 0/1, logical or a two-level factor for family = \"binomial\"")
+               "`y` must be 0/1, logical or a two-level factor for family = \"binomial\"",
+               class = "fgseq_error_input")
   expect_error(miser(vd$x, vd$yk, cost = vcost, family = "binomial"),
-               "`y` must have exactly two classes for family = \"binomial\"; it has 3")
-  expect_error(miser(vd$x, factor(rep("a", 40)), cost = vcost, family = "multinomial"), "`y` has a single class")
+               "`y` must have exactly two classes for family = \"binomial\"; it has 3", class = "fgseq_error_input")
+  expect_error(miser(vd$x, factor(rep("a", 40)), cost = vcost, family = "multinomial"), "`y` has a single class",
+               class = "fgseq_error_input")
 })
 
 test_that("NA in x is an error", {
   x <- vd$x
   x[5, 2] <- NA
-  expect_error(miser(x, vd$y, cost = vcost), "`x` contains NA, NaN or Inf \\(first in column 'x2'\\)")
+  expect_error(miser(x, vd$y, cost = vcost), "`x` contains NA, NaN or Inf \\(first in column 'x2'\\)",
+               class = "fgseq_error_input")
 })
 
 test_that("unknown family, paid rule or argument", {
   expect_error(miser(vd$x, vd$y, cost = vcost, family = "poisson"),
-               "`family` must be one of \"gaussian\", \"binomial\", \"multinomial\"")
-  expect_error(miser(vd$x, vd$y, cost = vcost, paid = "never"), "`paid` must be one of \"after_tree\", \"within_tree\"")
+               "`family` must be one of \"gaussian\", \"binomial\", \"multinomial\"", class = "fgseq_error_family")
+  expect_error(miser(vd$x, vd$y, cost = vcost, paid = "never"), "`paid` must be one of \"after_tree\", \"within_tree\"",
+               class = "fgseq_error_input")
   expect_error(miser(vd$x, vd$y, cost = vcost, ntrees = 5), class = "fgseq_error_unknown_argument")
 })
 
 test_that("predict: class of a gaussian fit, budget with step, a bad newx", {
   fit <- miser(vd$x, vd$y, cost = vcost, max_steps = 3)
-  expect_error(predict(fit, vd$x, type = "class"), "`type = \"class\"` needs a binomial or multinomial fit")
-  expect_error(predict(fit, vd$x, budget = 1, step = 1), "give either `budget` or `step`, not both")
-  expect_error(predict(fit, vd$x, step = 4), "`step` must be whole numbers between 0 and 3")
-  expect_error(predict(fit, vd$x[, 1:2]), "`newx` must have 3 columns")
+  expect_error(predict(fit, vd$x, type = "class"), "`type = \"class\"` needs a binomial or multinomial fit",
+               class = "fgseq_error_input")
+  expect_error(predict(fit, vd$x, budget = 1, step = 1), "give either `budget` or `step`, not both",
+               class = "fgseq_error_input")
+  expect_error(predict(fit, vd$x, step = 4), "`step` must be whole numbers between 0 and 3",
+               class = "fgseq_error_input")
+  expect_error(predict(fit, vd$x[, 1:2]), "`newx` must have 3 columns", class = "fgseq_error_input")
   x <- vd$x
   x[1, 1] <- NaN
-  expect_error(predict(fit, x), "`newx` contains NA, NaN or Inf")
+  expect_error(predict(fit, x), "`newx` contains NA, NaN or Inf", class = "fgseq_error_na")
 })
 
 test_that("miser_path: no validation data, bad lambda grid", {
-  expect_error(miser_path(vd$x, vd$y, cost = vcost), "miser_path\\(\\) needs validation data: give `newx` and `newy`")
-  expect_error(miser_path(vd$x, vd$y, cost = vcost, newx = vd$x), "give `newy` with `newx`")
+  expect_error(miser_path(vd$x, vd$y, cost = vcost), "miser_path\\(\\) needs validation data: give `newx` and `newy`",
+               class = "fgseq_error_input")
+  expect_error(miser_path(vd$x, vd$y, cost = vcost, newx = vd$x), "give `newy` with `newx`",
+               class = "fgseq_error_input")
   expect_error(miser_path(vd$x, vd$y, cost = vcost, cost_penalty = c(0, -1), newx = vd$x, newy = vd$y),
-               "`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants")
-  expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing")
-  expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`")
+               "`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants",
+               class = "fgseq_error_input")
+  expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing", class = "fgseq_error_input")
+  expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`",
+               class = "fgseq_error_input")
 })
 
 # A fit read from a file is checked before its trees reach the core (which checks them again).
@@ -89,34 +111,37 @@ test_that("an edited child index is refused, not followed", {
   fit <- tamper_fit()
   k <- which(!is.na(fit$trees$left))[1]
   fit$trees$left[k] <- 1e6
-  expect_error(predict(fit, vd$x), "`trees\\$left` or `trees\\$right` is not a later node of the same tree")
+  expect_error(predict(fit, vd$x), "`trees\\$left` or `trees\\$right` is not a later node of the same tree",
+               class = "fgseq_error_invalid_object")
   expect_error(predict(fit, vd$x), class = "fgseq_error_invalid_object")
   fit$trees$left[k] <- fit$trees$node[k]   # a loop back to itself
-  expect_error(predict(fit, vd$x), "is not a later node of the same tree")
+  expect_error(predict(fit, vd$x), "is not a later node of the same tree", class = "fgseq_error_invalid_object")
 })
 
 test_that("an edited feature index is refused", {
   fit <- tamper_fit()
   fit$trees$column[which(!is.na(fit$trees$column))[1]] <- 99L
-  expect_error(predict(fit, vd$x), "`trees\\$column` is not a column of x")
+  expect_error(predict(fit, vd$x), "`trees\\$column` is not a column of x", class = "fgseq_error_invalid_object")
 })
 
 test_that("edited tree numbers (tree starts) are refused", {
   fit <- tamper_fit()
   fit$trees <- fit$trees[fit$trees$tree != 2, ]
-  expect_error(predict(fit, vd$x), "`trees\\$tree` does not number the 5 trees of the path in order")
+  expect_error(predict(fit, vd$x), "`trees\\$tree` does not number the 5 trees of the path in order",
+               class = "fgseq_error_invalid_object")
   fit <- tamper_fit()
   fit$trees$node[2] <- 7L
-  expect_error(predict(fit, vd$x), "`trees\\$node` does not number each tree's nodes")
+  expect_error(predict(fit, vd$x), "`trees\\$node` does not number each tree's nodes",
+               class = "fgseq_error_invalid_object")
 })
 
 test_that("a non-finite leaf value or init is refused", {
   fit <- tamper_fit()
   fit$trees$value[which(is.na(fit$trees$column))[1]] <- NaN
-  expect_error(predict(fit, vd$x), "`trees\\$value` is not finite at a leaf")
+  expect_error(predict(fit, vd$x), "`trees\\$value` is not finite at a leaf", class = "fgseq_error_invalid_object")
   fit <- tamper_fit()
   fit$init[] <- Inf
-  expect_error(predict(fit, vd$x), "`init` is not finite numbers")
+  expect_error(predict(fit, vd$x), "`init` is not finite numbers", class = "fgseq_error_invalid_object")
 })
 
 test_that("the core checks the forest itself", {
@@ -137,7 +162,8 @@ test_that("the core checks the forest itself", {
 
 test_that("max_steps beyond R's integers", {
   expect_error(miser(vd$x, vd$y, cost = vcost, max_steps = 1e10),
-               "`max_steps` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer")
+               "`max_steps` \\(1e\\+10\\) is larger than 2147483647, the largest whole number R holds as an integer",
+               class = "fgseq_error_input")
 })
 
 test_that("the old names n_trees and lambda still work, with a deprecation warning; both names is an error", {

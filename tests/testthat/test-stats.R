@@ -45,7 +45,8 @@ test_that("the cross-product through R's BLAS (dsyrk) equals Eigen's, weighted o
   }
   old <- options(fgseq.gram = "fast")
   on.exit(options(old))
-  expect_error(fgseq(x, y), "option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\"")
+  expect_error(fgseq(x, y), "option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\"",
+               class = "fgseq_error_input")
 })
 
 # Statistics travel between machines as files: a damaged or edited object is refused, naming the
@@ -59,43 +60,45 @@ tampered_stats <- function() {
 test_that("statistics with a short xx are refused (field xx)", {
   s <- tampered_stats()
   s$xx <- s$xx[1:3, 1:3]
-  expect_error(fgseq(s), "`x` is not valid \"fgseq_stats\" statistics: its field `xx` is not a 5 x 5 matrix")
+  expect_error(fgseq(s), "`x` is not valid \"fgseq_stats\" statistics: its field `xx` is not a 5 x 5 matrix",
+               class = "fgseq_error_invalid_object")
   expect_error(fgseq(s), class = "fgseq_error_invalid_object")
-  expect_error(s + tampered_stats(), "`e1` is not valid .*field `xx`")
+  expect_error(s + tampered_stats(), "`e1` is not valid .*field `xx`", class = "fgseq_error_invalid_object")
 })
 
 test_that("statistics with a short xy are refused (field xy)", {
   s <- tampered_stats()
   s$xy <- s$xy[1:2, , drop = FALSE]
-  expect_error(fgseq(s), "field `xy` does not have 5 values")
-  expect_error(tampered_stats() + s, "`e2` is not valid .*field `xy`")
+  expect_error(fgseq(s), "field `xy` does not have 5 values", class = "fgseq_error_invalid_object")
+  expect_error(tampered_stats() + s, "`e2` is not valid .*field `xy`", class = "fgseq_error_invalid_object")
 })
 
 test_that("statistics with a short mean, names or group are refused", {
   s <- tampered_stats()
   s$mean <- s$mean[1:4]
-  expect_error(fgseq(s), "field `xx` is not a 4 x 4 matrix")
+  expect_error(fgseq(s), "field `xx` is not a 4 x 4 matrix", class = "fgseq_error_invalid_object")
   s <- tampered_stats()
   s$names <- s$names[1:4]
-  expect_error(fgseq(s), "field `names` is not 5 column names")
+  expect_error(fgseq(s), "field `names` is not 5 column names", class = "fgseq_error_invalid_object")
   s <- tampered_stats()
   s$group <- s$group[-1]
-  expect_error(fgseq(s), "field `group` is not 5 group labels")
+  expect_error(fgseq(s), "field `group` is not 5 group labels", class = "fgseq_error_invalid_object")
 })
 
 test_that("statistics with NaN, a fractional n or a missing field are refused", {
   s <- tampered_stats()
   s$xx[2, 3] <- NaN
-  expect_error(fgseq(s), "field `xx` holds NA, NaN or Inf")
+  expect_error(fgseq(s), "field `xx` holds NA, NaN or Inf", class = "fgseq_error_invalid_object")
   s <- tampered_stats()
   s$n <- 0.5
-  expect_error(fgseq(s), "field `n` is not a whole number >= 1")
+  expect_error(fgseq(s), "field `n` is not a whole number >= 1", class = "fgseq_error_invalid_object")
   s <- tampered_stats()
   s$yy <- NULL
-  expect_error(fgseq(s), "field `yy` is missing")
+  expect_error(fgseq(s), "field `yy` is missing", class = "fgseq_error_invalid_object")
   s <- tampered_stats()
   s$weight_sum <- -1
-  expect_error(s + tampered_stats(), "field `weight_sum` is not a single positive number")
+  expect_error(s + tampered_stats(), "field `weight_sum` is not a single positive number",
+               class = "fgseq_error_invalid_object")
 })
 
 test_that("the core checks the sizes of moments itself", {

@@ -93,7 +93,7 @@ test_that("write_predictor() to a path that cannot be written errors and leaves 
   expect_error(write_predictor(fit, target), class = "fgseq_error_write")
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "taken")
   expect_error(write_predictor(fit, c("a.json", "b.json")), class = "fgseq_error_write")
-  expect_error(write_predictor(fit), "`file` must be a single path")
+  expect_error(write_predictor(fit), "`file` must be a single path", class = "fgseq_error_write")
   # the rename onto an existing directory fails after the temporary file was written: nothing is left
   expect_error(fgseq:::write_whole_file("{}", target), class = "fgseq_error_write")
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "taken")
@@ -103,7 +103,7 @@ test_that("write_predictor(): unknown arguments, non-fits and matrix-valued form
   fit <- fgseq(diagnosis ~ age + cp, data = heart, cost = heart_cost[c("age", "cp")])
   path <- tempfile(fileext = ".json")
   expect_error(write_predictor(fit, path, digits = 3), class = "fgseq_error_unknown_argument")
-  expect_error(write_predictor(list(), path), "`fit` must be a fitted anytime predictor")
+  expect_error(write_predictor(list(), path), "`fit` must be a fitted anytime predictor", class = "fgseq_error_input")
   pf <- fgseq(diagnosis ~ poly(age, 2) + cp, data = heart, cost = c(age = 1, cp = 1))
   expect_error(write_predictor(pf, path), class = "fgseq_error_formula")
   expect_false(file.exists(path))
