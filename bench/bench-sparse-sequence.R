@@ -34,7 +34,11 @@ heart_data <- function() {
 boston_data <- function() {
   b <- MASS::Boston
   vars <- setdiff(names(b), c("medv", "chas"))
-  x <- cbind(do.call(cbind, lapply(vars, function(v) poly(b[[v]], 3))), chas = b$chas)
+  x <- cbind(do.call(cbind, lapply(vars, function(v) {
+    p <- poly(b[[v]], 3)
+    colnames(p) <- paste0(v, 1:3)
+    p
+  })), chas = b$chas)
   grp <- c(rep(vars, each = 3), "chas")
   set.seed(5)
   list(name = "Boston cubic (506 x 37, 13 groups)", x = x, y = b$medv, group = grp,

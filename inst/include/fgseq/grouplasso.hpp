@@ -377,8 +377,8 @@ class GroupLasso {
         H.block(at[i], at[i], k, k) += pen[i] / nb[i] * (Eigen::MatrixXd::Identity(k, k) - u * u.transpose());
       }
       if (grad.norm() <= 1e-11 * min_pen) break;
-      Eigen::FullPivLU<Eigen::MatrixXd> lu(H);
-      if (!lu.isInvertible()) return false;
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(H);  // as R's solve(): LU, refused when near singular
+      if (!(lu.rcond() >= std::numeric_limits<double>::epsilon())) return false;
       const Eigen::VectorXd dir = lu.solve(grad);
       if (!dir.allFinite()) return false;
       const double f0 = objective(b), slope = grad.dot(dir);
