@@ -377,9 +377,17 @@ class GroupLasso {
         H.block(at[i], at[i], k, k) += pen[i] / nb[i] * (Eigen::MatrixXd::Identity(k, k) - u * u.transpose());
       }
       if (grad.norm() <= 1e-11 * min_pen) break;
-      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(H);  // as R's solve(): LU, refused when near singular
-      if (!(lu.rcond() >= std::numeric_limits<double>::epsilon())) return false;
-      const Eigen::VectorXd dir = lu.solve(grad);
+      // H is positive definite unless the groups are collinear: Cholesky, else LU as R's solve() (refused
+      // when near singular)
+      Eigen::VectorXd dir;
+      const Eigen::LLT<Eigen::MatrixXd> llt(H);
+      if (llt.info() == Eigen::Success) {
+        dir = llt.solve(grad);
+      } else {
+        const Eigen::PartialPivLU<Eigen::MatrixXd> lu(H);
+        if (!(lu.rcond() >= std::numeric_limits<double>::epsilon())) return false;
+        dir = lu.solve(grad);
+      }
       if (!dir.allFinite()) return false;
       const double f0 = objective(b), slope = grad.dot(dir);
       double t = 1.0;
