@@ -436,7 +436,8 @@ print.cv_fgseq <- function(x, digits = 4, ...) {
 #'   drawn at the left edge, a tenth of the smallest positive `lambda`).
 #' @param cost_unit `NULL` or a character string naming the unit of costs, added to the budget axis
 #'   label (default: the fit's `cost_unit`).
-#' @param xlab,ylab,main Axis labels and title (`NULL`: chosen from `what`).
+#' @param xlab,ylab,main Axis labels and title (`NULL`: chosen from `what`). `main` is matched by its
+#'   full name only (it follows `...`, so that the graphical parameter `mai` is not taken for it).
 #' @param ... Further graphical parameters for [graphics::plot()] (`col`, `pch`, `xlim`, `ylim`, ...).
 #' @return The points drawn, invisibly: a data frame with columns `lambda`, `cvm`, `cvsd` (`what =
 #'   "lambda"`) or the rows of `x$budget` of the chosen fit (`what = "budget"`).
@@ -451,7 +452,7 @@ print.cv_fgseq <- function(x, digits = 4, ...) {
 #' plot(cv, what = "budget", log = "x")
 #' @export
 plot.cv_fgseq <- function(x, what = c("lambda", "budget"), s = "lambda.1se", log = "", cost_unit = NULL,
-                          xlab = NULL, ylab = NULL, main = NULL, ...) {
+                          xlab = NULL, ylab = NULL, ..., main = NULL) {
   check_dots(..., graphics = TRUE)
   what <- check_choice(what, c("lambda", "budget"), "what")
   log <- check_choice(log, c("", "x"), "log")

@@ -47,9 +47,10 @@
 #'   lasso's `lambda`, which runs along the path).
 #' @param family `"gaussian"`, `"binomial"` or `"poisson"`: the loss of the group lasso and of the
 #'   prefix refits.
-#' @param nlambda Whole number `>= 2`: the number of `lambda` values of the path's grid.
+#' @param nlambda Whole number `>= 2`: the number of `lambda` values of the path's grid (glmnet's
+#'   `nlambda`; `lambda` here is the group lasso's penalty, as in glmnet and grpreg).
 #' @param lambda_min_ratio Number in `(0, 1)`: the smallest `lambda` of the grid as a fraction of
-#'   `lambda_max`.
+#'   `lambda_max` (glmnet's `lambda.min.ratio`, spelt with underscores as the package's other names).
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights, as for [fgseq()]:
 #'   they weigh the group lasso's loss (and its standardization and whitening) and the prefix refits.
 #'   For the formula method evaluated in `data`, then in the formula's environment.

@@ -85,13 +85,14 @@ test_that("the plot type of the curves is plot_type; type (the prediction type e
   expect_warning(plot(fit, what = "coef", type = "l"), class = "fgseq_warning_deprecated")
 })
 
-test_that("plot() of a comparison or a Miser path takes mai = as a graphical parameter, not as main", {
+test_that("plot() of a comparison, a Miser path or a cross-validation takes mai = as a graphical parameter, not as main", {
   set.seed(5)
   x <- matrix(rnorm(60 * 4), 60, 4, dimnames = list(NULL, paste0("v", 1:4)))
   y <- drop(x %*% c(1, 0.5, 0, -1)) + rnorm(60)
   cmp <- compare_sequences(list(fgseq(x, y, cost = 1:4), fgseq(x, y, cost = 1:4, method = "fr")))
   mp <- miser_path(x[1:40, ], y[1:40], cost = 1:4, cost_penalty = c(0, 0.1), max_steps = 3, depth = 2,
                    newx = x[41:60, ], newy = y[41:60])
+  cv <- cv_fgseq(x, y, cost = 1:4, lambda = c(1, 0.1), nfolds = 3, progress = FALSE)
   # the titles drawn, as graphics::title() receives them from plot.default()
   drawn <- new.env()
   drawn$main <- list()
@@ -103,8 +104,10 @@ test_that("plot() of a comparison or a Miser path takes mai = as a graphical par
   expect_no_error(plot(cmp, mai = c(1, 1, 0.5, 0.5)))
   expect_no_error(plot(mp, mai = c(1, 1, 0.5, 0.5)))
   expect_no_error(plot(mp, main = "trade-off"))
+  expect_no_error(plot(cv, mai = c(1, 1, 0.5, 0.5)))
   # before: mai = was taken for main, and the title was "1"
-  expect_identical(unlist(drawn$main), c("Anytime curves", "Greedy Miser: cost/accuracy trade-off", "trade-off"))
+  expect_identical(unlist(drawn$main), c("Anytime curves", "Greedy Miser: cost/accuracy trade-off", "trade-off",
+                                         "3-fold cross-validation"))
 })
 
 test_that("the test-data arguments come in one order in every signature that takes them", {
