@@ -26,20 +26,6 @@ void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::Matri
   F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
 }
 
-fgseq::Method method_from(const std::string& s) {
-  if (s == "omp") return fgseq::Method::OMP;
-  if (s == "fr") return fgseq::Method::FR;
-  if (s == "doubling") return fgseq::Method::Doubling;
-  Rcpp::stop("unknown method '%s'", s);
-}
-
-fgseq::Criterion criterion_from(const std::string& s) {
-  if (s == "whitened") return fgseq::Criterion::Whitened;
-  if (s == "l2") return fgseq::Criterion::L2;
-  if (s == "linf") return fgseq::Criterion::Linf;
-  Rcpp::stop("unknown criterion '%s'", s);
-}
-
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
@@ -74,25 +60,18 @@ Rcpp::List result_list(const fgseq::FitResult& fit) {
       Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial);
 }
 
-
-
-
-fgseq::Family family_from(const std::string& s) {
-  if (s == "gaussian") return fgseq::Family::Gaussian;
-  if (s == "mgaussian") return fgseq::Family::MGaussian;
-  if (s == "binomial") return fgseq::Family::Binomial;
-  if (s == "poisson") return fgseq::Family::Poisson;
-  if (s == "multinomial") return fgseq::Family::Multinomial;
-  Rcpp::stop("unknown family '%s'", s);
+// The value of the option `name` of a list from R, by the names beside its enum in the core.
+template <class E>
+E option(const Rcpp::List& opt, const char* name) {
+  return fgseq::from_name<E>(Rcpp::as<std::string>(opt[name]));
 }
 
 // The options of a fit, from the named list R builds once (fit_control() in R/fgseq.R).
 fgseq::Control control_from(const Rcpp::List& opt) {
   fgseq::Control ctl;
-  ctl.method = method_from(Rcpp::as<std::string>(opt["method"]));
-  ctl.criterion = criterion_from(Rcpp::as<std::string>(opt["criterion"]));
-  ctl.fr_gain = Rcpp::as<std::string>(opt["fr_gain"]) == "quadratic" ? fgseq::FrGain::Quadratic
-                                                                       : fgseq::FrGain::Exact;
+  ctl.method = option<fgseq::Method>(opt, "method");
+  ctl.criterion = option<fgseq::Criterion>(opt, "criterion");
+  ctl.fr_gain = option<fgseq::FrGain>(opt, "fr_gain");
   ctl.cost_sensitive = Rcpp::as<bool>(opt["cost_sensitive"]);
   ctl.lambda = Rcpp::as<double>(opt["lambda"]);
   const double max_steps = Rcpp::as<double>(opt["max_steps"]);
@@ -103,7 +82,7 @@ fgseq::Control control_from(const Rcpp::List& opt) {
   for (int g : Rcpp::as<std::vector<int>>(opt["order"])) ctl.order.push_back(g);  // 0-based; empty: greedy
   ctl.max_time = Rcpp::as<double>(opt["max_time"]);
   if (opt.containsElementNamed("engine"))
-    ctl.engine = Rcpp::as<std::string>(opt["engine"]) == "sample" ? fgseq::Engine::Sample : fgseq::Engine::Gram;
+    ctl.engine = option<fgseq::Engine>(opt, "engine");
   if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
   if (opt.containsElementNamed("screen")) ctl.screen = Rcpp::as<bool>(opt["screen"]);
   return ctl;
@@ -187,11 +166,11 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
     const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
     const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
     return result_list(fgseq::fit_path(fgseq::SparseDesign(xs), y, weights, offset, group_of, n_groups, cost,
-                                       family_from(family), ctl, svc));
+                                       fgseq::from_name<fgseq::Family>(family), ctl, svc));
   }
   const Eigen::Map<Eigen::MatrixXd> xd = Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x);
   return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, cost,
-                                     family_from(family), ctl, svc));
+                                     fgseq::from_name<fgseq::Family>(family), ctl, svc));
 }
 
 // Centred moments of x (n x p) and y (n x P) with optional weights: the statistics of one chunk of rows.
@@ -258,15 +237,9 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
                          const std::vector<int>& group_of, const Rcpp::List& measurements,
                          const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::MiserControl ctl;
-  const std::string loss = Rcpp::as<std::string>(control["loss"]), paid = Rcpp::as<std::string>(control["paid"]),
-                    split = Rcpp::as<std::string>(control["split"]);
-  ctl.family = family_from(loss);
-  if (paid == "after_tree") ctl.paid = fgseq::PaidUpdate::AfterTree;
-  else if (paid == "within_tree") ctl.paid = fgseq::PaidUpdate::WithinTree;
-  else Rcpp::stop("unknown paid rule '%s'", paid);
-  if (split == "histogram") ctl.split = fgseq::SplitSearch::Histogram;
-  else if (split == "exact") ctl.split = fgseq::SplitSearch::Exact;
-  else Rcpp::stop("unknown split search '%s'", split);
+  ctl.family = option<fgseq::Family>(control, "loss");
+  ctl.paid = option<fgseq::PaidUpdate>(control, "paid");
+  ctl.split = option<fgseq::SplitSearch>(control, "split");
   ctl.lambda = Rcpp::as<double>(control["lambda"]);
   ctl.n_iter = Rcpp::as<int>(control["n_iter"]);
   ctl.depth = Rcpp::as<int>(control["depth"]);
@@ -321,8 +294,8 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
   fgseq::GramStats st;
   fgseq::SelectedColumns sel;
   columns_from(columns, st, sel);
-  const fgseq::GlmSums s = fgseq::glm_chunk_sums(fgseq::DenseDesign(x), y, weights, offset, family_from(family), st,
-                                                 sel, theta);
+  const fgseq::GlmSums s = fgseq::glm_chunk_sums(fgseq::DenseDesign(x), y, weights, offset,
+                                                 fgseq::from_name<fgseq::Family>(family), st, sel, theta);
   return Rcpp::List::create(Rcpp::Named("loss") = s.loss, Rcpp::Named("deviance") = s.deviance,
                             Rcpp::Named("gradient") = s.gradient, Rcpp::Named("hessian") = s.hessian,
                             Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
@@ -361,7 +334,7 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
     out.rsum = Rcpp::as<Eigen::VectorXd>(s["rsum"]);
     return out;
   };
-  const Eigen::MatrixXd theta0 = fgseq::FamilyOps{family_from(family)}.null_intercepts(ybar);
+  const Eigen::MatrixXd theta0 = fgseq::FamilyOps{fgseq::from_name<fgseq::Family>(family)}.null_intercepts(ybar);
   return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0,
                                           fgseq::sums_refitter(source, weight_sum, ctl),
                                           measurements_from(measurements), ctl, svc));

@@ -32,6 +32,7 @@ int main() {
   test_tampered_forest(pb);
   test_prefix_predict();
   test_families();
+  test_option_names();
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

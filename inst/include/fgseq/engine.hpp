@@ -21,6 +21,12 @@
 namespace fgseq {
 
 enum class Method { OMP, FR, Doubling };
+template <>
+struct Names<Method> {
+  static constexpr const char* what = "method";
+  static constexpr std::pair<Method, const char*> table[] = {
+      {Method::OMP, "omp"}, {Method::FR, "fr"}, {Method::Doubling, "doubling"}};
+};
 
 // What the selection loop reads; part of a fit's Control (model.hpp).
 struct PathControl {

@@ -1,7 +1,7 @@
 // The response families, shared by the GLM models (glm.hpp: binomial, Poisson, multinomial, with
 // their risk and its derivatives) and the Greedy Miser's losses (miser.hpp: gaussian, binomial,
-// multinomial, whose negative gradients are y - mu). A family is its value of Family and its case in
-// each member of FamilyOps: adding one is done here.
+// multinomial, whose negative gradients are y - mu). A family is its value of Family, its name
+// (Names<Family>) and its case in each member of FamilyOps: adding one is done here.
 #ifndef FGSEQ_FAMILY_HPP
 #define FGSEQ_FAMILY_HPP
 
@@ -14,6 +14,15 @@
 namespace fgseq {
 
 enum class Family { Gaussian, MGaussian, Binomial, Poisson, Multinomial };
+template <>
+struct Names<Family> {
+  static constexpr const char* what = "family";
+  static constexpr std::pair<Family, const char*> table[] = {{Family::Gaussian, "gaussian"},
+                                                             {Family::MGaussian, "mgaussian"},
+                                                             {Family::Binomial, "binomial"},
+                                                             {Family::Poisson, "poisson"},
+                                                             {Family::Multinomial, "multinomial"}};
+};
 
 // Mean, loss, deviance and Hessian weights of a family, over all rows at once.
 struct FamilyOps {

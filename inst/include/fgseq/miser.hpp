@@ -77,7 +77,20 @@
 namespace fgseq {
 
 enum class PaidUpdate { AfterTree, WithinTree };
+template <>
+struct Names<PaidUpdate> {
+  static constexpr const char* what = "paid rule";
+  static constexpr std::pair<PaidUpdate, const char*> table[] = {{PaidUpdate::AfterTree, "after_tree"},
+                                                                 {PaidUpdate::WithinTree, "within_tree"}};
+};
+
 enum class SplitSearch { Exact, Histogram };
+template <>
+struct Names<SplitSearch> {
+  static constexpr const char* what = "split search";
+  static constexpr std::pair<SplitSearch, const char*> table[] = {{SplitSearch::Exact, "exact"},
+                                                                  {SplitSearch::Histogram, "histogram"}};
+};
 
 struct MiserControl {
   Family family = Family::Gaussian;  // the loss: gaussian (squared), binomial (logistic), multinomial (family.hpp)

@@ -3,7 +3,8 @@
 // GroupModel, the common base of GramModel (gram.hpp), SampleModel (sample.hpp) and the GLM models
 // (glm.hpp), which holds the groups, their whitening and the groups selected so far.
 //
-// A new CS-G-OMP criterion is one value of Criterion and one case in criterion_score().
+// A new CS-G-OMP criterion is one value of Criterion with its name (Names<Criterion>) and one case in
+// criterion_score().
 #ifndef FGSEQ_MODEL_HPP
 #define FGSEQ_MODEL_HPP
 
@@ -21,9 +22,28 @@
 
 namespace fgseq {
 
+// The CS-G-OMP criteria (each with its name, as R spells it, and its case in criterion_score())
 enum class Criterion { Whitened, L2, Linf };
+template <>
+struct Names<Criterion> {
+  static constexpr const char* what = "criterion";
+  static constexpr std::pair<Criterion, const char*> table[] = {
+      {Criterion::Whitened, "whitened"}, {Criterion::L2, "l2"}, {Criterion::Linf, "linf"}};
+};
+
 enum class FrGain { Exact, Quadratic };  // GLM forward-regression gains: refit, or one Newton step
-enum class Engine { Gram, Sample };      // linear families: p x p Gram matrix, or sample space (wide data)
+template <>
+struct Names<FrGain> {
+  static constexpr const char* what = "fr_gain";
+  static constexpr std::pair<FrGain, const char*> table[] = {{FrGain::Exact, "exact"}, {FrGain::Quadratic, "quadratic"}};
+};
+
+enum class Engine { Gram, Sample };  // linear families: p x p Gram matrix, or sample space (wide data)
+template <>
+struct Names<Engine> {
+  static constexpr const char* what = "engine";
+  static constexpr std::pair<Engine, const char*> table[] = {{Engine::Gram, "gram"}, {Engine::Sample, "sample"}};
+};
 
 // Everything a fit reads: the selection loop's part (PathControl, engine.hpp), the Newton solver's
 // (NewtonControl, newton.hpp), and the models'.

@@ -31,6 +31,26 @@ using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
+// The names of an option's values as R spells them. Beside each option's enum E, a specialization
+// Names<E> holds `what` (the option's name) and `table`, the pairs (value, name); from_name() and
+// name_of() read it both ways, so the glue needs no change when a value is added.
+template <class E>
+struct Names;
+
+template <class E>
+E from_name(const std::string& name) {
+  for (const auto& entry : Names<E>::table)
+    if (name == entry.second) return entry.first;
+  throw std::invalid_argument(std::string("unknown ") + Names<E>::what + " '" + name + "'");
+}
+
+template <class E>
+const char* name_of(E value) {
+  for (const auto& entry : Names<E>::table)
+    if (value == entry.first) return entry.second;
+  throw std::logic_error(std::string(Names<E>::what) + ": a value without a name");
+}
+
 // Called between chunks and steps; may throw to abort (the R glue wires R's interrupt check).
 using InterruptCheck = std::function<void()>;
 
