@@ -33,6 +33,7 @@ int main() {
   test_prefix_predict();
   test_families();
   test_option_names();
+  test_glm_time_up(pb);
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -180,7 +180,7 @@ static void test_glm_refit(Problem& pb) {
         const Whitened wh = whiten_blocks(d.bs.blocks, ctl.rank_tol);
         // the Newton solve over the rows in memory, then the sums that score every column
         Index refits = 0;
-        const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0) {
+        const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0, const Poll&) {
           ++refits;
           SelectedColumns sel;
           Index m1 = 1;
@@ -330,4 +330,60 @@ static void test_quadratic_gains(Problem& pb) {
   }
   check(worst < 1e-10, "quadratic FR: the reference gains of every candidate", worst, 1e-10);
   check(zeros == 0, "quadratic FR: a candidate collinear with the selected groups gains 0", zeros, 0);
+}
+
+// max_time within a GLM step's own work: a poll that says the time is spent while GlmModel makes its FR
+// columns leaves the null model (intercept: the logit of the mean response) and an empty path marked
+// partial; a poll that says so inside a chunked refit stops its Newton solve before its first iteration
+// (the sums at the starting point only) and leaves the group unselected.
+static void test_glm_time_up(const Problem& pb) {
+  const Index n = pb.n;
+  const DenseDesign dx(pb.x);
+  const GroupLayout lay = make_layout(pb.group_of, 5);
+  const BlockStats bs = block_stats(dx, MatrixXd(n, 0), VectorXd::Ones(n), lay);
+  const Whitened wh = whiten_blocks(bs.blocks, 1e-9);
+  MatrixXd yg(n, 1);
+  for (Index i = 0; i < n; ++i) yg(i, 0) = pb.x(i, 0) > pb.x.col(0).mean() + 0.5 ? 1.0 : 0.0;
+  const double ybar = yg.mean();
+  Control ctl;
+  ctl.method = Method::FR;
+  int polls = 0;
+  const Poll spent_after_one = [&polls] {
+    if (++polls > 1) throw TimeUp();
+  };
+  GlmModel model(dx, yg, VectorXd::Ones(n), MatrixXd::Zero(n, 1), Family::Binomial, wh, bs.st, lay, ctl, spent_after_one);
+  const Path path = greedy_path(model, Measurements(pb.cost), ctl);
+  check(path.partial && path.sequence.empty() && polls == 2, "GlmModel: max_time spent making the FR columns",
+        static_cast<double>(path.sequence.size()), 0);
+  check(std::abs(model.intercept()(0) - std::log(ybar / (1 - ybar))) < 1e-8 && model.objective() == 0.0,
+        "GlmModel: the null model when max_time was spent in the constructor", model.intercept()(0),
+        std::log(ybar / (1 - ybar)));
+
+  ctl.method = Method::OMP;
+  Index calls = 0;
+  const GlmSumsSource sums = [&](const std::vector<Index>& groups, const MatrixXd& theta) {
+    ++calls;
+    SelectedColumns sel;
+    for (Index g : groups) {
+      sel.cols.push_back(lay.cols[g]);
+      sel.T.push_back(wh.T[g]);
+    }
+    return glm_chunk_sums(dx, yg, VectorXd::Ones(n), MatrixXd::Zero(n, 1), Family::Binomial, bs.st, sel, theta);
+  };
+  const Whitened maps = whitening_from_maps(wh.T);  // the model keeps a reference
+  GlmRefitModel refit_model(maps, bs.st, lay, static_cast<double>(n),
+                            FamilyOps{Family::Binomial}.null_intercepts(VectorXd::Constant(1, ybar)),
+                            sums_refitter(sums, static_cast<double>(n), ctl), ctl);
+  const double null_objective = refit_model.objective();
+  refit_model.set_poll([] { throw TimeUp(); });
+  calls = 0;
+  bool threw = false;
+  try {
+    refit_model.add_group(0);
+  } catch (const TimeUp&) {
+    threw = true;
+  }
+  check(threw && calls == 1, "sums_refitter: the poll runs inside the Newton solve", static_cast<double>(calls), 1);
+  check(refit_model.coef().cwiseAbs().maxCoeff() == 0.0 && refit_model.objective() == null_objective,
+        "GlmRefitModel: a refit stopped by max_time leaves the fit before it", refit_model.objective(), null_objective);
 }

@@ -37,12 +37,25 @@ struct Services {
 namespace detail {
 using Clock = std::chrono::steady_clock;
 
+inline double seconds_since(Clock::time_point started) {
+  return std::chrono::duration<double>(Clock::now() - started).count();
+}
+
 // max_time counts from the start of the fit: the selection gets what the statistics pass left
 inline Control selection_control(const Control& ctl, Clock::time_point started) {
   Control c = ctl;
-  const std::chrono::duration<double> spent = Clock::now() - started;
-  c.max_time = ctl.max_time - spent.count();
+  c.max_time = ctl.max_time - seconds_since(started);
   return c;
+}
+
+// The poll of a model's own work before its path (the GLM models' FR columns): R's interrupt check,
+// and TimeUp once max_time, counted from the start of the fit, is spent; the path then stops before
+// its first step and the fit is the null model, marked partial.
+inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_point started) {
+  return [check = svc.check_interrupt, limit = ctl.max_time, started] {
+    if (check) check();
+    if (seconds_since(started) >= limit) throw TimeUp();
+  };
 }
 
 // The interrupt check of the Gram engine's pass over x (checked between chunks of rows), which also
@@ -53,8 +66,7 @@ inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_
   Services timed = svc;
   timed.check_interrupt = [check = svc.check_interrupt, limit = ctl.max_time, started] {
     if (check) check();
-    const std::chrono::duration<double> spent = Clock::now() - started;
-    if (spent.count() >= limit)
+    if (seconds_since(started) >= limit)
       throw std::runtime_error("max_time was spent in the pass over the data that every fit makes before its "
                                "first step; nothing was fitted: give a larger max_time");
   };
@@ -130,7 +142,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
   const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
   const GramStats& st = bs.st;
   const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
-  GlmModel model(x, y, w, off, family, wh, st, lay, ctl);
+  GlmModel model(x, y, w, off, family, wh, st, lay, ctl, detail::timed_poll(svc, ctl, started));
   return detail::run_path(model, cost, ctl, started, svc);
 }
 

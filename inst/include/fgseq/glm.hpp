@@ -302,26 +302,34 @@ class GlmPathModel : public GroupModel {
 class GlmModel : public GlmPathModel {
  public:
   GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-           Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
+           Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl,
+           const Poll& poll = Poll())
       : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family} {
     W_ = w_.sum();
     const Index G = lay_.size();
     col_.assign(static_cast<size_t>(G), -1);
+    candidate_.assign(static_cast<size_t>(G), true);
     Index cols = 1;
     if (ctl_.method != Method::OMP)
       for (Index h = 0; h < G; ++h) cols += rank(h);
     Z_.resize(x_.rows(), cols);
     Z_.col(0).setOnes();
-    for (Index h = 0, at = 1; h < G && cols > 1; ++h) {
-      if (rank(h) == 0) continue;
-      col_[static_cast<size_t>(h)] = at;
-      Z_.middleCols(at, rank(h)) = whitened_columns(h);
-      at += rank(h);
-    }
-    candidate_.assign(static_cast<size_t>(G), true);
-    // start the intercepts at the link of the weighted mean response
+    // the null model: start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
     accept(newton(Z_.leftCols(1), fam_.null_intercepts(ybar)));
+    // FR and Doubling: every group's whitened columns, polled between groups; when the poll throws
+    // TimeUp (max_time spent) the model keeps its null fit and its path stops before its first step
+    try {
+      for (Index h = 0, at = 1; h < G && cols > 1; ++h) {
+        if (rank(h) == 0) continue;
+        if (poll) poll();
+        col_[static_cast<size_t>(h)] = at;
+        Z_.middleCols(at, rank(h)) = whitened_columns(h);
+        at += rank(h);
+      }
+    } catch (const TimeUp&) {
+      columns_ready_ = false;
+    }
   }
 
   void set_candidates(const std::vector<bool>& candidates) override {
@@ -334,6 +342,7 @@ class GlmModel : public GlmPathModel {
       const auto xr = [this](Index j) { return x_.col_tmul(j, resid_); };
       return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
     }
+    if (!columns_ready_) throw TimeUp();
     if (ctl_.fr_gain == FrGain::Exact) {
       const Index r = rank(h);
       MatrixXd Z(x_.rows(), m1_ + r);
@@ -347,6 +356,7 @@ class GlmModel : public GlmPathModel {
   }
 
   void add_group(Index g) override {
+    if (!columns_ready_) throw TimeUp();
     const Index r = rank(g), n = x_.rows();
     const Index at = col_[static_cast<size_t>(g)];
     if (at < 0) {
@@ -393,6 +403,7 @@ class GlmModel : public GlmPathModel {
   MatrixXd Z_;                 // ones, the selected groups' whitened columns, then (FR) the others' (OMP: room for more)
   Index m1_ = 1;               // columns of Z_ in the current fit: 1 + the selected groups' ranks
   std::vector<Index> col_;     // first column of each group in Z_ (-1 when not there)
+  bool columns_ready_ = true;  // false when max_time was spent making the FR columns in the constructor
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
@@ -533,7 +544,10 @@ struct GlmRefit {
 
 // The penalized fit over `groups` (selection order) from theta0 ((m + 1) x P); an empty list is the
 // null model. The chunked fits run it as a Newton solve over sums from chunks of rows (sums_refitter()).
-using GlmRefitter = std::function<GlmRefit(const std::vector<Index>& groups, const MatrixXd& theta0)>;
+// poll: the path's interrupt check and clock, to be called within the refit (may throw TimeUp; empty
+// for the null model).
+using GlmRefitter =
+    std::function<GlmRefit(const std::vector<Index>& groups, const MatrixXd& theta0, const Poll& poll)>;
 
 // The sums over all rows of a fit over `groups` (selection order) at theta ((m + 1) x P): the
 // glm_chunk_sums() of every chunk of rows, added. The chunked fits of the R package pass over their
@@ -541,9 +555,11 @@ using GlmRefitter = std::function<GlmRefit(const std::vector<Index>& groups, con
 using GlmSumsSource = std::function<GlmSums(const std::vector<Index>& groups, const MatrixXd& theta)>;
 
 // The refit as newton_solve() over the sums of `sums` (one call per point the solver evaluates), of
-// total weight weight_sum; the refit's xr, rsum and deviance are those of the solution.
+// total weight weight_sum, polled before every Newton iteration; the refit's xr, rsum and deviance are
+// those of the solution.
 inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Control& ctl) {
-  return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const MatrixXd& theta0) {
+  return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const MatrixXd& theta0,
+                                                   const Poll& poll) {
     const Index m1 = theta0.rows(), P = theta0.cols();
     std::vector<GlmSums> seen;  // the sums at every point, by the point's index
     const NewtonEvaluator evaluate = [&](NewtonPoint& pt, NewtonNeed) {
@@ -553,7 +569,7 @@ inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Co
       seen[static_cast<size_t>(pt.index)] = std::move(s);
     };
     const NewtonSolution sol =
-        newton_solve(Eigen::Map<const VectorXd>(theta0.data(), theta0.size()), evaluate, ctl);
+        newton_solve(Eigen::Map<const VectorXd>(theta0.data(), theta0.size()), evaluate, ctl, poll);
     GlmSums& at = seen[static_cast<size_t>(sol.point.index)];
     GlmRefit f;
     f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, P);
@@ -578,7 +594,7 @@ class GlmRefitModel : public GlmPathModel {
     if (ctl_.method != Method::OMP) throw std::invalid_argument("GlmRefitModel: only CS-G-OMP is supported");
     if (!refit_) throw std::invalid_argument("GlmRefitModel: a refit is needed");
     if (null_theta.rows() != 1) throw std::invalid_argument("GlmRefitModel: the null theta has one row");
-    accept(refit_(order_, null_theta), null_theta.cols());
+    accept(refit_(order_, null_theta, Poll()), null_theta.cols());
   }
 
   double raw_score(Index h) override {
@@ -588,8 +604,11 @@ class GlmRefitModel : public GlmPathModel {
 
   void add_group(Index g) override {
     const MatrixXd theta0 = extended_theta(rank(g));
+    std::vector<Index> groups = order_;
+    groups.push_back(g);
+    GlmRefit f = refit_(groups, theta0, poll_);  // may throw TimeUp: g is then not recorded
     record(g);
-    accept(refit_(order_, theta0), theta0.cols());
+    accept(std::move(f), theta0.cols());
   }
 
  private:
