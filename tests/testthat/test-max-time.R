@@ -36,3 +36,27 @@ test_that("max_time spent in the Gram engine's pass over x is an error that says
   expect_error(fgseq(x, y, max_time = 1e-9, engine = "gram"),
                "max_time was spent in the pass over the data that every fit makes before its first step")
 })
+
+test_that("max_time bounds a binomial exact-FR fit whose every step refits each candidate", {
+  # 200 one-column groups on 20,000 rows: every step runs a Newton solve per candidate, so the whole
+  # path would take minutes; the clock is polled at every Newton iteration (and while the model makes
+  # the candidates' columns), so max_time = 1 stops it within a small fraction of a second
+  set.seed(6)
+  n <- 20000
+  p <- 200
+  x <- matrix(rnorm(n * p), n, p)
+  y <- as.numeric(drop(x[, 1:20] %*% rep(0.2, 20)) + rlogis(n) > 0)
+  elapsed <- system.time(fit <- fgseq(x, y, family = "binomial", method = "fr", fr_gain = "exact",
+                                      lambda = 0, max_time = 1))[["elapsed"]]
+  expect_lt(elapsed, 5)  # a generous bound: the steps of the full path take minutes
+  expect_true(fit$partial)
+  K <- length(fit$sequence)
+  expect_lt(K, p)
+  # a valid fit: its last completed step is glm() on the groups selected so far, step 0 the null model
+  expect_close(fit$a0[1], qlogis(mean(y)), 1e-8, "step 0")
+  if (K > 0) {
+    ref <- stats::glm(y ~ x[, fit$sequence, drop = FALSE], family = "binomial",
+                      control = stats::glm.control(epsilon = 1e-14, maxit = 100))
+    expect_close(unname(coef(fit)[c(1, 1 + fit$sequence), K + 1]), unname(coef(ref)), 1e-6, "last step")
+  }
+})
