@@ -44,7 +44,7 @@ test_that("max_time bounds a binomial exact-FR fit whose every step refits each 
   set.seed(6)
   n <- 20000
   p <- 200
-  x <- matrix(rnorm(n * p), n, p)
+  x <- matrix(rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
   y <- as.numeric(drop(x[, 1:20] %*% rep(0.2, 20)) + rlogis(n) > 0)
   elapsed <- system.time(fit <- fgseq(x, y, family = "binomial", method = "fr", fr_gain = "exact",
                                       lambda = 0, max_time = 1))[["elapsed"]]
@@ -55,8 +55,9 @@ test_that("max_time bounds a binomial exact-FR fit whose every step refits each 
   # a valid fit: its last completed step is glm() on the groups selected so far, step 0 the null model
   expect_close(fit$a0[1], qlogis(mean(y)), 1e-8, "step 0")
   if (K > 0) {
-    ref <- stats::glm(y ~ x[, fit$sequence, drop = FALSE], family = "binomial",
+    cols <- match(fit$sequence, colnames(x))  # one column per group, named as its column
+    ref <- stats::glm(y ~ x[, cols, drop = FALSE], family = "binomial",
                       control = stats::glm.control(epsilon = 1e-14, maxit = 100))
-    expect_close(unname(coef(fit)[c(1, 1 + fit$sequence), K + 1]), unname(coef(ref)), 1e-6, "last step")
+    expect_close(unname(coef(fit)[c(1, 1 + cols), K + 1]), unname(coef(ref)), 1e-6, "last step")
   }
 })
