@@ -221,28 +221,6 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   out
 }
 
-#' @rdname cv_fgseq
-#' @param data Data frame holding the variables of the formula (formula method); `predict()` then
-#'   accepts `newdata`.
-#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
-#'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
-#'   or [stats::na.exclude()].
-#' @export
-cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
-  check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
-                                        c("x", "y", "group", "cost", "weights", "offset", "...")),
-                                cv_forwarded()))
-  d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                         weights = d$weights, offset = d$offset, ...)
-  cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
-  call <- match.call()
-  call[[1L]] <- quote(cv_fgseq)
-  cv$call <- call
-  cv
-}
-
 # The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets
 # (the data, the ridge constant) or splits between the folds (the observation weights and offsets).
 cv_forwarded <- function() {

@@ -321,3 +321,49 @@ response_from_newdata <- function(object, newdata) {
   if (length(missing)) abort("`newdata` lacks the response ", paste(missing, collapse = ", "), ".")
   eval(expr, newdata, environment(tt))
 }
+
+# The formula methods of cv_fgseq() and sparse_sequence().
+
+#' @rdname cv_fgseq
+#' @param data Data frame holding the variables of the formula (formula method); `predict()` then
+#'   accepts `newdata`.
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
+#'   or [stats::na.exclude()].
+#' @export
+cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
+                                        c("x", "y", "group", "cost", "weights", "offset", "...")),
+                                cv_forwarded()))
+  d <- model_design(match.call(), parent.frame())
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                         weights = d$weights, offset = d$offset, ...)
+  cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
+  call <- match.call()
+  call[[1L]] <- quote(cv_fgseq)
+  cv$call <- call
+  cv
+}
+
+#' @rdname sparse_sequence
+#' @param data Data frame holding the variables of the formula (formula method); `predict()`,
+#'   [anytime_curve()] and [compare_sequences()] then accept `newdata`. For the gaussian family a
+#'   two-level factor response is read as 0/1 (the second level is 1).
+#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
+#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()] (rows with NA in a model variable, the weights or the offset are dropped).
+#' @export
+sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_dots(..., forwarded = formula_forwarded(sparse_sequence.default))
+  d <- model_design(match.call(), parent.frame())
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  family <- list(...)$family
+  if (is.factor(d$y) && (is.null(family) || identical(family, default_family))) {
+    if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
+    d$y <- as.numeric(d$y == levels(d$y)[2L])
+  }
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                                 weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "sparse_sequence")
+}

@@ -129,28 +129,6 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
                                fields = list(group_lasso = group_lasso)))
 }
 
-#' @rdname sparse_sequence
-#' @param data Data frame holding the variables of the formula (formula method); `predict()`,
-#'   [anytime_curve()] and [compare_sequences()] then accept `newdata`. For the gaussian family a
-#'   two-level factor response is read as 0/1 (the second level is 1).
-#' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
-#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
-#'   [stats::na.exclude()] (rows with NA in a model variable, the weights or the offset are dropped).
-#' @export
-sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
-  check_dots(..., forwarded = formula_forwarded(sparse_sequence.default))
-  d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  family <- list(...)$family
-  if (is.factor(d$y) && (is.null(family) || identical(family, default_family))) {
-    if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
-    d$y <- as.numeric(d$y == levels(d$y)[2L])
-  }
-  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                                 weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "sparse_sequence")
-}
-
 # Standardization and group whitening in plain R, as fgseq() defines them (the C++ core does the same
 # inside the Gram matrix), for the group lasso: columns centred by their (weighted) mean and scaled by
 # their (weighted) population sd (zero-variance columns are constant and get 0), each group whitened by
