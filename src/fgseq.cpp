@@ -378,10 +378,8 @@ Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std:
                                 const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w,
                                 const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m,
                                 const std::string& family, int nlambda, double lambda_min_ratio) {
-  const fgseq::GroupLassoFamily fam = family == "binomial" ? fgseq::GroupLassoFamily::Binomial
-                                    : family == "poisson"  ? fgseq::GroupLassoFamily::Poisson
-                                                           : fgseq::GroupLassoFamily::Gaussian;
-  fgseq::GroupLasso gl(z, std::vector<Eigen::Index>(sizes.begin(), sizes.end()), y, w, offset, m, fam);
+  fgseq::GroupLasso gl(z, std::vector<Eigen::Index>(sizes.begin(), sizes.end()), y, w, offset, m,
+                       fgseq::from_name<fgseq::Family>(family));
   fgseq::GroupLassoPath p = gl.path(nlambda, lambda_min_ratio, [] { Rcpp::checkUserInterrupt(); });
   Rcpp::NumericVector entry(p.entry.data(), p.entry.data() + p.entry.size());
   for (R_xlen_t g = 0; g < entry.size(); ++g) if (std::isnan(entry[g])) entry[g] = NA_REAL;

@@ -32,6 +32,7 @@ int main() {
   test_tampered_forest(pb);
   test_prefix_predict();
   test_families();
+  test_group_lasso_family(pb);
   test_option_names();
   test_glm_time_up(pb);
   std::printf("core: %d passed, %d failed\n", passes, failures);

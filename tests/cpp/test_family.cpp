@@ -46,3 +46,23 @@ static void test_families() {
     check(fam.columns_fit(P) && !fam.columns_fit(P == 1 ? 2 : 0), "family: its response columns", P, P);
   }
 }
+
+// The group lasso fits gaussian, binomial and poisson; another family is an error, never a gaussian fit.
+static void test_group_lasso_family(const Problem& pb) {
+  const VectorXd none, m = VectorXd::Ones(2);
+  const MatrixXd z = pb.x.leftCols(4);
+  bool threw = false;
+  try {
+    GroupLasso gl(z, {2, 2}, pb.y, none, none, m, Family::Multinomial);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  check(threw, "group lasso: the multinomial family throws", threw, 1);
+  threw = false;
+  try {
+    from_name<Family>("gaussain");
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  check(threw, "group lasso: a misspelt family name throws", threw, 1);
+}

@@ -33,9 +33,9 @@
 #include <utility>
 #include <vector>
 
-namespace fgseq {
+#include "family.hpp"
 
-enum class GroupLassoFamily { Gaussian, Binomial, Poisson };
+namespace fgseq {
 
 // The path: the grid (decreasing), the whitened coefficients along it (r x nlambda), the intercepts,
 // each group's entry lambda (NaN: not within the grid) and ||q_g|| / (m_g lambda_max) at the last
@@ -110,12 +110,15 @@ class GroupLasso {
   // multipliers m_g > 0. tol: the tolerance on coefficient changes (times the sd of y - o, gaussian).
   GroupLasso(Eigen::Ref<const Eigen::MatrixXd> z, const std::vector<Eigen::Index>& sizes,
              Eigen::Ref<const Eigen::VectorXd> y, Eigen::Ref<const Eigen::VectorXd> w,
-             Eigen::Ref<const Eigen::VectorXd> offset, Eigen::Ref<const Eigen::VectorXd> m, GroupLassoFamily family,
+             Eigen::Ref<const Eigen::VectorXd> offset, Eigen::Ref<const Eigen::VectorXd> m, Family family,
              double tol = 1e-10, int max_iter = 10000)
       : z_(z), y_(y), m_(m), family_(family), max_iter_(max_iter) {  // z is referenced: it must outlive this
     const Eigen::Index n = z.rows();
     if (y.size() != n || (w.size() && w.size() != n) || (offset.size() && offset.size() != n)) {
       throw std::invalid_argument("group lasso: y, weights and offset must have one value per row of z");
+    }
+    if (family != Family::Gaussian && family != Family::Binomial && family != Family::Poisson) {
+      throw std::invalid_argument("group lasso: the family must be gaussian, binomial or poisson");
     }
     start_.push_back(0);
     for (Eigen::Index k : sizes) start_.push_back(start_.back() + k);
@@ -124,7 +127,7 @@ class GroupLasso {
     }
     wt_ = w.size() ? Eigen::VectorXd(w / w.sum()) : Eigen::VectorXd::Constant(n, 1.0 / n);
     offset_ = offset.size() ? Eigen::VectorXd(offset) : Eigen::VectorXd::Zero(n);
-    if (family_ == GroupLassoFamily::Gaussian) {
+    if (family_ == Family::Gaussian) {
       const Eigen::VectorXd r = y_ - offset_;
       const double mean = wt_.dot(r);
       const double nn = static_cast<double>(n);
@@ -173,7 +176,7 @@ class GroupLasso {
   Eigen::Ref<const Eigen::MatrixXd> z_;
   Eigen::VectorXd y_;
   Eigen::VectorXd m_;
-  GroupLassoFamily family_;
+  Family family_;
   int max_iter_;
   std::vector<Eigen::Index> start_;
   Eigen::VectorXd wt_;      // weights scaled to sum 1
@@ -183,20 +186,20 @@ class GroupLasso {
   Eigen::VectorXd zy_;      // gaussian: Z' diag(wt) (y - o - a0)
   std::function<void()> poll_ = [] {};
 
-  bool gaussian() const { return family_ == GroupLassoFamily::Gaussian; }
+  bool gaussian() const { return family_ == Family::Gaussian; }
   Eigen::Index size(Eigen::Index g) const { return start_[g + 1] - start_[g]; }
   auto block(const Eigen::VectorXd& v, Eigen::Index g) const { return v.segment(start_[g], size(g)); }
   bool nonzero(const GroupLassoState& st, Eigen::Index g) const { return (block(st.b, g).array() != 0.0).any(); }
 
   Eigen::ArrayXd mean(const Eigen::VectorXd& eta) const {
-    if (family_ == GroupLassoFamily::Binomial) return 1.0 / (1.0 + (-eta.array()).exp());
-    if (family_ == GroupLassoFamily::Poisson) return eta.array().exp();
+    if (family_ == Family::Binomial) return 1.0 / (1.0 + (-eta.array()).exp());
+    if (family_ == Family::Poisson) return eta.array().exp();
     return eta.array();
   }
   // The weighted mean loss 1/W sum_i w_i loss(y_i, eta_i), up to a constant.
   double loss(const Eigen::VectorXd& eta) const {
     const Eigen::ArrayXd e = eta.array();
-    if (family_ == GroupLassoFamily::Binomial) {
+    if (family_ == Family::Binomial) {
       return (wt_.array() * (e.max(0.0) + (-e.abs()).exp().log1p() - y_.array() * e)).sum();
     }
     return (wt_.array() * (e.exp() - y_.array() * e)).sum();
@@ -216,7 +219,7 @@ class GroupLasso {
       st.q = zy_;
       return st;
     }
-    if (family_ == GroupLassoFamily::Poisson) {
+    if (family_ == Family::Poisson) {
       st.a0 = std::log(ybar / wt_.dot(offset_.array().exp().matrix()));
     } else {
       st.a0 = std::log(ybar / (1.0 - ybar));
@@ -271,7 +274,7 @@ class GroupLasso {
       grad = -(z_.middleCols(start_[g], size(g)).transpose() * r);
       b = block(st.b, g);
     }
-    const bool poisson = family_ == GroupLassoFamily::Poisson;
+    const bool poisson = family_ == Family::Poisson;
     double v = 0.25;
     if (poisson) {
       const Eigen::ArrayXd mu = mean(st.eta);
