@@ -82,7 +82,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
                                max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
   check_dots(...)
   call <- match.call()
-  method <- match.arg(method)
+  method <- check_method(method)
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
   if (family_def(family)$linear) {
@@ -145,8 +145,7 @@ check_chunk <- function(chunk, i) {
 chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call) {
   started <- proc.time()[["elapsed"]]
   # pass 1: column moments (weighted), the response's totals, the checks of every chunk
-  first <- chunks$items[[1L]]
-  first <- check_chunk(if (is.null(chunks$get)) first else chunks$get(first), 1L)
+  first <- check_chunk(read_chunk(chunks$get, chunks$items[[1L]], 1L), 1L)
   names_x <- first$names
   group <- check_group(group, first$x)
   rm(first)

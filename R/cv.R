@@ -135,14 +135,14 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   x <- check_x(x)
   n <- nrow(x)
   family <- list(...)$family
-  if (is.null(family) || identical(family, default_family)) y <- check_y(y, n)
+  if (is_default_family(family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
   lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
   seed <- check_seed(seed)
-  interpolation <- match.arg(interpolation)
+  interpolation <- check_interpolation(interpolation)
   progress <- check_flag(progress, "progress")
   if (metric == "ndcg") {
     query <- check_query(query, n)

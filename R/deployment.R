@@ -114,16 +114,28 @@ miser_prefix <- function(object, x, steps, per_row, predict_steps) {
   list(link = link, step = used)
 }
 
-# The head of predict() for every anytime fit: `type`, `missing` and `per_row` checked, and a class
-# prediction asked only of a fit with classes.
-prediction_request <- function(object, type, missing, per_row) {
+# The head of predict() for every anytime fit: `type`, `missing` and `per_row` checked (a class
+# prediction asked only of a fit with classes), then either what the requested steps need (`needs`, for
+# type = "groups" or "measurements": the answer itself) or the design of the new data (`design`, from
+# new_design(), or the training data when neither `newx` nor `newdata` is given), its matrix `x`, the
+# requested `steps` (request_steps()) and the `labels` of the prediction's columns.
+prediction_request <- function(object, newx, newdata, budget, step, type, missing, per_row) {
   type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ",
           family_def(object$family)$name, ".")
   }
-  list(type = type, missing = check_choice(missing, c("error", "prefix"), "missing"),
-       per_row = check_flag(per_row, "per_row"))
+  missing <- check_choice(missing, c("error", "prefix"), "missing")
+  per_row <- check_flag(per_row, "per_row")
+  req <- list(type = type, missing = missing, per_row = per_row)
+  if (type %in% c("groups", "measurements")) {
+    return(c(req, list(needs = prediction_needs(object, resolve_steps(object, budget, step), type))))
+  }
+  design <- if (base::missing(newx) && is.null(newdata)) training_design(object) else
+    new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
+               keep_na = missing == "prefix")
+  steps <- request_steps(object, budget, step, per_row, design)
+  c(req, list(design = design, x = design$x, steps = steps, labels = if (per_row) "per_row" else names(steps)))
 }
 
 # The tail of predict() for every anytime fit: the link matrix of the requests (`labels`) in the

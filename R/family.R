@@ -52,6 +52,9 @@ new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = 
 # The family of a fit that names none, and of fits from sufficient statistics.
 default_family <- "gaussian"
 
+# Whether `family` (as given to a verb, before check_family()) leaves the default family.
+is_default_family <- function(family) is.null(family) || identical(family, default_family)
+
 # Fitted means this close to 0 (or 1) at lambda = 0 are glm()'s sign of separation.
 boundary_eps <- 10 * .Machine$double.eps
 

@@ -225,20 +225,13 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  req <- prediction_request(object, type, missing, per_row)
-  type <- req$type
-  missing <- req$missing
-  per_row <- req$per_row
-  if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
-  if (base::missing(newx) && is.null(newdata)) {
-    if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
-    design <- training_design(object)
-  } else {
-    design <- new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
-                         keep_na = missing == "prefix")
+  req <- prediction_request(object, newx, newdata, budget, step, type, missing, per_row)
+  if (!is.null(req$needs)) return(req$needs)
+  if (base::missing(newx) && is.null(newdata) && !is.null(newoffset)) {
+    abort("`newoffset` goes with `newx`: give the new observations too.")
   }
-  x <- design$x
-  steps <- request_steps(object, budget, step, per_row, design)
+  x <- req$x
+  design <- req$design
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
   a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
   P <- length(beta)
@@ -255,9 +248,9 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
     }
     offset <- check_offset(offset, nrow(x), P, name = "newoffset")
   }
-  labels <- if (per_row) "per_row" else names(steps)
+  steps <- req$steps
   used <- NULL
-  if (missing == "error" && !per_row) {
+  if (req$missing == "error" && !req$per_row) {
     cf <- coef(object, step = steps)
     eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
       e <- as.matrix(x %*% b[-1L, , drop = FALSE])  # a sparse x gives a Matrix object
@@ -265,13 +258,13 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
     }, matrix(0, nrow(x), length(steps)))
     link <- aperm(array(eta, c(nrow(x), length(steps), P)), c(1L, 3L, 2L))  # the P columns of a step side by side
   } else {
-    pre <- linear_prefix(object, x, steps, per_row, a0, beta)
+    pre <- linear_prefix(object, x, steps, req$per_row, a0, beta)
     link <- pre$link
     used <- pre$step
   }
   link <- matrix(link, nrow(x))
-  if (!is.null(offset)) link <- link + offset[, rep(seq_len(P), length(labels)), drop = FALSE]
-  finish_prediction(object, link, type, rownames(x), labels, per_row, used, design)
+  if (!is.null(offset)) link <- link + offset[, rep(seq_len(P), length(req$labels)), drop = FALSE]
+  finish_prediction(object, link, req$type, rownames(x), req$labels, req$per_row, used, design)
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits

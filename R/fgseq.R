@@ -254,7 +254,7 @@
 #' named list of character vectors or names a group or variable that does not exist, when a measurement
 #' has no cost, a cost names a measurement that nothing needs, or a measurement cost is NA, NaN, Inf or
 #' negative, or `cost` is unnamed with `needs`; when `cost_unit` is not `NULL` or a single string; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
-#' range; when every column is constant; for GLM families, when `y` does not suit the family (binomial
+#' range; when `method`, `criterion`, `fr_gain` or `engine` is not one of its values; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
 #' length, or `offset` has the wrong length; when `family` is unknown or a family object with a
@@ -302,11 +302,13 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(fgseq)
-  fit_sequence(x, y, group = group, cost = cost, needs = needs, method = match.arg(method), lambda = lambda,
+  fit_sequence(x, y, group = group, cost = cost, needs = needs, method = check_method(method), lambda = lambda,
                criterion = criterion, cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
-               weights = weights, offset = offset, fr_gain = match.arg(fr_gain), max_cost = max_cost,
+               weights = weights, offset = offset, fr_gain = check_choice(fr_gain, c("exact", "quadratic"), "fr_gain"),
+               max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
-               engine = match.arg(engine), cost_unit = cost_unit, call = call)
+               engine = check_choice(engine, c("auto", "gram", "sample"), "engine"), cost_unit = cost_unit,
+               call = call)
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
@@ -424,6 +426,9 @@ finish_fit <- function(raw, names_x, group, meas, control, method, family, respo
 selection_criteria <- c(whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-OMP (Single)")
 
 check_criterion <- function(criterion) check_choice(criterion, names(selection_criteria), "criterion")
+
+# The selection methods (paper: Algorithm 1 CS-G-OMP, CS-G-FR, Algorithm 2 Doubling); the first is the default.
+check_method <- function(method) check_choice(method, c("omp", "fr", "doubling"), "method")
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,

@@ -359,7 +359,7 @@ sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action,
   d <- model_design(match.call(), parent.frame())
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
   family <- list(...)$family
-  if (is.factor(d$y) && (is.null(family) || identical(family, default_family))) {
+  if (is.factor(d$y) && is_default_family(family)) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }

@@ -388,18 +388,12 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  req <- prediction_request(object, type, missing, per_row)
-  type <- req$type
-  missing <- req$missing
-  per_row <- req$per_row
-  if (type %in% c("groups", "measurements")) return(prediction_needs(object, resolve_steps(object, budget, step), type))
-  design <- if (base::missing(newx) && is.null(newdata)) training_design(object) else
-    new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
-               keep_na = missing == "prefix")
-  x <- design$x
+  req <- prediction_request(object, newx, newdata, budget, step, type, missing, per_row)
+  if (!is.null(req$needs)) return(req$needs)
   check_forest(object)
+  x <- req$x
   if (methods::is(x, "sparseMatrix")) x <- as.matrix(x)
-  steps <- request_steps(object, budget, step, per_row, design)
+  steps <- req$steps
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
   predict_steps <- function(x, steps) {
@@ -408,16 +402,15 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                    ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
                    as.integer(steps))
   }
-  labels <- if (per_row) "per_row" else names(steps)
   used <- NULL
-  if (missing == "error" && !per_row) {
+  if (req$missing == "error" && !req$per_row) {
     link <- predict_steps(x, steps)
   } else {
-    pre <- miser_prefix(object, x, steps, per_row, predict_steps)
+    pre <- miser_prefix(object, x, steps, req$per_row, predict_steps)
     link <- pre$link
     used <- pre$step
   }
-  finish_prediction(object, link, type, rownames(x), labels, per_row, used, design)
+  finish_prediction(object, link, req$type, rownames(x), req$labels, req$per_row, used, req$design)
 }
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.

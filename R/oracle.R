@@ -145,7 +145,7 @@ timeliness.fgseq_oracle <- function(object, alpha = 0.97, newx = NULL, newy = NU
                                     metric = object$metric, query = NULL, k = object$k,
                                     interpolation = c("linear", "step"), ..., stop_cost = NULL) {
   check_dots(...)
-  interpolation <- match.arg(interpolation)
+  interpolation <- check_interpolation(interpolation)
   if (is.null(stop_cost)) stop_cost <- stop_cost.fgseq_oracle(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
   curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)

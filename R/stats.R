@@ -180,7 +180,7 @@ chunk_batch_runner <- function(get_chunk, f, combine) {
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
-      chunk <- if (is.null(get_chunk)) job$items[[k]] else read_chunk(get_chunk, job$items[[k]], i)
+      chunk <- read_chunk(get_chunk, job$items[[k]], i)
       part <- f(chunk, i)
       rm(chunk)
       total <- if (is.null(total)) {
@@ -227,8 +227,10 @@ check_stats <- function(s, arg = "x") {
   s
 }
 
-# Chunk i from its item (a file name or an index), with an error that names the chunk when reading fails.
+# Chunk i from its item (a file name or an index; the chunk itself when `get_chunk` is NULL), with an
+# error that names the chunk when reading fails. Every pass over the chunks reads them here.
 read_chunk <- function(get_chunk, item, i) {
+  if (is.null(get_chunk)) return(item)
   tryCatch(get_chunk(item), error = function(e) {
     what <- if (is.character(item)) paste0(" (file ", item, ")") else ""
     abort("chunk ", i, what, " could not be read: ", conditionMessage(e))
@@ -281,7 +283,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
   if (!(sqrt(x$yy / x$weight_sum) > 1e-13 * abs(x$y_mean))) {
     abort("`y` is constant over all the rows of the statistics; there is nothing to explain.")
   }
-  method <- match.arg(method)
+  method <- check_method(method)
   labels <- unique(x$group)
   meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)

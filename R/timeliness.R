@@ -76,7 +76,7 @@ timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NUL
                                    metric = "r2", query = NULL, k = 5, interpolation = c("linear", "step"), ...,
                                    stop_cost = NULL) {
   check_dots(...)
-  interpolation <- match.arg(interpolation)
+  interpolation <- check_interpolation(interpolation)
   own <- is.null(stop_cost)
   if (own) stop_cost <- stop_cost(object, alpha)
   curve <- anytime_curve(object, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
@@ -104,7 +104,7 @@ timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NUL
 #' curve_timeliness(c(0, 1, 3), c(0, 0.5, 0.8), stop_cost = 4, interpolation = "step")
 #' @export
 curve_timeliness <- function(cost, value, stop_cost, interpolation = c("linear", "step")) {
-  interpolation <- match.arg(interpolation)
+  interpolation <- check_interpolation(interpolation)
   if (!is.numeric(cost) || !is.numeric(value) || length(cost) != length(value) || !length(cost)) {
     abort("`cost` and `value` must be numeric vectors of the same length.")
   }
@@ -135,3 +135,6 @@ curve_timeliness <- function(cost, value, stop_cost, interpolation = c("linear",
 
 # alpha of the alpha-stopping cost: a fraction of the final objective, in (0, 1].
 check_alpha <- function(alpha) check_number(alpha, "alpha", 0, 1, lower_open = TRUE)
+
+# The interpolation of the curve between its points: "linear" (the paper's, the default) or "step".
+check_interpolation <- function(interpolation) check_choice(interpolation, c("linear", "step"), "interpolation")

@@ -26,9 +26,9 @@
 suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
 bench_header(c("fgseq", "future", "future.apply"))
-args <- commandArgs(trailingOnly = TRUE)
-n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 200000L
-repeats <- if (length(args) >= 2L) as.integer(args[[2L]]) else 5L
+args <- bench_args(c(n = 200000, repeats = 5))
+n <- args$n
+repeats <- args$repeats
 p <- 500L
 n_chunks <- 10L
 n_workers <- 2L
@@ -36,7 +36,7 @@ n_workers <- 2L
 set.seed(20261121)
 group <- rep(sprintf("g%02d", 1:50), each = 10)
 cost <- stats::setNames(sample(c(1, 5, 20, 50, 100, 150, 200), 50, replace = TRUE), unique(group))
-x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("x%03d", seq_len(p))))
+x <- normal_matrix(n, p, "x")
 y <- drop(x[, seq(1, p, by = 7)] %*% stats::rnorm(length(seq(1, p, by = 7)))) + stats::rnorm(n)
 rows <- split(seq_len(n), cut(seq_len(n), n_chunks, labels = FALSE))
 dir <- tempfile("chunks")

@@ -173,12 +173,16 @@ lambdas <- c(0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1)
 mm <- stats::model.matrix(diagnosis ~ ., data = heart)
 heart_d <- list(x = mm[, -1], y = as.numeric(heart$diagnosis), family = "binomial", cost = heart_cost,
                 group = attr(stats::terms(diagnosis ~ ., data = heart), "term.labels")[attr(mm, "assign")[-1]])
-t0 <- proc.time()[["elapsed"]]
-heart_res <- compare_small(heart_d, lambdas)
-cat(sprintf("== heart (%d patients, 13 tests, costs in CAD, total %.2f): best validation iteration per lambda,",
-            nrow(heart_d$x), sum(heart_cost)), "mean (SE) over 10 splits ==\n")
-print(summarise_points(heart_res, "accuracy"), row.names = FALSE)
-cat(sprintf("(%.1f s)\n\n", proc.time()[["elapsed"]] - t0))
+# compare_small() on data set `d`, printed under the title `what` with its time
+report_small <- function(d, what) {
+  t0 <- proc.time()[["elapsed"]]
+  res <- compare_small(d, lambdas)
+  cat("==", what, "best validation iteration per lambda, mean (SE) over 10 splits ==\n")
+  print(summarise_points(res, "accuracy"), row.names = FALSE)
+  cat(sprintf("(%.1f s)\n\n", proc.time()[["elapsed"]] - t0))
+}
+report_small(heart_d, sprintf("heart (%d patients, 13 tests, costs in CAD, total %.2f):", nrow(heart_d$x),
+                              sum(heart_cost)))
 
 if (requireNamespace("mlbench", quietly = TRUE)) {
   utils::data("PimaIndiansDiabetes2", package = "mlbench", envir = environment())
@@ -188,12 +192,8 @@ if (requireNamespace("mlbench", quietly = TRUE)) {
                  mass = 1, pedigree = 1, age = 1)
   pima_d <- list(x = as.matrix(pima[, 1:8]), y = as.numeric(pima$diabetes == "pos"), family = "binomial",
                  cost = pima_cost, group = names(pima)[1:8])
-  t0 <- proc.time()[["elapsed"]]
-  pima_res <- compare_small(pima_d, lambdas)
-  cat(sprintf("== Pima (%d women, 8 measurements, total cost %.2f): best validation iteration per lambda,",
-              nrow(pima_d$x), sum(pima_cost)), "mean (SE) over 10 splits ==\n")
-  print(summarise_points(pima_res, "accuracy"), row.names = FALSE)
-  cat(sprintf("(%.1f s)\n\n", proc.time()[["elapsed"]] - t0))
+  report_small(pima_d, sprintf("Pima (%d women, 8 measurements, total cost %.2f):", nrow(pima_d$x),
+                                sum(pima_cost)))
 } else {
   cat("mlbench is not installed: Pima skipped.\n\n")
 }

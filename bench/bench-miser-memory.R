@@ -13,12 +13,11 @@
 suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
 bench_header(note = "fgseq.threads = 2")
-args <- commandArgs(trailingOnly = TRUE)
-n <- if (length(args) >= 1L) as.numeric(args[[1L]]) else 1e6
+n <- bench_args(c(n = 1e6))$n
 p <- 100L
 options(fgseq.threads = 2L)
 set.seed(1)
-x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("f%03d", seq_len(p))))
+x <- normal_matrix(n, p, "f")
 y <- x[, 1] + sin(2 * x[, 2]) + 0.5 * x[, 3] * x[, 4] + stats::rnorm(n)
 cost <- stats::setNames(sample(c(1, 5, 10, 20, 50, 100, 150), p, replace = TRUE), colnames(x))
 size_x <- as.numeric(utils::object.size(x))

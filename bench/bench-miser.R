@@ -15,15 +15,15 @@ suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
 bench_header(note = "the core uses 1")
 options(width = 120, fgseq.threads = 1L)
-args <- commandArgs(trailingOnly = TRUE)
-n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 100000L
-reps <- if (length(args) >= 2L) as.integer(args[[2L]]) else 1L
+args <- bench_args(c(n = 100000, reps = 1))
+n <- args$n
+reps <- args$reps
 p <- 100L
 n_trees <- 100L
 depth <- 4L
 
 set.seed(20121)
-x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("f%03d", seq_len(p))))
+x <- normal_matrix(n, p, "f")
 y <- x[, 1] + sin(2 * x[, 2]) + 0.5 * x[, 3] * x[, 4] + 0.3 * rowSums(x[, 5:14]) + stats::rnorm(n)
 # feature costs as on Yahoo! LTR in the paper (section 6): {1, 5, 10, 20, 50, 100, 150}
 cost <- stats::setNames(sample(c(1, 5, 10, 20, 50, 100, 150), p, replace = TRUE), colnames(x))

@@ -18,9 +18,9 @@ bench_header()
 # R's BLAS can be replaced for this process only, e.g. the reference BLAS while the system uses another:
 #   LD_PRELOAD=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3 Rscript bench/bench-predict-missing.R
 if (nzchar(Sys.getenv("LD_PRELOAD"))) cat("LD_PRELOAD (BLAS symbols taken from it first):", Sys.getenv("LD_PRELOAD"), "\n\n")
-args <- commandArgs(trailingOnly = TRUE)
-n <- if (length(args) >= 1L) as.numeric(args[[1L]]) else 1e6
-reps <- if (length(args) >= 2L) as.integer(args[[2L]]) else 1L
+args <- bench_args(c(n = 1e6, reps = 1))
+n <- args$n
+reps <- args$reps
 p <- 500L
 size <- 10L
 
@@ -28,14 +28,14 @@ set.seed(1409)
 group <- rep(sprintf("g%02d", seq_len(p / size)), each = size)
 cost <- stats::setNames(sample(c(1, 2, 5, 10, 20), p / size, replace = TRUE), unique(group))
 beta <- stats::rnorm(p) * rep(stats::runif(p / size) < 0.5, each = size)
-train <- matrix(stats::rnorm(20000 * p), 20000, p, dimnames = list(NULL, sprintf("f%03d", seq_len(p))))
+train <- normal_matrix(20000, p, "f")
 fit <- fgseq(train, drop(train %*% beta) + stats::rnorm(20000), group = group, cost = cost, max_steps = 40)
 rm(train)
 budgets <- stats::quantile(fit$path$cost, c(0.1, 0.3, 0.5, 0.7, 1), names = FALSE)
 cat(sprintf("n = %.0f rows, p = %d columns (%d groups), %d steps in the sequence, budgets %s\n", n, p,
             p / size, length(fit$sequence), paste(format(budgets), collapse = ", ")))
 
-x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("f%03d", seq_len(p))))
+x <- normal_matrix(n, p, "f")
 best_of <- function(f) min(vapply(seq_len(reps), function(r) system.time(f())[["elapsed"]], numeric(1)))
 
 load_before <- load_average()

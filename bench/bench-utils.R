@@ -11,6 +11,21 @@
 ## code outside the R heap. The second is a lower bound (memory freed earlier and reused does not
 ## raise the peak) but catches any large copy of x.
 
+## The script's arguments by position (Rscript bench/<script>.R 100000 5), each a number, or its
+## default when not given: `defaults` is a named numeric vector (c(n = 100000, reps = 1)); returns the
+## named list of values (doubles, so that n * p does not overflow an integer).
+bench_args <- function(defaults) {
+  given <- as.numeric(commandArgs(trailingOnly = TRUE))
+  out <- as.list(defaults)
+  for (i in seq_len(min(length(given), length(defaults)))) out[[i]] <- given[[i]]
+  out
+}
+
+## An n x p matrix of independent standard normal values, columns named prefix001, prefix002, ...
+normal_matrix <- function(n, p, prefix = "x") {
+  matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, sprintf("%s%03d", prefix, seq_len(p))))
+}
+
 ## The 1, 5 and 15 minute load averages ("n/a" where /proc/loadavg is missing).
 load_average <- function() {
   if (!file.exists("/proc/loadavg")) return("n/a")

@@ -160,18 +160,7 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
     sum(crossprod(e$vectors[, keep, drop = FALSE], g)^2 / e$values[keep]) / 2
   }
 
-  selected <- character(0)
-  fits <- list(fit_of(selected))
-  scores <- NA_real_
-  paid <- numeric(0)                                    # marginal cost of each step
-  while (length(selected) < length(labels)) {
-    cand <- setdiff(labels, selected)                   # keeps group order
-    marginal <- ref_marginal(meas, cand, selected)      # helper-reference.R
-    if (method == "doubling") {                         # paper Algorithm 2 (Doubling)
-      cand <- ref_doubling_candidates(cand, selected, cost, c_min, marginal, ref_union_cost(meas, selected))
-      marginal <- marginal[cand]
-    }
-    cur <- fits[[length(fits)]]
+  gain_of <- function(cand, cur, selected) {
     gain <- vapply(cand, function(h) {
       if (method == "omp") {
         bs <- grad(cur, xs[, cols[[h]], drop = FALSE])  # standardized coordinates, cols x P
@@ -183,13 +172,13 @@ ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial"
       }
     }, numeric(1))
     gain[gain <= 1e-14] <- 0                            # rounding-level scores count as 0
-    pick <- ref_select(cand, gain, marginal, cost_sensitive, 0)
-    g <- pick$g
-    scores <- c(scores, pick$score)
-    paid <- c(paid, marginal[[g]])
-    selected <- c(selected, g)
-    fits[[length(fits) + 1L]] <- fit_of(selected)
+    gain
   }
+  path <- ref_greedy(labels, meas, cost, c_min, method, cost_sensitive, fit_of, gain_of, 0)  # helper-reference.R
+  selected <- path$selected
+  fits <- path$fits
+  scores <- path$scores
+  paid <- path$paid
 
   # coefficients on the original scale: beta = diag(1/sd) T w, a0 = a - mean' beta
   K <- length(selected)

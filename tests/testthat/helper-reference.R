@@ -125,6 +125,36 @@ ref_doubling_candidates <- function(cand, selected, cost, c_min, marginal = cost
   if (length(ok)) ok else cand[marginal <= min(marginal)]
 }
 
+# The greedy loop shared by the references (Algorithm 1, CS-G-FR, Algorithm 2): from the empty set,
+# add the candidate of `pool` that ref_select() picks from gain_of(cand, current fit, selected) and
+# the marginal costs (Doubling: among its candidates), refit with fit_of(set), until every group of
+# the pool is in. Returns the sequence `selected`, the fits after steps 0..K, the scores (NA, then
+# one per step), the marginal cost `paid` of each step and every candidate's score per step.
+ref_greedy <- function(pool, meas, cost, c_min, method, cost_sensitive, fit_of, gain_of, tiny) {
+  selected <- character(0)
+  fits <- list(fit_of(selected))
+  scores <- NA_real_
+  candidates <- list()
+  paid <- numeric(0)
+  while (length(selected) < length(pool)) {
+    cand <- setdiff(pool, selected)             # keeps group order
+    marginal <- ref_marginal(meas, cand, selected)
+    if (method == "doubling") {                 # paper Algorithm 2 (Doubling)
+      cand <- ref_doubling_candidates(cand, selected, cost, c_min, marginal, ref_union_cost(meas, selected))
+      marginal <- marginal[cand]
+    }
+    gain <- gain_of(cand, fits[[length(fits)]], selected)
+    pick <- ref_select(cand, gain, marginal, cost_sensitive, tiny)
+    candidates[[length(candidates) + 1L]] <- pick$scores
+    g <- pick$g
+    scores <- c(scores, pick$score)
+    paid <- c(paid, marginal[[g]])
+    selected <- c(selected, g)
+    fits[[length(fits) + 1L]] <- fit_of(selected)
+  }
+  list(selected = selected, fits = fits, scores = scores, paid = paid, candidates = candidates)
+}
+
 # OMP scores, Algorithm 1 lines 4-5: b_g = X_g' (Y - X_{G_{j-1}} w) / n, in
 # whitened coordinates ("whitened": ||Z_g' r / n||^2) or standardized ones
 # ("l2": ||Xs_g' r / n||^2, "linf": max_j (Xs_gj' r / n)^2).
@@ -176,33 +206,18 @@ ref_fgseq <- function(x, y, group = NULL, cost = NULL,
   if (is.null(c_min)) c_min <- min(cost[pool])
   fit_of <- function(set) ref_fit_set(lapply(wh[set], `[[`, "z"), yc, lambda)
 
-  selected <- character(0)
-  fits <- list(fit_of(selected))
-  scores <- NA_real_
-  all_scores <- list()                          # every candidate's score, per step
-  paid <- numeric(0)                            # marginal cost of each step
-  while (length(selected) < length(pool)) {
-    cand <- setdiff(pool, selected)             # keeps group order
-    marginal <- ref_marginal(meas, cand, selected)
-    if (method == "doubling") {
-      cand <- ref_doubling_candidates(cand, selected, cost, c_min, marginal, ref_union_cost(meas, selected))
-      marginal <- marginal[cand]
-    }
-    cur <- fits[[length(fits)]]
-    gain <- if (method == "omp") {
-      ref_omp_scores(cand, cur$resid, wh, st$xs, cols, criterion)
-    } else {
-      # CS-G-FR / Doubling: gain F(G + g) - F(G) = R(G) - R(G + g), refitted
-      vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk, numeric(1))
-    }
-    pick <- ref_select(cand, gain, marginal, cost_sensitive, 1e-12 * fits[[1]]$risk)
-    all_scores[[length(all_scores) + 1L]] <- pick$scores
-    g <- pick$g
-    scores <- c(scores, pick$score)
-    paid <- c(paid, marginal[[g]])
-    selected <- c(selected, g)
-    fits[[length(fits) + 1L]] <- fit_of(selected)
+  fit0 <- fit_of(character(0))
+  gain_of <- function(cand, cur, selected) {
+    if (method == "omp") return(ref_omp_scores(cand, cur$resid, wh, st$xs, cols, criterion))
+    # CS-G-FR / Doubling: gain F(G + g) - F(G) = R(G) - R(G + g), refitted
+    vapply(cand, function(h) cur$risk - fit_of(c(selected, h))$risk, numeric(1))
   }
+  path <- ref_greedy(pool, meas, cost, c_min, method, cost_sensitive, fit_of, gain_of, 1e-12 * fit0$risk)
+  selected <- path$selected
+  fits <- path$fits
+  scores <- path$scores
+  paid <- path$paid
+  all_scores <- path$candidates
 
   K <- length(selected)
   beta <- vapply(0:K, function(k) {

@@ -77,7 +77,7 @@ test_that("scalar options: lambda, max_cost, max_steps, c_min, cost_sensitive, m
                class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, cost_sensitive = NA), "`cost_sensitive` must be TRUE or FALSE",
                class = "fgseq_error_input")
-  expect_error(fgseq(vx, vy, method = "lasso"), "'arg' should be one of")
+  expect_error(fgseq(vx, vy, method = "lasso"), "`method` must be one of", class = "fgseq_error_input")
 })
 
 test_that("criterion: one of the selection criteria, by every fitting route, and its label in print()", {

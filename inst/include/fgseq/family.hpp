@@ -42,6 +42,9 @@ struct FamilyOps {
     }
   }
 
+  // Whether the fit is least squares (the linear engine: gaussian, mgaussian).
+  bool least_squares() const { return family == Family::Gaussian || family == Family::MGaussian; }
+
   // Whether adding the same constant to every linear predictor of a row leaves its mean unchanged
   // (the multinomial's softmax), so that constants are defined up to a common shift.
   bool shift_invariant() const { return family == Family::Multinomial; }
@@ -138,6 +141,22 @@ struct FamilyOps {
     }
     return d;
   }
+
+  // A bound v >= d mu / d eta of a one-response family over the rows, given the means mu (n x 1): the
+  // binomial's 1/4 holds for every eta; the Poisson's d mu / d eta = mu is unbounded, so v is the
+  // largest mean, which bounds it only near mu (curvature_bound_global() false: a caller checks the
+  // step it takes against the bound); 1 for least squares.
+  double curvature_bound(const MatrixXd& mu) const {
+    switch (family) {
+      case Family::Binomial:
+        return 0.25;
+      case Family::Poisson:
+        return std::max(0.0, mu.col(0).maxCoeff());
+      default:
+        return 1.0;
+    }
+  }
+  bool curvature_bound_global() const { return family != Family::Poisson; }
 
   // Hessian weight of the (c, d) pair of linear predictors: d mu_c / d eta_d, per row
   VectorXd hessian_weight(const MatrixXd& mu, Index c, Index d) const {

@@ -123,7 +123,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
   const Index n = x.rows(), P = y.cols();
   const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
-  if (family == Family::Gaussian || family == Family::MGaussian) {
+  if (FamilyOps{family}.least_squares()) {
     const MatrixXd yc = y - off;
     if (ctl.engine == Engine::Sample) return detail::fit_sample(x, yc, weights, lay, cost, ctl, started, svc);
     GramStats st;

@@ -11,7 +11,8 @@
 // group. Gaussian: v = 1 and the step is the exact block minimizer, done on the Gram matrix
 // Z' diag(w) Z / W with q kept up to date (no pass over the rows); once the non-zero groups have stayed
 // the same for 10 passes, Newton's method on them finishes the solve. Binomial: v = 1/4. Poisson: v
-// starts at max(mu) and doubles until the step decreases the loss as its quadratic bound promises. The
+// starts at max(mu) and doubles until the step decreases the loss as its quadratic bound promises (the
+// family's mean, loss and curvature bound are its FamilyOps, family.hpp). The
 // intercept is an unpenalized block (gaussian: the weighted mean of y - o, the columns being centred).
 // A solve cycles over the non-zero groups until each meets its optimality condition to a relative
 // 1e-9, then adds every group that violates ||q_g|| <= lambda m_g, until none does.
@@ -112,7 +113,7 @@ class GroupLasso {
              Eigen::Ref<const Eigen::VectorXd> y, Eigen::Ref<const Eigen::VectorXd> w,
              Eigen::Ref<const Eigen::VectorXd> offset, Eigen::Ref<const Eigen::VectorXd> m, Family family,
              double tol = 1e-10, int max_iter = 10000)
-      : z_(z), y_(y), m_(m), family_(family), max_iter_(max_iter) {  // z is referenced: it must outlive this
+      : z_(z), y_(y), m_(m), ops_{family}, max_iter_(max_iter) {  // z is referenced: it must outlive this
     const Eigen::Index n = z.rows();
     if (y.size() != n || (w.size() && w.size() != n) || (offset.size() && offset.size() != n)) {
       throw std::invalid_argument("group lasso: y, weights and offset must have one value per row of z");
@@ -127,7 +128,7 @@ class GroupLasso {
     }
     wt_ = w.size() ? Eigen::VectorXd(w / w.sum()) : Eigen::VectorXd::Constant(n, 1.0 / n);
     offset_ = offset.size() ? Eigen::VectorXd(offset) : Eigen::VectorXd::Zero(n);
-    if (family_ == Family::Gaussian) {
+    if (gaussian()) {
       const Eigen::VectorXd r = y_ - offset_;
       const double mean = wt_.dot(r);
       const double nn = static_cast<double>(n);
@@ -176,7 +177,7 @@ class GroupLasso {
   Eigen::Ref<const Eigen::MatrixXd> z_;
   Eigen::VectorXd y_;
   Eigen::VectorXd m_;
-  Family family_;
+  FamilyOps ops_;
   int max_iter_;
   std::vector<Eigen::Index> start_;
   Eigen::VectorXd wt_;      // weights scaled to sum 1
@@ -186,30 +187,21 @@ class GroupLasso {
   Eigen::VectorXd zy_;      // gaussian: Z' diag(wt) (y - o - a0)
   std::function<void()> poll_ = [] {};
 
-  bool gaussian() const { return family_ == Family::Gaussian; }
+  bool gaussian() const { return ops_.least_squares(); }
   Eigen::Index size(Eigen::Index g) const { return start_[g + 1] - start_[g]; }
   auto block(const Eigen::VectorXd& v, Eigen::Index g) const { return v.segment(start_[g], size(g)); }
   bool nonzero(const GroupLassoState& st, Eigen::Index g) const { return (block(st.b, g).array() != 0.0).any(); }
 
-  Eigen::ArrayXd mean(const Eigen::VectorXd& eta) const {
-    if (family_ == Family::Binomial) return 1.0 / (1.0 + (-eta.array()).exp());
-    if (family_ == Family::Poisson) return eta.array().exp();
-    return eta.array();
-  }
+  Eigen::ArrayXd mean(const Eigen::VectorXd& eta) const { return ops_.mean(eta).col(0).array(); }
   // The weighted mean loss 1/W sum_i w_i loss(y_i, eta_i), up to a constant.
-  double loss(const Eigen::VectorXd& eta) const {
-    const Eigen::ArrayXd e = eta.array();
-    if (family_ == Family::Binomial) {
-      return (wt_.array() * (e.max(0.0) + (-e.abs()).exp().log1p() - y_.array() * e)).sum();
-    }
-    return (wt_.array() * (e.exp() - y_.array() * e)).sum();
-  }
+  double loss(const Eigen::VectorXd& eta) const { return ops_.loss(eta, y_, wt_); }
   // wt .* (y - mu): the score's weighted residual.
   Eigen::VectorXd residual(const GroupLassoState& st) const {
     return (wt_.array() * (y_.array() - mean(st.eta))).matrix();
   }
 
-  // The intercept-only solution (binomial with an offset: Newton's method on the intercept).
+  // The intercept-only solution (GLMs: Newton's method on the intercept from the link of the mean
+  // response, which is the solution itself without an offset).
   GroupLassoState null_state() const {
     GroupLassoState st;
     st.b = Eigen::VectorXd::Zero(z_.cols());
@@ -219,16 +211,12 @@ class GroupLasso {
       st.q = zy_;
       return st;
     }
-    if (family_ == Family::Poisson) {
-      st.a0 = std::log(ybar / wt_.dot(offset_.array().exp().matrix()));
-    } else {
-      st.a0 = std::log(ybar / (1.0 - ybar));
-      for (int it = 0; it < 100; ++it) {
-        const Eigen::ArrayXd mu = 1.0 / (1.0 + (-(offset_.array() + st.a0)).exp());
-        const double step = (wt_.array() * (y_.array() - mu)).sum() / (wt_.array() * mu * (1.0 - mu)).sum();
-        st.a0 += step;
-        if (std::abs(step) <= 1e-13 * (1.0 + std::abs(st.a0))) break;
-      }
+    st.a0 = ops_.null_intercepts(Eigen::VectorXd::Constant(1, ybar))(0, 0);
+    for (int it = 0; it < 100; ++it) {
+      const Eigen::MatrixXd mu = ops_.mean(Eigen::VectorXd(offset_.array() + st.a0));
+      const double step = wt_.dot(y_ - mu.col(0)) / wt_.dot(ops_.hessian_weight(mu, 0, 0));
+      st.a0 += step;
+      if (std::abs(step) <= 1e-13 * (1.0 + std::abs(st.a0))) break;
     }
     st.eta = offset_.array() + st.a0;
     return st;
@@ -274,14 +262,9 @@ class GroupLasso {
       grad = -(z_.middleCols(start_[g], size(g)).transpose() * r);
       b = block(st.b, g);
     }
-    const bool poisson = family_ == Family::Poisson;
-    double v = 0.25;
-    if (poisson) {
-      const Eigen::ArrayXd mu = mean(st.eta);
-      v = 0.0;
-      for (Eigen::Index i = 0; i < mu.size(); ++i) v = std::max(v, mu[i]);
-    }
-    const double old = poisson ? loss(st.eta) : 0.0;
+    const bool checked = !ops_.curvature_bound_global();  // the bound holds near the current fit only
+    double v = ops_.curvature_bound(ops_.mean(st.eta));
+    const double old = checked ? loss(st.eta) : 0.0;
     Eigen::VectorXd bn, d, eta;
     for (;;) {
       const Eigen::VectorXd u = b - grad / v;
@@ -292,7 +275,7 @@ class GroupLasso {
       if (!(d.array() != 0.0).any()) return 0.0;
       eta = g < 0 ? Eigen::VectorXd(st.eta.array() + d[0])
                   : Eigen::VectorXd(st.eta + z_.middleCols(start_[g], size(g)) * d);
-      if (!poisson) break;
+      if (!checked) break;
       const double bound = old + grad.dot(d) + v / 2.0 * d.squaredNorm();
       if (loss(eta) <= bound + 1e-13 * std::abs(old)) break;
       v *= 2.0;
