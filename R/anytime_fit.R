@@ -43,3 +43,33 @@ new_anytime_fit <- function(fields, class) {
   if (is.null(fgseq_families[[fields$family]])) bad(paste0("has an unknown family (", fields$family, ")"))
   structure(fields, class = c(class, "anytime_fit"))
 }
+
+# max_time counts from the call of a verb: the options the core gets when the R side has worked since
+# `started` (proc.time()[["elapsed"]] at the call) hold what is left of it.
+timed_control <- function(control, started) {
+  control$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
+  control
+}
+
+# A fit that max_time stopped before the end of its path (field `partial = TRUE`) also warns (class
+# "fgseq_warning_partial"), saying why and at which step: `done` steps (`what`: "step" of a sequence,
+# "iteration" of a Greedy Miser fit) were completed of at most `planned`.
+warn_partial <- function(done, planned, max_time, what = "step") {
+  warn("`max_time` (", format(max_time), " s) was spent before ", what, " ", done + 1, " (of at most ", planned,
+       ") was complete: the fit holds the ", done, " ", what, if (done != 1) "s", " before it and is marked ",
+       "`partial = TRUE`. Give a larger `max_time` for more.", class = "partial")
+}
+
+# Evaluate `expr`, which makes several fits, holding back their warnings of class
+# "fgseq_warning_partial"; a verb that makes several fits says once how many max_time stopped
+# (warn_partial_fits()).
+quiet_partial <- function(expr) {
+  withCallingHandlers(expr, fgseq_warning_partial = function(w) invokeRestart("muffleWarning"))
+}
+
+warn_partial_fits <- function(n_partial, n_fits, max_time) {
+  if (n_partial == 0) return(invisible())
+  warn("`max_time` (", format(max_time), " s) stopped ", n_partial, " of the ", n_fits, " fits before the end ",
+       "of their paths (each is marked `partial = TRUE`): their curves end early. Give a larger `max_time` ",
+       "for complete fits.", class = "partial")
+}

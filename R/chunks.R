@@ -172,10 +172,8 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     chunk_pass(chunks, glm_pass(theta, columns, family))
   }
   report <- progress_reporter(progress)
-  selection <- control
-  selection$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
-                           mom$wy / W, family, sums, selection, report)
+                           mom$wy / W, family, sums, timed_control(control, started), report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
              family = family,
              response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),

@@ -12,7 +12,7 @@
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot
 #             reaches beyond its axes, which add = TRUE does not rescale), deprecated (an argument
-#             given under its old name).
+#             given under its old name), partial (max_time stopped a fit before the end of its path).
 
 # Stop with the message pasted from `...` (no call: the message names the argument).
 abort <- function(..., class = "input") {

@@ -75,7 +75,8 @@
 #'   `offset()` terms.
 #' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, `family`, ...).
 #'   Warnings about constant columns of a training fold (class `fgseq_warning_constant`) are not
-#'   repeated for every fold.
+#'   repeated for every fold; with `max_time`, one warning (class `fgseq_warning_partial`) says how
+#'   many of the fits it stopped.
 #' @return An object of class `"cv_fgseq"`, a list with the components of `cv.glmnet` objects:
 #' * `lambda`: the grid (length `L`); `cvm`, `cvsd`: numeric vectors of length `L`, the mean CV
 #'   timeliness and its standard error; `cvup = cvm + cvsd`, `cvlo = cvm - cvsd`;
@@ -164,7 +165,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   fits <- vector("list", L)
   ref <- which.min(lambda)
   # the fit on all rows checks weights and offset (their values, their length) before the folds
-  fits[[ref]] <- fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...)
+  fits[[ref]] <- quiet_partial(fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...))
   weights <- fits[[ref]]$weights
   offset <- fits[[ref]]$offset
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
@@ -174,23 +175,30 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   # theirs (the held-out metric weighted as the fit's loss is)
   fold_curve <- function(l, f) {
     test <- foldid == f
-    fit <- quiet_constant(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
+    fit <- quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
                                                  lambda = lambda[l], weights = weights[!test],
                                                  offset = if (!is.null(offset)) take_rows(offset, !test)),
                                             fit_args)))
-    anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                  query = if (metric == "ndcg") query[test], k = k,
-                  newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    curve <- anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
+                           query = if (metric == "ndcg") query[test], k = k,
+                           newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    attr(curve, "partial") <- isTRUE(fit$partial)
+    curve
   }
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
     if (is.null(fits[[l]])) {
-      fits[[l]] <- fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)
+      fits[[l]] <- quiet_partial(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...))
     }
     if (progress) cli::cli_progress_update(id = bar)
   }
   if (progress) cli::cli_progress_done(id = bar)
+  # max_time applies to every fit: one warning for all those it stopped
+  partial_folds <- vapply(curves, function(cs) sum(vapply(cs, function(cv) isTRUE(attr(cv, "partial")), logical(1))),
+                          numeric(1))
+  warn_partial_fits(sum(vapply(fits, function(f) isTRUE(f$partial), logical(1))) + sum(partial_folds),
+                    L * (nfolds + 1L), fit_args$max_time)
 
   fold_t <- function(how) t(vapply(curves, function(cs) {
     vapply(cs, function(cv) curve_timeliness(cv$cost, cv$value, B, how), numeric(1))
@@ -326,10 +334,13 @@ coef.cv_fgseq <- function(object, ..., s = "lambda.1se", budget = NULL, step = N
 # Rows of a response (a vector, a factor, or a matrix for multi-column responses).
 take_rows <- function(y, i) if (is.matrix(y)) y[i, , drop = FALSE] else y[i]
 
-# Evaluate `expr` with the fold-level warnings about constant columns muffled.
-quiet_constant <- function(expr) {
+# Evaluate `expr` (a fold's fit) with its warnings about constant columns muffled, and those of
+# max_time held back (cv_fgseq() counts the partial fits and warns once).
+quiet_fold <- function(expr) {
   withCallingHandlers(expr, warning = function(w) {
-    if (inherits(w, c("fgseq_warning_constant", "fgseq_warning_constant_group"))) invokeRestart("muffleWarning")
+    if (inherits(w, c("fgseq_warning_constant", "fgseq_warning_constant_group", "fgseq_warning_partial"))) {
+      invokeRestart("muffleWarning")
+    }
   })
 }
 

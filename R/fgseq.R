@@ -84,7 +84,9 @@
 #' cost about what CS-G-OMP costs.
 #'
 #' For wide data the sample-space engine (`engine = "sample"`) never forms a `p x p` matrix: it
-#' whitens each group from its own `d_g x d_g` block, keeps the selected directions as `n`-vectors
+#' whitens each group from its own `d_g x d_g` block (a group of more columns than rows from the
+#' `n x n` matrix of its centred, scaled rows, which has the same non-zero eigenvalues, in `O(n^2 d_g)`
+#' instead of `O(d_g^3)`; the GLM families do the same), keeps the selected directions as `n`-vectors
 #' (orthonormal in the ridge metric) and the residual; CS-G-OMP makes one pass `x'r` per step for the
 #' gradients of all groups, CS-G-FR and Doubling one pass `x'U` over the `r_g` new directions of the
 #' selected group, which update every candidate's Schur complement (incremental orthogonalization).
@@ -184,11 +186,14 @@
 #' @param c_min Positive number (cost units), Doubling only: the most the first group may cost.
 #'   `NULL` means the smallest group cost.
 #' @param max_time Positive number of seconds, or `Inf`: the fit stops selecting when this much time
-#'   has passed since it started (the statistics pass included) and returns the sequence learned so far,
-#'   marked `partial = TRUE`: training is anytime too. Checked between candidate groups within a step
-#'   and at every Newton iteration (GLM families), so a step is abandoned when the time is spent. The
-#'   Gram engine's pass over `x` before the first step counts too (checked between chunks of rows): a
-#'   fit whose time is spent there stops with an error, as nothing can be fitted before it ends.
+#'   has passed since the call (the checks of the input and the statistics pass included) and returns
+#'   the sequence learned so far, marked `partial = TRUE`, with a warning of class
+#'   `fgseq_warning_partial` that says at which step it stopped: training is anytime too. Checked
+#'   between candidate groups within a step and at every Newton iteration (GLM families), so a step is
+#'   abandoned when the time is spent. The pass over `x` before the first step counts too: the GLM
+#'   families' (checked between groups) then leave the null model, marked partial; the linear engines'
+#'   (checked between chunks of rows or between groups) stop with an error, as nothing can be fitted
+#'   before it ends.
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,
@@ -266,7 +271,7 @@
 #' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has
 #' class `fgseq_error` (bad values of other arguments: `fgseq_error_input`); warnings have class
 #' `fgseq_warning` and one of `fgseq_warning_constant`, `fgseq_warning_constant_group`,
-#' `fgseq_warning_convergence`, `fgseq_warning_boundary`.
+#' `fgseq_warning_convergence`, `fgseq_warning_boundary`, `fgseq_warning_partial` (`max_time` spent).
 #'
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
@@ -299,6 +304,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                           engine = c("auto", "gram", "sample"), needs = NULL, cost_unit = NULL,
                           ...) {
+  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the input checks included
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(fgseq)
@@ -308,18 +314,20 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = check_choice(engine, c("auto", "gram", "sample"), "engine"), cost_unit = cost_unit,
-               call = call)
+               call = call, started = started)
 }
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
 # assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
-# one; `baseline` then describes the method that chose it (see new_fgseq()).
+# one; `baseline` then describes the method that chose it (see new_fgseq()). `started`: the time of
+# the call (proc.time()[["elapsed"]]), from which max_time counts.
 fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
                          criterion = "whitened",
                          cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
-                         call = NULL) {
+                         call = NULL, started = proc.time()[["elapsed"]]) {
+  force(started)
   x <- check_x(x, sparse = TRUE)
   n <- nrow(x)
   response <- check_response(y, family, n)
@@ -346,7 +354,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
     if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
   }
   raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index,
-                   length(labels), measurement_index(meas, labels), family, control, report)
+                   length(labels), measurement_index(meas, labels), family, timed_control(control, started), report)
   rm(xs, ys, os)
   if (!is.null(extreme)) raw <- unscale_raw(raw, extreme)
   # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
@@ -405,7 +413,7 @@ fit_threads <- function() {
   as.integer(threads)
 }
 
-# Warnings about the core's result, then the "fgseq" object (new_fgseq(), which takes the arguments
+# Warnings about the core's result (constant columns, convergence, max_time spent), then the "fgseq" object (new_fgseq(), which takes the arguments
 # after `call`). `meas`: the fit's measurements (group_measurements()).
 finish_fit <- function(raw, names_x, group, meas, control, method, family, response, has_offset,
                        fr_gain, nobs, call, ...) {
@@ -415,6 +423,7 @@ finish_fit <- function(raw, names_x, group, meas, control, method, family, respo
          "iteration limit was reached or no step decreased the risk; the coefficients are those of the last ",
          "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
   }
+  if (isTRUE(raw$partial)) warn_partial(length(raw$sequence), min(control$max_steps, length(meas$cost)), control$max_time)
   new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,
             criterion = control$criterion, cost_sensitive = control$cost_sensitive, family = family, response = response,
             has_offset = has_offset, fr_gain = fr_gain, nobs = nobs, call = call, ...)

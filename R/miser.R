@@ -131,7 +131,9 @@
 #' @param max_bin Whole number between 2 and 65536: the most bins per column of the histogram search
 #'   (ignored by `"exact"`).
 #' @param max_time Positive number of seconds, or `Inf`: no iteration starts after this much time since
-#'   the call; the fit then holds the iterations grown so far and `partial = TRUE`.
+#'   the call (the checks of the input included); the fit then holds the iterations grown so far and
+#'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
+#'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.
 #' @param ... For the default method: nothing (an unknown argument is an error). The formula method
 #'   passes them to the default method.
@@ -222,6 +224,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
                           progress = FALSE, ..., n_trees, lambda) {
+  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the input checks included
   check_dots(...)
   check_group_cost_order(sys.call(), group, missing(cost), "miser")
   if (!missing(n_trees)) max_steps <- renamed_argument(n_trees, "n_trees", "max_steps", missing(max_steps))
@@ -255,7 +258,9 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = max_steps,
                   depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
-  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), control, report)
+  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started),
+                    report)
+  if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data
   new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
             cost_penalty = cost_penalty, lambda_scaled = lambda_scaled, n_steps = length(raw$loss) - 1L, depth = depth,
@@ -668,7 +673,10 @@ miser_path.default <- function(x, y, group = NULL, cost, cost_penalty = NULL, ..
   check_validation_x(newx, newy, ncol(x))
   if (!is.null(metric)) metric <- check_metric(metric)
   if (missing(cost)) check_miser_cost(NULL, unique(check_group(group, x)), missing = TRUE)
-  fits <- lapply(penalties, function(l) miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...))
+  fits <- quiet_partial(lapply(penalties, function(l) {
+    miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...)
+  }))
+  warn_partial_fits(sum(vapply(fits, function(f) isTRUE(f$partial), logical(1))), length(fits), list(...)$max_time)
   miser_frontier(fits, penalties, metric, function(f, metric) {
     anytime_curve(f, newx, newy, metric = metric, query = query, k = k)
   })

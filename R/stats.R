@@ -275,6 +275,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
                               criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                               max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, needs = NULL,
                               ...) {
+  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the checks of the statistics included
   check_dots(...)
   call <- match.call()
   check_stats(x)
@@ -291,7 +292,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
   moments <- unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")]
   moments$xy <- matrix(as.double(x$xy), ncol = 1L)
   raw <- .fit_moments(moments, match(x$group, labels) - 1L, length(labels), measurement_index(meas, labels),
-                      control, report)
+                      timed_control(control, started), report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              family = default_family, response = list(classes = NULL, responses = "y"),
              has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)

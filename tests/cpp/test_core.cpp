@@ -35,6 +35,7 @@ int main() {
   test_group_lasso_family(pb);
   test_option_names();
   test_glm_time_up(pb);
+  test_wide_group(pb);
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -335,7 +335,8 @@ static void test_quadratic_gains(Problem& pb) {
 // max_time within a GLM step's own work: a poll that says the time is spent while GlmModel makes its FR
 // columns leaves the null model (intercept: the logit of the mean response) and an empty path marked
 // partial; a poll that says so inside a chunked refit stops its Newton solve before its first iteration
-// (the sums at the starting point only) and leaves the group unselected.
+// (the sums at the starting point only) and leaves the group unselected; spent in the pass over the
+// groups before the model (block_stats()), it leaves the null model with every rank 0, marked partial.
 static void test_glm_time_up(const Problem& pb) {
   const Index n = pb.n;
   const DenseDesign dx(pb.x);
@@ -357,6 +358,26 @@ static void test_glm_time_up(const Problem& pb) {
         static_cast<double>(path.sequence.size()), 0);
   check(std::abs(model.intercept()(0) - std::log(ybar / (1 - ybar))) < 1e-8 && model.objective() == 0.0,
         "GlmModel: the null model when max_time was spent in the constructor", model.intercept()(0),
+        std::log(ybar / (1 - ybar)));
+
+  // max_time spent in the GLM pass over the groups (block_stats, polled between groups, one thread):
+  // the first poll stops it, no group is whitened, and the fit is the null model, marked partial
+  Control spent = ctl;
+  spent.method = Method::OMP;
+  spent.max_time = 0.0;
+  spent.threads = 1;
+  int checks = 0;
+  Services svc;
+  svc.check_interrupt = [&checks] { ++checks; };
+  const FitResult null_fit = fit_path(dx, yg, VectorXd(), MatrixXd(), pb.group_of, 5, Measurements(pb.cost),
+                                      Family::Binomial, spent, svc);
+  bool no_rank = true;
+  for (Index r : null_fit.rank) no_rank = no_rank && r == 0;
+  check(null_fit.path.partial && null_fit.path.sequence.empty() && no_rank && checks == 1,
+        "fit_path: max_time spent in the GLM pass over the groups (one poll, every rank 0, partial)",
+        static_cast<double>(checks), 1);
+  check(std::abs(null_fit.a0(0, 0) - std::log(ybar / (1 - ybar))) < 1e-8 && null_fit.beta[0].cwiseAbs().maxCoeff() == 0.0,
+        "fit_path: the null model when max_time was spent in the GLM pass over the groups", null_fit.a0(0, 0),
         std::log(ybar / (1 - ybar)));
 
   ctl.method = Method::OMP;

@@ -60,3 +60,53 @@ static void test_screened_omp(Problem& pb) {
             "screened CS-G-OMP: same scores", b.path.score[k], a.path.score[k]);
   }
 }
+
+// A group wider than x is long (60 columns, 20 weighted rows) is whitened from the n x n matrix of its
+// rows (whiten_rows()) instead of its 60 x 60 block: the same rank (19: the centred rows span 19
+// directions), the same pseudo-inverse T T' and block S S' as the eigen-decomposition of the block
+// itself, and the sample-space engine's path on it equals the Gram engine's (which whitens the block).
+static void test_wide_group(Problem& pb) {
+  std::mt19937& rng = pb.rng;
+  std::normal_distribution<double>& N = pb.N;
+  const Index n = 20, d = 60, p = d + 3;
+  MatrixXd x(n, p);
+  for (Index j = 0; j < p; ++j)
+    for (Index i = 0; i < n; ++i) x(i, j) = N(rng) + 3.0;
+  VectorXd w(n);
+  std::uniform_real_distribution<double> U(0.5, 2.0);
+  for (Index i = 0; i < n; ++i) w(i) = U(rng);
+  MatrixXd y(n, 1);
+  for (Index i = 0; i < n; ++i) y(i, 0) = x(i, d) - 0.5 * x(i, 3) + 0.3 * N(rng);
+  std::vector<int> gof(static_cast<size_t>(p), 1);
+  for (Index j = 0; j < d; ++j) gof[static_cast<size_t>(j)] = 0;
+  gof[static_cast<size_t>(d + 2)] = 2;
+  const GroupLayout lay = make_layout(gof, 3);
+  const BlockStats bs = block_stats(DenseDesign(x), MatrixXd(n, 0), w, lay);
+  check(bs.rows[0].rows() == n && bs.blocks[0].size() == 0 && bs.rows[1].size() == 0,
+        "block_stats: a wide group keeps its rows, not its block", static_cast<double>(bs.rows[0].rows()), n);
+  const MatrixXd block = bs.rows[0].transpose() * bs.rows[0];  // Sigma_gg
+  MatrixXd Tb, Sb;
+  whiten_block(block, 1e-9, Tb, Sb);
+  const Whitened wh = whiten_block_stats(bs, 1e-9);
+  const MatrixXd& T = wh.T[0];
+  const MatrixXd& S = wh.S[0];
+  check(wh.rank[0] == n - 1 && Tb.cols() == n - 1, "whiten_rows: rank n - 1 of a wide group", static_cast<double>(wh.rank[0]), n - 1);
+  const double pinv = (T * T.transpose() - Tb * Tb.transpose()).norm() / (Tb * Tb.transpose()).norm();
+  check(pinv < 1e-8, "whiten_rows: T T' is the block's pseudo-inverse", pinv, 0);
+  const double back = (S * S.transpose() - block).norm() / block.norm();
+  check(back < 1e-10, "whiten_rows: S S' is the block", back, 0);
+  const double white = (T.transpose() * block * T - MatrixXd::Identity(n - 1, n - 1)).norm();
+  check(white < 1e-8, "whiten_rows: T' Sigma T = I", white, 0);
+  const std::vector<double> cost{4.0, 1.0, 1.0};
+  Control gram;
+  gram.method = Method::FR;
+  gram.lambda = 0.0;
+  Control sample = gram;
+  sample.engine = Engine::Sample;
+  const FitResult a = fit_path(DenseDesign(x), y, w, MatrixXd(), gof, 3, cost, Family::Gaussian, gram);
+  const FitResult b = fit_path(DenseDesign(x), y, w, MatrixXd(), gof, 3, cost, Family::Gaussian, sample);
+  check(a.path.sequence == b.path.sequence && a.rank == b.rank, "wide group: the sample engine's sequence and ranks",
+        static_cast<double>(b.path.sequence.size()), static_cast<double>(a.path.sequence.size()));
+  for (size_t k = 0; k < a.path.r2.size() && k < b.path.r2.size(); ++k)
+    check(std::abs(a.path.r2[k] - b.path.r2[k]) < 1e-8, "wide group: the sample engine's r2", b.path.r2[k], a.path.r2[k]);
+}

@@ -137,7 +137,8 @@ test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, ma
   }
   expect_lte(sum(b$cost[b$sequence]), 5)
   full <- fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3)
-  short <- fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3, max_time = 1e-9)
+  expect_warning(short <- fgseq(chunks, group = d$group, cost = d$cost, family = "binomial", lambda = 1e-3,
+                                max_time = 1e-9), class = "fgseq_warning_partial")
   expect_true(short$partial)
   expect_length(short$sequence, 0L)
   expect_false(full$partial)

@@ -227,3 +227,30 @@ test_that("bad sparse input and bad options stop with clear messages", {
   expect_error(fgseq(d$x, d$y, engine = "fast"), "`engine` must be one of", class = "fgseq_error_input")
   expect_error(withr_options(list(fgseq.threads = 0), fgseq(d$x, d$y)), "option `fgseq.threads` must be a whole number >= 1")
 })
+
+test_that("a group wider than n is whitened from its rows: its rank and explained variance as lm()", {
+  # 300 columns of rank 8 on 20 rows (and two narrow groups): the sample-space engine whitens the wide
+  # group from the 20 x 20 matrix of its rows, the Gram engine from its 300 x 300 block
+  set.seed(31)
+  n <- 20
+  B <- matrix(rnorm(n * 8), n, 8)
+  narrow <- matrix(rnorm(n * 2), n, 2)
+  x <- cbind(B %*% matrix(rnorm(8 * 300), 8, 300), narrow)
+  colnames(x) <- paste0("v", seq_len(ncol(x)))
+  group <- c(rep("wide", 300), "a", "b")
+  y <- drop(B %*% rnorm(8)) + 0.5 * narrow[, 1] + rnorm(n, sd = 0.3)
+  for (engine in c("sample", "gram")) {
+    fit <- fgseq(x, y, group = group, engine = engine, lambda = 0, method = "fr")
+    expect_equal(unname(fit$rank["wide"]), 8L)
+    for (k in seq_along(fit$sequence)) {
+      used <- group %in% fit$sequence[seq_len(k)]
+      expect_equal(fit$path$r2[k + 1], summary(lm(y ~ x[, used]))$r.squared, tolerance = 1e-8,
+                   label = paste(engine, "r2 at step", k))
+    }
+  }
+  # full rank: 300 random columns on 20 rows span the 19 centred directions, and explain y exactly
+  xr <- matrix(rnorm(n * 300), n, 300)
+  fit <- fgseq(xr, y, group = rep("wide", 300), engine = "sample", lambda = 0)
+  expect_equal(unname(fit$rank), 19L)
+  expect_equal(fit$path$r2[2], 1, tolerance = 1e-8)
+})

@@ -8,14 +8,17 @@ test_that("max_time returns a prefix of the full sequence, marked partial", {
   group <- rep(1:30, each = 2)
   full <- fgseq(x, y, group = group, method = "fr")
   expect_false(full$partial)
-  short <- fgseq(x, y, group = group, method = "fr", max_time = 1e-9)
+  expect_warning(short <- fgseq(x, y, group = group, method = "fr", max_time = 1e-9),
+                 "`max_time` \\(1e-09 s\\) was spent before step 1 \\(of at most 30\\) was complete",
+                 class = "fgseq_warning_partial")
   expect_true(short$partial)
   K <- length(short$sequence)
   expect_lt(K, length(full$sequence))
   expect_identical(short$sequence, full$sequence[seq_len(K)])
   expect_equal(short$path$r2, full$path$r2[seq_len(K + 1)])
   expect_match(paste(capture.output(print(short)), collapse = "\n"), "Partial: `max_time` was spent")
-  glm_short <- fgseq(x, y > 0, group = group, family = "binomial", max_time = 1e-9)
+  expect_warning(glm_short <- fgseq(x, y > 0, group = group, family = "binomial", max_time = 1e-9),
+                 class = "fgseq_warning_partial")
   expect_true(glm_short$partial)
   expect_error(fgseq(x, y, max_time = 0), "`max_time` must be a single number > 0", class = "fgseq_error_input")
 })
@@ -46,8 +49,9 @@ test_that("max_time bounds a binomial exact-FR fit whose every step refits each 
   p <- 200
   x <- matrix(rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
   y <- as.numeric(drop(x[, 1:20] %*% rep(0.2, 20)) + rlogis(n) > 0)
-  elapsed <- system.time(fit <- fgseq(x, y, family = "binomial", method = "fr", fr_gain = "exact",
-                                      lambda = 0, max_time = 1))[["elapsed"]]
+  elapsed <- system.time(expect_warning(fit <- fgseq(x, y, family = "binomial", method = "fr", fr_gain = "exact",
+                                                     lambda = 0, max_time = 1),
+                                        class = "fgseq_warning_partial"))[["elapsed"]]
   expect_lt(elapsed, 5)  # a generous bound: the steps of the full path take minutes
   expect_true(fit$partial)
   K <- length(fit$sequence)
@@ -60,4 +64,54 @@ test_that("max_time bounds a binomial exact-FR fit whose every step refits each 
                       control = stats::glm.control(epsilon = 1e-14, maxit = 100))
     expect_close(unname(coef(fit)[c(1, 1 + cols), K + 1]), unname(coef(ref)), 1e-6, "last step")
   }
+})
+
+test_that("a fit stopped by max_time warns (class fgseq_warning_partial) with the step it stopped at", {
+  set.seed(7)
+  x <- matrix(rnorm(300 * 12), 300, 12)
+  y <- drop(x %*% rnorm(12)) + rnorm(300)
+  group <- rep(1:6, each = 2)
+  expect_warning(fit <- fgseq(x, y, group = group, max_steps = 4, max_time = 1e-9),
+                 "before step 1 \\(of at most 4\\) was complete: the fit holds the 0 steps before it",
+                 class = "fgseq_warning_partial")
+  expect_true(fit$partial)
+  expect_length(fit$sequence, 0L)
+  expect_no_warning(full <- fgseq(x, y, group = group, max_time = 60))
+  expect_false(full$partial)
+  # a verb that makes several fits warns once for all of them
+  partial_warnings <- function(expr) {
+    caught <- character(0)
+    value <- withCallingHandlers(expr, fgseq_warning_partial = function(w) {
+      caught <<- c(caught, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    list(value = value, caught = caught)
+  }
+  cv <- partial_warnings(cv_fgseq(x, y, group = group, lambda = c(0.1, 0.01), nfolds = 3, seed = 1,
+                                  stop_cost = 3, max_time = 1e-9))
+  expect_length(cv$caught, 1L)
+  expect_match(cv$caught, "stopped 8 of the 8 fits")
+  expect_true(all(vapply(cv$value$fgseq.fit, `[[`, logical(1), "partial")))
+  mp <- partial_warnings(miser_path(x, y, cost = rep(1, 12), cost_penalty = c(0, 0.1), max_steps = 5,
+                                    max_time = 1e-9, newx = x, newy = y))
+  expect_length(mp$caught, 1L)
+  expect_match(mp$caught, "stopped 2 of the 2 fits")
+})
+
+test_that("max_time counts from the call: the input checks of a large fit are within it", {
+  # 100,000 rows: the checks of x and y in R (finiteness, extreme scales, the response) and the pass
+  # over the groups are counted, and the path (50 groups, a Newton refit per candidate: minutes in
+  # all) stops well within a generous bound (the overshoot itself is measured by
+  # bench/bench-max-time.R, not here)
+  set.seed(8)
+  n <- 100000
+  p <- 100
+  x <- matrix(rnorm(n * p), n, p)
+  y <- as.numeric(drop(x[, 1:4] %*% rep(0.3, 4)) + rlogis(n) > 0)
+  elapsed <- system.time(expect_warning(
+    fit <- fgseq(x, y, group = rep(1:50, each = 2), family = "binomial", method = "fr", max_time = 1),
+    class = "fgseq_warning_partial"))[["elapsed"]]
+  expect_lt(elapsed, 5)
+  expect_true(fit$partial)
+  expect_lt(length(fit$sequence), 50L)
 })

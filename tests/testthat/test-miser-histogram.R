@@ -61,7 +61,8 @@ test_that("max_time returns the first trees of the full fit, marked partial; pro
   d <- sim_miser(300, 5, seed = 14)
   full <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2)
   expect_false(full$partial)
-  short <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2, max_time = 1e-9)
+  expect_warning(short <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2, max_time = 1e-9),
+                 "before iteration 1 \\(of at most 30\\) was complete", class = "fgseq_warning_partial")
   expect_true(short$partial)
   K <- short$n_steps
   expect_lt(K, 30)

@@ -150,10 +150,14 @@ inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols
 // Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p
 // matrix: what whitening needs (the GLM families and the sample-space engine). Dense groups are
 // centred explicitly (accurate for any column means); sparse groups implicitly,
-// sum w x_j x_k - W m_j m_k. The constant-column rule is standardize()'s.
+// sum w x_j x_k - W m_j m_k. The constant-column rule is standardize()'s. A group with more columns
+// than x has rows keeps, instead of its d_g x d_g block, the standardized rows A_g (n x d_g, centred,
+// times sqrt(w / W), scaled; Sigma_gg = A_g' A_g), from which whiten_block_stats() whitens it through
+// the n x n matrix A_g A_g' (whiten_rows()).
 struct BlockStats {
   GramStats st;                   // mean, scale, constant, n, weight_sum, y_mean, yy (sigma, rho empty)
-  std::vector<MatrixXd> blocks;   // standardized Sigma_gg, d_g x d_g
+  std::vector<MatrixXd> blocks;   // standardized Sigma_gg, d_g x d_g (empty for a wide group)
+  std::vector<MatrixXd> rows;     // a wide group's A_g, n x d_g (empty for the others)
 };
 
 inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
@@ -176,6 +180,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   st.constant.assign(static_cast<size_t>(p), false);
   const Index G = lay.size();
   out.blocks.assign(static_cast<size_t>(G), MatrixXd());
+  out.rows.assign(static_cast<size_t>(G), MatrixXd());
   const VectorXd sw = w.cwiseSqrt();
   parallel_ranges(G, threads, [&](Index g0, Index g1) {
     MatrixXd xg;
@@ -183,6 +188,25 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
       if (g > g0 && check_interrupt && calling_thread()) check_interrupt();  // between groups: work remains
       const auto& cols = lay.cols[static_cast<size_t>(g)];
       const Index d = static_cast<Index>(cols.size());
+      // the constant-column rule on a column's sd; returns 1 / sd, or 0 for a constant column
+      const auto inverse_sd = [&](Index a, double sd) {
+        const Index j = cols[a];
+        if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
+          st.constant[static_cast<size_t>(j)] = true;  // distinct j per thread: no race
+          st.scale(j) = 1.0;
+          return 0.0;
+        }
+        st.scale(j) = sd;
+        return 1.0 / sd;
+      };
+      if (d > n) {  // wide: the standardized rows, no d x d block
+        MatrixXd& A = out.rows[static_cast<size_t>(g)];
+        x.gather(cols, A);
+        for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
+        A = (sw / std::sqrt(W)).asDiagonal() * A;
+        for (Index a = 0; a < d; ++a) A.col(a) *= inverse_sd(a, A.col(a).norm());
+        continue;
+      }
       MatrixXd B(d, d);
       if (x.is_sparse()) {
         for (Index a = 0; a < d; ++a)
@@ -199,22 +223,16 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
       B /= W;
       // standardize with the column scales; the same rule for constant columns as standardize()
       VectorXd inv(d);
-      for (Index a = 0; a < d; ++a) {
-        const Index j = cols[a];
-        const double sd = std::sqrt(std::max(B(a, a), 0.0));
-        if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
-          st.constant[static_cast<size_t>(j)] = true;  // distinct j per thread: no race
-          st.scale(j) = 1.0;
-          inv(a) = 0.0;
-        } else {
-          st.scale(j) = sd;
-          inv(a) = 1.0 / sd;
-        }
-      }
+      for (Index a = 0; a < d; ++a) inv(a) = inverse_sd(a, std::sqrt(std::max(B(a, a), 0.0)));
       out.blocks[static_cast<size_t>(g)] = inv.asDiagonal() * B * inv.asDiagonal();
     }
   });
   return out;
+}
+
+// The whitening maps of every group from block_stats(): from its block, or a wide group from its rows.
+inline Whitened whiten_block_stats(const BlockStats& bs, double rank_tol) {
+  return whiten_blocks(bs.blocks, rank_tol, bs.rows);
 }
 
 // Standardized statistics of a sparse x for the Gram engine: x' D x formed sparsely, centred

@@ -58,10 +58,10 @@ inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_poin
   };
 }
 
-// The interrupt check of the Gram engine's pass over x (checked between chunks of rows), which also
-// counts max_time from the start of the fit: a fit cannot start its path before the pass has
-// finished, so running out of time there is an error. (The per-group passes of the sample-space
-// engine and the GLM families check interrupts only: they are short next to their steps.)
+// The interrupt check of the linear engines' pass over x (the Gram engine's between chunks of rows,
+// the sample-space engine's between groups), which also counts max_time from the start of the fit: a
+// fit cannot start its path before the pass has finished, so running out of time there is an error.
+// (The GLM families' pass over the groups stops with the null model instead: glm_fit().)
 inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_point started) {
   Services timed = svc;
   timed.check_interrupt = [check = svc.check_interrupt, limit = ctl.max_time, started] {
@@ -98,10 +98,45 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Mea
 inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
                             const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
-  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, svc.check_interrupt);
-  const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
+  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
+  const Whitened wh = whiten_block_stats(bs, ctl.rank_tol);
   SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
   return run_path(model, cost, ctl, started, svc);
+}
+
+// A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
+// blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened
+// (every rank 0, the column means only) and the fit is the null model, marked partial, as when the
+// time is spent while the model makes its FR columns.
+inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+                         Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
+                         Clock::time_point started, const Services& svc) {
+  const Index n = x.rows();
+  BlockStats bs;
+  Whitened wh;
+  bool spent = false;
+  try {
+    bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, timed_poll(svc, ctl, started));
+    wh = whiten_block_stats(bs, ctl.rank_tol);
+  } catch (const TimeUp&) {
+    spent = true;
+    bs = BlockStats();
+    bs.st.n = n;
+    bs.st.weight_sum = w.sum();
+    bs.st.mean = x.weighted_sums(w) / bs.st.weight_sum;
+    bs.st.scale = VectorXd::Ones(lay.p);
+    bs.st.constant.assign(static_cast<size_t>(lay.p), false);
+    bs.st.y_mean = VectorXd::Zero(0);
+    bs.st.yy = VectorXd::Zero(0);
+    std::vector<MatrixXd> none;
+    for (const auto& cols : lay.cols) none.emplace_back(static_cast<Index>(cols.size()), 0);
+    wh = whitening_from_maps(none);
+    wh.S = std::move(none);
+  }
+  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started));
+  FitResult out = run_path(model, cost, ctl, started, svc);
+  out.path.partial = out.path.partial || spent;
+  return out;
 }
 }  // namespace detail
 
@@ -139,11 +174,7 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  const BlockStats bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, svc.check_interrupt);
-  const GramStats& st = bs.st;
-  const Whitened wh = whiten_blocks(bs.blocks, ctl.rank_tol);
-  GlmModel model(x, y, w, off, family, wh, st, lay, ctl, detail::timed_poll(svc, ctl, started));
-  return detail::run_path(model, cost, ctl, started, svc);
+  return detail::glm_fit(x, y, w, off, family, lay, cost, ctl, started, svc);
 }
 
 // Dense x read in place.

@@ -39,7 +39,7 @@ namespace fgseq {
 class SampleModel : public GroupModel {
  public:
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
-  // and whiten_blocks() on the same x, weights and layout.
+  // and whiten_block_stats() on the same x, weights and layout.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
               const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
       : GroupModel(wh, st, lay, ctl), x_(x), threads_(threads) {
