@@ -36,6 +36,7 @@ int main() {
   test_option_names();
   test_glm_time_up(pb);
   test_wide_group(pb);
+  test_symmetric_solve();
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -408,3 +408,36 @@ static void test_glm_time_up(const Problem& pb) {
   check(refit_model.coef().cwiseAbs().maxCoeff() == 0.0 && refit_model.objective() == null_objective,
         "GlmRefitModel: a refit stopped by max_time leaves the fit before it", refit_model.objective(), null_objective);
 }
+
+// symmetric_solve() (newton.hpp): H X = B through the blocked Cholesky on a positive definite H, and
+// through the pivoted LDL' of the restored H where the Cholesky meets a non-positive pivot (here an
+// indefinite H); both checked against a full-pivoting LU of the same H. Sizes past Eigen's blocking
+// threshold (32) so that the blocked factorization runs. Its own random stream.
+static void test_symmetric_solve() {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const Index m = 150, k = 3;
+  MatrixXd A(m + 20, m), B(m, k);
+  for (Index i = 0; i < A.size(); ++i) A.data()[i] = N(rng);
+  for (Index i = 0; i < B.size(); ++i) B.data()[i] = N(rng);
+  const MatrixXd pd = A.transpose() * A / 170.0 + 1e-3 * MatrixXd::Identity(m, m);
+  // an indefinite H: pd's eigenvectors with two eigenvalues made negative
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> es(pd);
+  VectorXd ev = es.eigenvalues();
+  ev(0) = -0.5;
+  ev(m / 2) = -ev(m / 2);
+  MatrixXd indef = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
+  indef = 0.5 * (indef + indef.transpose()).eval();
+  for (const MatrixXd* H : {&pd, static_cast<const MatrixXd*>(&indef)}) {
+    const char* what = H == &pd ? "symmetric_solve: positive definite H" : "symmetric_solve: indefinite H (LDL')";
+    const MatrixXd want = H->fullPivLu().solve(B);
+    const MatrixXd got = symmetric_solve(*H, B);
+    const double err = (got - want).cwiseAbs().maxCoeff() / want.cwiseAbs().maxCoeff();
+    check(err < 1e-9, what, err, 0);
+    const VectorXd g = B.col(1);
+    const VectorXd x = symmetric_solve(*H, g);  // one right-hand side, as the Newton step
+    const double err1 = (x - want.col(1)).cwiseAbs().maxCoeff() / want.col(1).cwiseAbs().maxCoeff();
+    check(err1 < 1e-9, what, err1, 0);
+  }
+  check(Eigen::LLT<MatrixXd>(indef).info() != Eigen::Success, "symmetric_solve: the indefinite H defeats the Cholesky", 0, 1);
+}

@@ -480,7 +480,6 @@ class GlmModel : public GlmPathModel {
     MatrixXd H = pair_blocks(out, P, 0, nb);
     add_ridge_hessian(H, m1, P, ctl_.lambda);
     H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
-    const Eigen::LDLT<MatrixXd> ldlt(H);
     // the borders of every candidate, response by response (row c * r_h + j of candidate h's rows),
     // and one solve for all of them
     Index rows = 0;
@@ -497,7 +496,7 @@ class GlmModel : public GlmPathModel {
         for (Index d = 0; d < P; ++d)
           B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
     }
-    const MatrixXd S = ldlt.solve(B.transpose());
+    const MatrixXd S = symmetric_solve(std::move(H), B.transpose());
     // the gradients of the candidates' coefficients, -Z_h' diag(w) (y - mu) / W, run by run
     std::vector<MatrixXd> grad(static_cast<size_t>(n_runs));
     for (Index run = 1; run < n_runs; ++run) {
