@@ -29,8 +29,8 @@
     .Call(`_fgseq_column_max_abs_cpp`, x)
 }
 
-.miser_fit <- function(x, y, group_of, measurements, control, progress) {
-    .Call(`_fgseq_miser_fit_cpp`, x, y, group_of, measurements, control, progress)
+.miser_fit <- function(x, y, weights, offset, group_of, measurements, control, progress) {
+    .Call(`_fgseq_miser_fit_cpp`, x, y, weights, offset, group_of, measurements, control, progress)
 }
 
 .miser_predict <- function(x, start, feature, threshold, left, right, value, init, eta, steps) {

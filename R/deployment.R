@@ -117,9 +117,10 @@ miser_prefix <- function(object, x, steps, per_row, predict_steps) {
 # The head of predict() for every anytime fit: `type`, `missing` and `per_row` checked (a class
 # prediction asked only of a fit with classes), then either what the requested steps need (`needs`, for
 # type = "groups" or "measurements": the answer itself) or the design of the new data (`design`, from
-# new_design(), or the training data when neither `newx` nor `newdata` is given), its matrix `x`, the
+# prediction_design(): new_design(), or the training data when neither `newx` nor `newdata` is given,
+# with the offset of the prediction), its matrix `x`, the
 # requested `steps` (request_steps()) and the `labels` of the prediction's columns.
-prediction_request <- function(object, newx, newdata, budget, step, type, missing, per_row) {
+prediction_request <- function(object, newx, newdata, newoffset, budget, step, type, missing, per_row) {
   type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ",
@@ -131,17 +132,47 @@ prediction_request <- function(object, newx, newdata, budget, step, type, missin
   if (type %in% c("groups", "measurements")) {
     return(c(req, list(needs = prediction_needs(object, resolve_steps(object, budget, step), type))))
   }
-  design <- if (base::missing(newx) && is.null(newdata)) training_design(object) else
-    new_design(object, if (base::missing(newx)) NULL else newx, newdata, allow_na = TRUE,
-               keep_na = missing == "prefix")
+  design <- prediction_design(object, if (!base::missing(newx)) newx, base::missing(newx), newdata, newoffset,
+                              missing)
   steps <- request_steps(object, budget, step, per_row, design)
   c(req, list(design = design, x = design$x, steps = steps, labels = if (per_row) "per_row" else names(steps)))
 }
 
-# The tail of predict() for every anytime fit: the link matrix of the requests (`labels`) in the
-# requested `type` and shape, padded to the rows of the input (pad_rows()), with the steps used per row
-# (`used`, NULL: none) attached.
+# The design of a prediction (prediction_request()): the training design without newx and newdata,
+# else new_design(). Its `offset` is what finish_prediction() adds to the link (NULL for a fit without
+# an offset, else m x P): the fit's offset() terms and `offset` argument evaluated in newdata (formula
+# fits, as predict.glm()), the training offset, or `newoffset` given with newx (required then, as in
+# glmnet).
+prediction_design <- function(object, newx, newx_missing, newdata, newoffset, missing) {
+  if (newx_missing && is.null(newdata)) {
+    if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
+    design <- training_design(object)
+  } else {
+    design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix")
+  }
+  if (!isTRUE(object$has_offset)) {
+    design["offset"] <- list(NULL)
+    return(design)
+  }
+  offset <- if (!is.null(design$offset)) {
+    if (!is.null(newoffset)) {
+      abort("`newoffset` is for `newx`: a formula fit takes its offset from `newdata`, as predict.glm() does.")
+    }
+    design$offset
+  } else {
+    if (is.null(newoffset)) abort("`newoffset` is needed: the fit used an `offset`.")
+    newoffset
+  }
+  design$offset <- check_offset(offset, nrow(design$x), length(object$responses), name = "newoffset")
+  design
+}
+
+# The tail of predict() for every anytime fit: the link matrix of the requests (`labels`; the P columns
+# of each side by side) plus the design's offset (m x P) at every request, in the requested `type` and
+# shape, padded to the rows of the input (pad_rows()), with the steps used per row (`used`, NULL: none)
+# attached.
 finish_prediction <- function(object, link, type, rows, labels, per_row, used, design) {
+  if (!is.null(design$offset)) link <- link + design$offset[, rep_len(seq_len(ncol(design$offset)), ncol(link)), drop = FALSE]
   pred <- shape_prediction(link, type, family_def(object$family)$inverse, object$classes, object$responses, rows,
                            labels, per_row)
   with_steps_used(pad_rows(pred, design), object, used, rows, labels, per_row, design)

@@ -225,29 +225,12 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  req <- prediction_request(object, newx, newdata, budget, step, type, missing, per_row)
+  req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$needs)) return(req$needs)
-  if (base::missing(newx) && is.null(newdata) && !is.null(newoffset)) {
-    abort("`newoffset` goes with `newx`: give the new observations too.")
-  }
   x <- req$x
-  design <- req$design
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
   a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
   P <- length(beta)
-  offset <- NULL
-  if (isTRUE(object$has_offset)) {
-    offset <- if (!is.null(design$offset)) {
-      if (!is.null(newoffset)) {
-        abort("`newoffset` is for `newx`: a formula fit takes its offset from `newdata`, as predict.glm() does.")
-      }
-      design$offset
-    } else {
-      if (is.null(newoffset)) abort("`newoffset` is needed: the fit used an `offset`.")
-      newoffset
-    }
-    offset <- check_offset(offset, nrow(x), P, name = "newoffset")
-  }
   steps <- req$steps
   used <- NULL
   if (req$missing == "error" && !req$per_row) {
@@ -262,9 +245,7 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
     link <- pre$link
     used <- pre$step
   }
-  link <- matrix(link, nrow(x))
-  if (!is.null(offset)) link <- link + offset[, rep(seq_len(P), length(req$labels)), drop = FALSE]
-  finish_prediction(object, link, req$type, rownames(x), req$labels, req$per_row, used, design)
+  finish_prediction(object, matrix(link, nrow(x)), req$type, rownames(x), req$labels, req$per_row, used, req$design)
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits

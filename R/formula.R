@@ -14,10 +14,9 @@
 # * the design is model.matrix() without its intercept column, all factor levels kept (drop.unused.levels
 #   = FALSE), one group per term: a numeric term is a group of one column, a factor term the group of
 #   its dummy columns, an interaction the group of its product columns.
-# `allowed` names the extra arguments the verb evaluates in `data` ("weights", "offset").
 # Returns list(x, y, group, weights, offset (NULL when none), terms, xlevels, contrasts, na.action, model,
 # variables (term label -> the variables of data it uses, term_variables()), data_names).
-model_design <- function(call, env, allowed = c("weights", "offset")) {
+model_design <- function(call, env) {
   args <- as.list(call)[-1L]
   form <- if ("formula" %in% names(args)) "formula" else "x"
   formula <- eval(args[[form]], env)
@@ -34,7 +33,7 @@ model_design <- function(call, env, allowed = c("weights", "offset")) {
 
   mf <- list(formula = formula, data = data, drop.unused.levels = FALSE)
   if (!is.null(args$subset)) mf$subset <- check_subset(in_data("subset"), n)
-  for (name in intersect(allowed, names(args))) {
+  for (name in intersect(c("weights", "offset"), names(args))) {
     value <- in_data(name)
     if (!is.null(value)) mf[[name]] <- check_row_values(value, n, name)
   }
@@ -244,12 +243,13 @@ formula_forwarded <- function(fun) {
 #'   [stats::na.exclude()].
 #' @order 3
 #' @export
-miser.formula <- function(x, data, subset, na.action, cost, needs = NULL, ...) {
+miser.formula <- function(x, data, subset, weights, offset, na.action, cost, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(miser.default))
-  d <- model_design(match.call(), parent.frame(), allowed = character(0))
+  d <- model_design(match.call(), parent.frame())
   if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- miser.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs, ...)
+  fit <- miser.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+                       weights = d$weights, offset = d$offset, ...)
   with_formula(fit, d, match.call(), "miser")
 }
 

@@ -223,7 +223,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                           family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
-                          progress = FALSE, ..., n_trees, lambda) {
+                          progress = FALSE, weights = NULL, offset = NULL, ..., n_trees, lambda) {
   started <- proc.time()[["elapsed"]]  # max_time counts from the call, the input checks included
   check_dots(...)
   check_group_cost_order(sys.call(), group, missing(cost), "miser")
@@ -236,6 +236,8 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
   response <- check_response(y, family, n)
+  weights <- check_weights(weights, n)
+  offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
   meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
@@ -252,28 +254,36 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   report <- progress_reporter(progress, name = "Growing trees")
 
   Y <- response$y
-  y_mean <- colMeans(Y)
-  s0 <- 0.5 * sum(sweep(Y, 2L, y_mean)^2) / ncol(Y)
-  lambda_scaled <- if (mean(cost) > 0) cost_penalty * s0 / mean(cost) else 0  # every group free: nothing to charge
-  control <- list(loss = family, paid = paid, split = split, lambda = lambda_scaled, n_iter = max_steps,
-                  depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
+  # rows of weight 0 take no part in the fit (they keep their fitted values, as in glm())
+  fit_rows <- if (length(weights) && any(weights == 0)) weights > 0 else rep(TRUE, n)
+  w <- if (length(weights)) weights[fit_rows] else numeric(0)
+  y_mean <- if (length(weights)) colSums(Y * weights) / sum(weights) else colMeans(Y)
+  # lambda' of equation (5): the core scales cost_penalty / mean(cost) by the first gradient's impurity
+  control <- list(loss = family, paid = paid, split = split,
+                  lambda = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
+                  n_iter = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
-  raw <- .miser_fit(x, Y, match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started),
+  raw <- .miser_fit(if (all(fit_rows)) x else x[fit_rows, , drop = FALSE], Y[fit_rows, , drop = FALSE], w,
+                    if (is.null(offset)) matrix(0, 0, 0) else offset[fit_rows, , drop = FALSE],
+                    match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started),
                     report)
   if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data
   new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-            cost_penalty = cost_penalty, lambda_scaled = lambda_scaled, n_steps = length(raw$loss) - 1L, depth = depth,
-            eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = n, call = call,
-            split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
-            data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y), cost_unit = cost_unit)
+            cost_penalty = cost_penalty, lambda_scaled = raw$lambda, n_steps = length(raw$loss) - 1L, depth = depth,
+            eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = sum(fit_rows),
+            call = call, split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
+            has_offset = !is.null(offset),
+            data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y, weights = if (length(weights)) weights,
+                        offset = offset), cost_unit = cost_unit)
 }
 
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
 # anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
 new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, lambda_scaled, n_steps, depth, eta,
-                      paid, min_node_size, y_mean, nobs, call, split, max_bin, data = NULL, cost_unit = NULL) {
+                      paid, min_node_size, y_mean, nobs, call, split, max_bin, has_offset = FALSE, data = NULL,
+                      cost_unit = NULL) {
   cost <- meas$cost
   labels <- names(cost)
   P <- length(raw$init)
@@ -322,7 +332,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
                  y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
-                 split = split, max_bin = max_bin)
+                 split = split, max_bin = max_bin, has_offset = has_offset)
   optional <- c(list(partial = raw$partial), data, list(cost_unit = cost_unit))
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "miser")
 }
@@ -391,9 +401,9 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
 #' @export
 predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
-                          missing = c("error", "prefix"), per_row = FALSE) {
+                          newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
-  req <- prediction_request(object, newx, newdata, budget, step, type, missing, per_row)
+  req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$needs)) return(req$needs)
   check_forest(object)
   x <- req$x

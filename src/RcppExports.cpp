@@ -110,18 +110,20 @@ BEGIN_RCPP
 END_RCPP
 }
 // miser_fit_cpp
-Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
     Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, group_of, measurements, control, progress));
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, weights, offset, group_of, measurements, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -238,7 +240,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
     {"_fgseq_column_max_abs_cpp", (DL_FUNC) &_fgseq_column_max_abs_cpp, 1},
-    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 6},
+    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
     {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},

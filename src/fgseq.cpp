@@ -226,14 +226,17 @@ Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
   return fgseq::column_max_abs(x);
 }
 
-// The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); group_of: 0-based group of each
-// column; measurements: the list measurements_from() reads (the measurements each group needs and
-// their costs); control: the named list miser() builds (loss, paid, split, lambda of the paper's
-// equation (5), already scaled, n_iter, depth, eta, min_node_size, max_bin, threads, max_time in
-// seconds); progress: NULL or an R function(done, total) called before each iteration.
-// Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves).
+// The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); weights: n positive weights or
+// numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
+// the list measurements_from() reads (the measurements each group needs and their costs); control: the
+// named list miser() builds (loss, paid, split, lambda of the paper's equation (5) per unit of the first
+// gradient's impurity, n_iter, depth, eta, min_node_size, max_bin, threads, max_time in seconds);
+// progress: NULL or an R function(done, total) called before each iteration.
+// Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves) and the
+// scaled lambda.
 // [[Rcpp::export(.miser_fit)]]
 Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                          const std::vector<int>& group_of, const Rcpp::List& measurements,
                          const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::MiserControl ctl;
@@ -241,6 +244,7 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
   ctl.paid = option<fgseq::PaidUpdate>(control, "paid");
   ctl.split = option<fgseq::SplitSearch>(control, "split");
   ctl.lambda = Rcpp::as<double>(control["lambda"]);
+  ctl.lambda_relative = true;
   ctl.n_iter = Rcpp::as<int>(control["n_iter"]);
   ctl.depth = Rcpp::as<int>(control["depth"]);
   ctl.eta = Rcpp::as<double>(control["eta"]);
@@ -254,7 +258,7 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
     report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
   }
   const fgseq::Measurements cost = measurements_from(measurements);
-  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); }, report);
+  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, weights, offset, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); }, report);
   const fgseq::Forest& f = fit.forest;
   std::vector<double> start(f.start.begin(), f.start.end());
   std::vector<double> paid_by(fit.paid_by.begin(), fit.paid_by.end());
@@ -262,7 +266,7 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
       Rcpp::Named("start") = start, Rcpp::Named("feature") = f.feature, Rcpp::Named("threshold") = f.threshold,
       Rcpp::Named("left") = f.left, Rcpp::Named("right") = f.right, Rcpp::Named("value") = f.value,
       Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by,
-      Rcpp::Named("partial") = fit.partial);
+      Rcpp::Named("partial") = fit.partial, Rcpp::Named("lambda") = fit.lambda);
 }
 
 // The additive predictor (link scale) of a miser fit after each of `steps` iterations: n x (P * m).

@@ -10,7 +10,7 @@ static void test_tampered_forest(Problem& pb) {
   MiserControl mc;
   mc.n_iter = 3;
   mc.depth = 2;
-  const MiserFit mf = miser_fit(x, y, group_of, cost, mc);
+  const MiserFit mf = miser_fit(x, y, VectorXd(), MatrixXd(), group_of, cost, mc);
   Forest f = mf.forest;
   bool threw = false;
   try { f.validate(x.cols()); } catch (const std::invalid_argument&) { threw = true; }

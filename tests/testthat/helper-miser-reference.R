@@ -1,6 +1,8 @@
 # Plain-R reference of the Greedy Miser (Xu, Weinberger & Chapelle 2012, equation 5, Algorithm 1),
 # written from the paper and the documented rules, by brute force: every split's gain is the decrease
 # of the half squared error of the gradient computed from the two sides' means (not from running sums).
+# Observation weights w weigh every sum: the half squared errors, the means (leaf values), the bins'
+# quantiles (a row of weight k as k rows), the loss and the starting constants; min_node counts rows.
 
 # Candidate thresholds of a column within a node: midpoints between consecutive distinct values.
 ref_midpoints <- function(v) {
@@ -14,15 +16,15 @@ ref_midpoints <- function(v) {
 
 # Quantile bins of a column, as documented in ?miser: one bin per distinct value when there are at most
 # max_bin of them; otherwise distinct values in increasing order, a bin closed as soon as it holds at
-# least (rows left) / (bins left) rows, or when the values left only suffice for one bin each.
-# Returns list(lo, hi): the smallest and largest value of each bin.
-ref_bins <- function(v, max_bin) {
+# least (weight left) / (bins left) of the weight (rows: weight 1 each), or when the values left only
+# suffice for one bin each. Returns list(lo, hi): the smallest and largest value of each bin.
+ref_bins <- function(v, max_bin, w = rep(1, length(v))) {
   u <- sort(unique(v))
-  cnt <- tabulate(match(v, u), length(u))
+  cnt <- vapply(u, function(a) sum(w[v == a]), numeric(1))
   D <- length(u)
   if (D <= max_bin) return(list(lo = u, hi = u))
   lo <- hi <- numeric(0)
-  rest <- length(v)
+  rest <- sum(w)
   left <- max_bin
   in_bin <- 0
   first <- 1L
@@ -51,18 +53,18 @@ ref_bin_midpoints <- function(v, bins) {
   ifelse(m < b, m, a)
 }
 
-half_sse <- function(r) 0.5 * sum((r - mean(r))^2)
+half_sse <- function(r, w = rep(1, length(r))) 0.5 * sum(w * (r - sum(w * r) / sum(w))^2)
 
 # The best split of one column by brute force: list(gain, threshold). bins: NULL (exact candidates) or
-# the column's ref_bins().
-ref_column_split <- function(v, r, min_node, bins = NULL) {
+# the column's ref_bins(); w: the rows' weights.
+ref_column_split <- function(v, r, min_node, bins = NULL, w = rep(1, length(r))) {
   thr <- if (is.null(bins)) ref_midpoints(v) else ref_bin_midpoints(v, bins)
   if (!length(thr)) return(list(gain = -Inf, threshold = NA_real_))
-  total <- half_sse(r)
+  total <- half_sse(r, w)
   gains <- vapply(thr, function(t) {
     left <- v <= t
     if (sum(left) < min_node || sum(!left) < min_node) return(-Inf)
-    total - half_sse(r[left]) - half_sse(r[!left])
+    total - half_sse(r[left], w[left]) - half_sse(r[!left], w[!left])
   }, numeric(1))
   # by increasing threshold, a later one replaces the best only when its gain is larger by more than a
   # relative 1e-10 (the smallest of tied thresholds wins)
@@ -75,9 +77,9 @@ ref_column_split <- function(v, r, min_node, bins = NULL) {
 }
 
 # One tree grown level by level, nodes left to right. charge(j, used) is the cost term of column j
-# given the groups used so far in this tree; zero: gains at most this count as 0.
+# given the groups used so far in this tree; zero: gains at most this count as 0; w: the rows' weights.
 # Returns a data frame of nodes numbered in creation order (feature 0 at a leaf, left/right 0).
-ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, bins = NULL) {
+ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, bins = NULL, w = rep(1, length(r))) {
   nodes <- list(list(rows = seq_along(r), feature = 0L, threshold = NA_real_, left = 0L, right = 0L))
   used <- integer(0)
   level <- 1L
@@ -86,7 +88,7 @@ ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, b
     for (v in level) {
       rows <- nodes[[v]]$rows
       if (length(rows) < 2L * min_node) next
-      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node, bins[[j]]))
+      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node, bins[[j]], w[rows]))
       gain <- vapply(splits, `[[`, numeric(1), "gain")
       pen <- gain - lambda * vapply(seq_len(ncol(x)), charge, numeric(1), used = used)
       ok <- gain > zero
@@ -114,7 +116,7 @@ ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, b
              threshold = vapply(nodes, `[[`, numeric(1), "threshold"),
              left = vapply(nodes, `[[`, integer(1), "left"),
              right = vapply(nodes, `[[`, integer(1), "right"),
-             value = vapply(nodes, function(nd) mean(r[nd$rows]), numeric(1)))
+             value = vapply(nodes, function(nd) sum(w[nd$rows] * r[nd$rows]) / sum(w[nd$rows]), numeric(1)))
 }
 
 # Output of a reference tree for every row of x.
@@ -130,13 +132,18 @@ ref_tree_predict <- function(tree, x) {
 # "multinomial" (y a factor). lambda_scaled is the lambda' of equation (5); cost one per group (with
 # `needs`, group -> measurement names, one per measurement: a split is charged the cost of its group's
 # measurements not yet paid); group one label per column; max_bin: NULL (exact search) or the bins of
-# the histogram search. Returns the trees (in order; class by class within an iteration), the
-# predictor H (n x P) after every iteration on x and on newx, the mean loss, and the groups first used
-# by each tree.
+# the histogram search; weights: NULL or one positive weight per row; offset: NULL, a vector (one
+# starting score per row) or an n x P matrix, added to the starting constants (the best constants given
+# the offset: glm()'s intercept-only fit; for multinomial, Newton's method in plain R); newoffset: the same for
+# newx. Returns the trees (in order; class by class within an iteration), the predictor H (n x P) after
+# every iteration on x and on newx, the weighted mean loss, the groups first used by each tree, the
+# starting constants and s0 = 1/2 sum_i w_i ||r_i||^2 / P of the first gradient.
 ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0.1, min_node = 1,
                       lambda_scaled = 0, cost = rep(1, ncol(x)), group = seq_len(ncol(x)),
-                      paid = "after_tree", newx = x, needs = NULL, max_bin = NULL) {
-  bins <- if (is.null(max_bin)) NULL else lapply(seq_len(ncol(x)), function(j) ref_bins(x[, j], max_bin))
+                      paid = "after_tree", newx = x, needs = NULL, max_bin = NULL, weights = NULL,
+                      offset = NULL, newoffset = NULL) {
+  w <- if (is.null(weights)) rep(1, nrow(x)) else weights
+  bins <- if (is.null(max_bin)) NULL else lapply(seq_len(ncol(x)), function(j) ref_bins(x[, j], max_bin, w))
   labels <- unique(group)
   gi <- match(group, labels)
   meas <- ref_measurements(as.character(labels), cost, needs)   # helper-reference.R
@@ -144,16 +151,33 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
   Y <- switch(family, gaussian = matrix(y), binomial = matrix(as.numeric(y)),
               multinomial = outer(as.integer(y), seq_len(nlevels(y)), "==") + 0)
   P <- ncol(Y)
-  ybar <- colMeans(Y)
+  O <- if (is.null(offset)) matrix(0, nrow(x), P) else matrix(offset, nrow(x), P)
+  Onew <- if (is.null(newoffset)) matrix(0, nrow(newx), P) else matrix(newoffset, nrow(newx), P)
+  softmax <- function(H) exp(H - apply(H, 1, max)) / rowSums(exp(H - apply(H, 1, max)))
+  loss <- function(H) sum(w * switch(family,
+    gaussian = 0.5 * rowSums((Y - H)^2),
+    binomial = log1p(exp(H)) - Y * H,
+    multinomial = log(rowSums(exp(H))) - rowSums(Y * H))) / sum(w)
+  ybar <- colSums(w * Y) / sum(w)
   init <- switch(family, gaussian = ybar, binomial = log(ybar / (1 - ybar)),
                  multinomial = log(ybar) - mean(log(ybar)))
-  H <- matrix(init, nrow(x), P, byrow = TRUE)
-  Hnew <- matrix(init, nrow(newx), P, byrow = TRUE)
-  softmax <- function(H) exp(H - apply(H, 1, max)) / rowSums(exp(H - apply(H, 1, max)))
-  loss <- function(H) switch(family,
-    gaussian = 0.5 * mean((Y - H)^2),
-    binomial = mean(log1p(exp(H)) - Y * H),
-    multinomial = mean(log(rowSums(exp(H))) - rowSums(Y * H)))
+  if (!is.null(offset)) {
+    init <- switch(family,
+      gaussian = ,
+      binomial = unname(coef(suppressWarnings(glm(Y[, 1] ~ 1, family = family, weights = w, offset = O[, 1])))),
+      multinomial = {  # Newton's method on the intercepts of classes 2..P (class 1's fixed at 0)
+        a <- init[-1L] - init[1L]
+        for (it in 1:50) {
+          mu <- softmax(sweep(O, 2L, c(0, a), "+"))[, -1L, drop = FALSE]
+          g <- colSums(w * (mu - Y[, -1L, drop = FALSE]))
+          h <- diag(colSums(w * mu), P - 1L) - crossprod(mu * sqrt(w))
+          a <- a - solve(h, g)
+        }
+        c(0, a) - mean(c(0, a))
+      })
+  }
+  H <- matrix(init, nrow(x), P, byrow = TRUE) + O
+  Hnew <- matrix(init, nrow(newx), P, byrow = TRUE) + Onew
   unpaid <- rep(TRUE, length(meas$mcost))                      # per measurement
   unused <- rep(TRUE, length(labels))                           # per group
   trees <- list()
@@ -161,8 +185,10 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
   steps <- list(H)
   steps_new <- list(Hnew)
   losses <- loss(H)
+  s0 <- NULL
   for (t in seq_len(n_trees)) {
     R <- switch(family, gaussian = Y - H, binomial = Y - plogis(H), multinomial = Y - softmax(H))
+    if (is.null(s0)) s0 <- 0.5 * sum(w * R^2) / P
     for (c in seq_len(P)) {
       r <- R[, c]
       charge <- function(j, used) {                             # used: groups split on in this tree
@@ -170,7 +196,7 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
         used_m <- if (paid == "within_tree") unlist(m_of[used]) else integer(0)
         sum(meas$mcost[m[unpaid[m] & !(m %in% used_m)]])
       }
-      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(r^2), bins)
+      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(w * r^2), bins, w)
       H[, c] <- H[, c] + eta * ref_tree_predict(tree, x)
       Hnew[, c] <- Hnew[, c] + eta * ref_tree_predict(tree, newx)
       g_used <- unique(gi[tree$feature[tree$feature > 0L]])
@@ -183,7 +209,7 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
     steps_new[[t + 1L]] <- Hnew
     losses <- c(losses, loss(H))
   }
-  list(trees = trees, H = steps, Hnew = steps_new, loss = losses, paid_by = paid_by, init = init)
+  list(trees = trees, H = steps, Hnew = steps_new, loss = losses, paid_by = paid_by, init = init, s0 = s0)
 }
 
 # The trees of a package fit in the reference's layout (one data frame per tree).

@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "family.hpp"
+#include "glm.hpp"
 #include "measurements.hpp"
 #include "stats.hpp"
 
@@ -104,6 +105,8 @@ struct MiserControl {
   int max_bin = 255;        // histogram search: most bins per column (2..65536)
   int threads = 1;          // histogram search: threads for the binning, the histograms and their scans
   double max_time = std::numeric_limits<double>::infinity();  // seconds; no tree is started after it
+  bool lambda_relative = false;  // lambda is per unit of the first gradient's impurity
+                                 // s0 = 1/2 sum_i w_i ||r_i||^2 / P (lambda' = lambda s0; MiserFit::lambda)
   double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
   double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
 };
@@ -191,23 +194,26 @@ class SortedColumns {
 // Every column of x cut once into at most max_bin quantile bins, and x replaced by its bin numbers
 // (column-major; one byte per entry for up to 256 bins, else two). With at most max_bin distinct values
 // a column has one bin per distinct value; otherwise the distinct values are taken in increasing order
-// and a bin is closed as soon as it holds at least (rows not yet binned) / (bins left) rows, so that
-// heavy values get bins of their own. Each bin keeps the smallest and largest training value in it.
+// and a bin is closed as soon as it holds at least (weight not yet binned) / (bins left) of the weight
+// (rows count 1 each without weights), so that heavy values get bins of their own: a row of weight k
+// bins as k copies of it. Each bin keeps the smallest and largest training value in it.
 class BinnedColumns {
  public:
+  // w: the observation weights (n, positive), or empty for 1 each.
   BinnedColumns(const Eigen::Ref<const MatrixXd>& x, int max_bin, int threads,
-                const InterruptCheck& check_interrupt = InterruptCheck())
+                const InterruptCheck& check_interrupt = InterruptCheck(), const VectorXd& w = VectorXd())
       : n_(x.rows()), p_(x.cols()), wide_(max_bin > 256), lo_(static_cast<size_t>(x.cols())), hi_(lo_.size()) {
     if (max_bin < 2 || max_bin > 65536) throw std::invalid_argument("miser: max_bin must be in 2..65536");
     if (x.rows() >= std::numeric_limits<int>::max())
       throw std::invalid_argument("miser: too many rows for 32-bit row indices");
+    if (w.size() && w.size() != n_) throw std::invalid_argument("miser: one weight per row of x is needed");
     if (wide_) bin16_.resize(static_cast<size_t>(n_ * p_));
     else bin8_.resize(static_cast<size_t>(n_ * p_));
     parallel_ranges(p_, threads, [&](Index begin, Index end) {
-      std::vector<double> v;
+      std::vector<std::pair<double, double>> v;
       for (Index j = begin; j < end; ++j) {
         if (check_interrupt && calling_thread()) check_interrupt();
-        cut_column(x.col(j).data(), max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
+        cut_column(x.col(j).data(), w, max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
         const std::vector<double>& hi = hi_[static_cast<size_t>(j)];
         for (Index i = 0; i < n_; ++i) {  // the first bin whose largest value is >= x: exact, no rounding
           const double xi = x(i, j);
@@ -242,19 +248,23 @@ class BinnedColumns {
   std::vector<std::vector<double>> lo_, hi_;
   std::vector<Index> offset_;
 
-  // The bins of one column (n values at col): smallest and largest value of each bin, in order.
-  void cut_column(const double* col, int max_bin, std::vector<double>& v, std::vector<double>& lo,
-                  std::vector<double>& hi) const {
-    v.assign(col, col + n_);
+  // The bins of one column (n values at col, weights w or empty): smallest and largest value of each
+  // bin, in order.
+  void cut_column(const double* col, const VectorXd& w, int max_bin, std::vector<std::pair<double, double>>& v,
+                  std::vector<double>& lo, std::vector<double>& hi) const {
+    v.resize(static_cast<size_t>(n_));
+    for (Index i = 0; i < n_; ++i) v[static_cast<size_t>(i)] = {col[i], w.size() ? w(i) : 1.0};
     std::sort(v.begin(), v.end());
-    std::vector<double> value;  // distinct values and their counts
-    std::vector<Index> count;
-    for (Index k = 0; k < n_; ++k) {
-      if (k == 0 || v[static_cast<size_t>(k)] > value.back()) {
-        value.push_back(v[static_cast<size_t>(k)]);
-        count.push_back(0);
+    std::vector<double> value;  // distinct values and their total weights
+    std::vector<double> weight;
+    double rest = 0.0;
+    for (const auto& vw : v) {
+      if (value.empty() || vw.first > value.back()) {
+        value.push_back(vw.first);
+        weight.push_back(0.0);
       }
-      ++count.back();
+      weight.back() += vw.second;
+      rest += vw.second;
     }
     const Index D = static_cast<Index>(value.size());
     if (D <= max_bin) {
@@ -262,17 +272,18 @@ class BinnedColumns {
       hi = value;
       return;
     }
-    Index rest = n_, bins_left = max_bin, in_bin = 0, first = 0;
+    double in_bin = 0.0;
+    Index bins_left = max_bin, first = 0;
     for (Index t = 0; t < D; ++t) {
-      in_bin += count[static_cast<size_t>(t)];
+      in_bin += weight[static_cast<size_t>(t)];
       const bool last = t == D - 1;
-      const bool full = static_cast<double>(in_bin) * static_cast<double>(bins_left) >= static_cast<double>(rest);
+      const bool full = in_bin * static_cast<double>(bins_left) >= rest;
       if (last || (bins_left > 1 && (full || D - t - 1 < bins_left))) {
         lo.push_back(value[static_cast<size_t>(first)]);
         hi.push_back(value[static_cast<size_t>(t)]);
         rest -= in_bin;
         --bins_left;
-        in_bin = 0;
+        in_bin = 0.0;
         first = t + 1;
       }
     }
@@ -332,8 +343,10 @@ class CostPenalty {
 // What both learners share: the tree under construction, level by level, and its output.
 class TreeLearner {
  public:
-  TreeLearner(Index p, const std::vector<int>& group_of, const Measurements& meas, const MiserControl& ctl)
-      : group_of_(group_of), ctl_(ctl), penalty_(group_of, meas, ctl_) {
+  // w: the observation weights (n, positive), or empty for 1 each.
+  TreeLearner(Index p, const std::vector<int>& group_of, const Measurements& meas, const MiserControl& ctl,
+              const VectorXd& w)
+      : group_of_(group_of), ctl_(ctl), penalty_(group_of, meas, ctl_), w_(w) {
     if (static_cast<Index>(group_of_.size()) != p) throw std::invalid_argument("miser: one group per column of x is needed");
     if (ctl_.depth < 1 || ctl_.min_node_size < 1) throw std::invalid_argument("miser: depth and min_node_size must be >= 1");
   }
@@ -359,14 +372,40 @@ class TreeLearner {
     double threshold;
     Index left, right;
     Index n;         // training rows in the node
-    double sum;      // sum of r over them
+    double sum;      // sum of w r over them
+    double weight;   // sum of w over them (n without weights)
     Index begin;     // histogram search: the node's rows are rows_[begin, begin + n)
+    double value() const { return weight > 0.0 ? sum / weight : 0.0; }  // the weighted mean of r
   };
 
   const std::vector<int>& group_of_;
   MiserControl ctl_;
   CostPenalty penalty_;
   std::vector<Node> nodes_;
+  VectorXd w_;         // the observation weights (empty: 1 each)
+  VectorXd g_;         // the tree's weighted gradient w r (r without weights)
+  double zero_ = 0.0;  // gains at most this count as 0: zero_tol * 1/2 sum_i w_i r_i^2
+
+  bool weighted() const { return w_.size() > 0; }
+  double weight(Index i) const { return weighted() ? w_(i) : 1.0; }
+
+  // A new tree on r: g_, zero_ and the root node (all rows, starting at 0).
+  void start(const Eigen::Ref<const VectorXd>& r) {
+    if (weighted()) g_ = w_.cwiseProduct(r);
+    else g_ = r;
+    zero_ = ctl_.zero_tol * 0.5 * g_.dot(r);
+    const Index n = r.size();
+    nodes_.clear();
+    nodes_.push_back(Node{-1, 0.0, -1, -1, n, g_.sum(), weighted() ? w_.sum() : static_cast<double>(n), 0});
+    penalty_.start_tree();
+  }
+
+  // The gain of a split into sides of gradient sums sl, sr and weights wl, wr, of a node whose
+  // base is sum^2 / weight.
+  static double split_gain(double sl, double wl, double sr, double wr, double base) {
+    if (!(wl > 0.0 && wr > 0.0)) return -std::numeric_limits<double>::infinity();  // weights lost to rounding
+    return 0.5 * (sl * sl / wl + sr * sr / wr - base);
+  }
 
   // Appends the grown tree to the forest.
   void append_to(Forest& forest) const {
@@ -375,7 +414,7 @@ class TreeLearner {
       forest.threshold.push_back(nd.feature >= 0 ? nd.threshold : std::numeric_limits<double>::quiet_NaN());
       forest.left.push_back(static_cast<int>(nd.left));
       forest.right.push_back(static_cast<int>(nd.right));
-      forest.value.push_back(nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0);
+      forest.value.push_back(nd.value());
     }
     forest.start.push_back(forest.start.back() + static_cast<Index>(nodes_.size()));
   }
@@ -387,8 +426,8 @@ class TreeLearner {
     nodes_[static_cast<size_t>(v)].threshold = threshold;
     nodes_[static_cast<size_t>(v)].left = l;
     nodes_[static_cast<size_t>(v)].right = l + 1;
-    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0});
-    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0});
+    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0.0, 0});
+    nodes_.push_back(Node{-1, 0.0, -1, -1, 0, 0.0, 0.0, 0});
     return l;
   }
 
@@ -402,25 +441,30 @@ class TreeLearner {
 class ExactTreeLearner : public TreeLearner {
  public:
   // group_of: 0-based group of each column; meas: the measurements of each group and their costs.
+  // w: the observation weights (n, positive), or empty for 1 each.
   ExactTreeLearner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted, const std::vector<int>& group_of,
-                   const Measurements& meas, const MiserControl& ctl)
-      : TreeLearner(x.cols(), group_of, meas, ctl), x_(x), sorted_(sorted),
-        row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {}
+                   const Measurements& meas, const MiserControl& ctl, const VectorXd& w = VectorXd())
+      : TreeLearner(x.cols(), group_of, meas, ctl, w), x_(x), sorted_(sorted),
+        row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {
+    if (weighted()) {  // w in the sorted order of every column, as the scans read it
+      const Index n = x.rows();
+      wsorted_.resize(static_cast<size_t>(n * x.cols()));
+      for (Index j = 0; j < x.cols(); ++j)
+        for (Index k = 0; k < n; ++k) wsorted_[static_cast<size_t>(j * n + k)] = w_(sorted_.col(j)[k]);
+    }
+  }
 
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
             VectorXd& fitted) override {
     const Index n = x_.rows(), p = x_.cols();
     const Index m = ctl_.min_node_size;
-    nodes_.clear();
-    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum(), 0});
+    start(r);
     std::fill(row_node_.begin(), row_node_.end(), 0);
-    penalty_.start_tree();
-    const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
     rsorted_.resize(static_cast<size_t>(n * p));
-    for (Index j = 0; j < p; ++j) {  // r in the sorted order of every column: the scans read it in sequence
+    for (Index j = 0; j < p; ++j) {  // w r in the sorted order of every column: the scans read it in sequence
       const int* order = sorted_.col(j);
       double* rs = rsorted_.data() + j * n;
-      for (Index k = 0; k < n; ++k) rs[k] = r(order[k]);
+      for (Index k = 0; k < n; ++k) rs[k] = g_(order[k]);
     }
 
     std::vector<Index> level{0};  // nodes of the current level, left to right
@@ -442,12 +486,14 @@ class ExactTreeLearner : public TreeLearner {
       thr_.assign(static_cast<size_t>(A * p), 0.0);
       cnt_.resize(static_cast<size_t>(A));
       sum_.resize(static_cast<size_t>(A));
+      wt_.resize(static_cast<size_t>(A));
       base_.resize(static_cast<size_t>(A));
       for (Index s = 0; s < A; ++s) {
         const Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
         cnt_[s] = nd.n;
         sum_[s] = nd.sum;
-        base_[s] = nd.sum * nd.sum / static_cast<double>(nd.n);
+        wt_[s] = nd.weight;
+        base_[s] = nd.sum * nd.sum / nd.weight;
       }
       if (A <= std::numeric_limits<signed char>::max()) scan_level<signed char>(A, slot8_);
       else if (A <= std::numeric_limits<short>::max()) scan_level<short>(A, slot16_);
@@ -458,7 +504,7 @@ class ExactTreeLearner : public TreeLearner {
       std::vector<Index> next;
       std::vector<Index> child(static_cast<size_t>(A), -1);
       for (Index s = 0; s < A; ++s) {
-        const Index j = penalty_.choose(gain_.data() + s * p, p, zero, unpaid);
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, unpaid);
         if (j < 0) continue;
         split_col[static_cast<size_t>(s)] = static_cast<int>(j);
         const Index l = split_node(active[static_cast<size_t>(s)], static_cast<int>(j), thr_[static_cast<size_t>(s * p + j)]);
@@ -478,7 +524,8 @@ class ExactTreeLearner : public TreeLearner {
         row_node_[static_cast<size_t>(i)] = c;
         Node& ch = nodes_[static_cast<size_t>(c)];
         ++ch.n;
-        ch.sum += r(i);
+        ch.sum += g_(i);
+        ch.weight += weight(i);
       }
       level.swap(next);
     }
@@ -486,8 +533,7 @@ class ExactTreeLearner : public TreeLearner {
     append_to(forest);
     fitted.resize(n);
     for (Index i = 0; i < n; ++i) {
-      const Node& leaf = nodes_[static_cast<size_t>(row_node_[static_cast<size_t>(i)])];
-      fitted(i) = leaf.sum / static_cast<double>(leaf.n);
+      fitted(i) = nodes_[static_cast<size_t>(row_node_[static_cast<size_t>(i)])].value();
     }
   }
 
@@ -497,11 +543,13 @@ class ExactTreeLearner : public TreeLearner {
   std::vector<Index> row_node_;
   std::vector<int> row_slot_;                    // active node (0..A-1) of each row, -1 when not splitting
   std::vector<double> gain_, thr_;
-  std::vector<double> rsorted_;                  // r in the sorted order of each column (n x p)
+  std::vector<double> rsorted_;                  // w r in the sorted order of each column (n x p)
+  std::vector<double> wsorted_;                  // w in that order (n x p; empty without weights)
   std::vector<signed char> slot8_;               // row_slot_ in a smaller type, for the scans
   std::vector<short> slot16_;
   std::vector<Index> cnt_, nl_;                  // per active node: rows, rows scanned so far
-  std::vector<double> sum_, base_, sl_, bg_;     // sum of r, sum^2 / n, scanned sum, best gain
+  std::vector<double> sum_, wt_, base_, sl_, wl_, bg_;  // sum of w r, weight, sum^2 / weight, scanned sum
+                                                 // and weight, best gain
   std::vector<int> last_, lastrow_;              // per node: rank and row of the last value scanned
   std::vector<std::pair<int, int>> brow_;        // per node: rows on each side of the best boundary
 
@@ -516,6 +564,7 @@ class ExactTreeLearner : public TreeLearner {
     for (Index i = 0; i < n; ++i) slot[static_cast<size_t>(i)] = static_cast<Slot>(row_slot_[static_cast<size_t>(i)]);
     nl_.resize(static_cast<size_t>(A));
     sl_.resize(static_cast<size_t>(A));
+    wl_.resize(static_cast<size_t>(A));
     last_.resize(static_cast<size_t>(A));
     lastrow_.resize(static_cast<size_t>(A));
     bg_.resize(static_cast<size_t>(A));
@@ -525,10 +574,12 @@ class ExactTreeLearner : public TreeLearner {
     for (Index j = 0; j < p; ++j) {
       std::fill(nl_.begin(), nl_.end(), 0);
       std::fill(sl_.begin(), sl_.end(), 0.0);
+      std::fill(wl_.begin(), wl_.end(), 0.0);
       std::fill(bg_.begin(), bg_.end(), none);
       const int* order = sorted_.col(j);
       const int* rank = sorted_.rank(j);
       const double* rs = rsorted_.data() + j * n;
+      const double* ws = weighted() ? wsorted_.data() + j * n : nullptr;
       for (Index k = 0; k < n; ++k) {
         const int i = order[k];
         const int s = sl_of[i];
@@ -538,8 +589,8 @@ class ExactTreeLearner : public TreeLearner {
         if (nl >= m && v > last_[s]) {  // a boundary between two distinct values of the node
           const Index nr = cnt_[s] - nl;
           if (nr >= m) {
-            const double sl = sl_[s], sr = sum_[s] - sl;
-            const double g = 0.5 * (sl * sl / static_cast<double>(nl) + sr * sr / static_cast<double>(nr) - base_[s]);
+            const double sl = sl_[s], sr = sum_[s] - sl, wl = wl_[s];
+            const double g = split_gain(sl, wl, sr, wt_[s] - wl, base_[s]);
             if (g > bg_[s] + ctl_.tie_tol * std::abs(bg_[s])) {  // a later threshold must beat the best clearly
               bg_[s] = g;
               brow_[s] = std::make_pair(lastrow_[s], i);
@@ -548,6 +599,7 @@ class ExactTreeLearner : public TreeLearner {
         }
         nl_[s] = nl + 1;
         sl_[s] += rs[k];
+        wl_[s] += ws ? ws[k] : 1.0;
         last_[s] = v;
         lastrow_[s] = i;
       }
@@ -563,23 +615,21 @@ class ExactTreeLearner : public TreeLearner {
 // The histogram split search (see the top of this file).
 class HistogramTreeLearner : public TreeLearner {
  public:
+  // w: the observation weights (n, positive), or empty for 1 each.
   HistogramTreeLearner(const BinnedColumns& bins, const std::vector<int>& group_of, const Measurements& meas,
-                       const MiserControl& ctl)
-      : TreeLearner(bins.cols(), group_of, meas, ctl), bins_(bins), rows_(static_cast<size_t>(bins.rows())),
-        right_(rows_.size()), ordered_(rows_.size()) {}
+                       const MiserControl& ctl, const VectorXd& w = VectorXd())
+      : TreeLearner(bins.cols(), group_of, meas, ctl, w), bins_(bins), rows_(static_cast<size_t>(bins.rows())),
+        right_(rows_.size()), ordered_(rows_.size()), wordered_(weighted() ? rows_.size() : 0) {}
 
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
             VectorXd& fitted) override {
     const Index n = bins_.rows(), p = bins_.cols(), m = ctl_.min_node_size;
-    nodes_.clear();
-    nodes_.push_back(Node{-1, 0.0, -1, -1, n, r.sum(), 0});
+    start(r);
     std::iota(rows_.begin(), rows_.end(), 0);
-    penalty_.start_tree();
-    const double zero = ctl_.zero_tol * 0.5 * r.squaredNorm();
     hist_of_.assign(1, -1);
     free_.clear();
     for (size_t h = 0; h < pool_.size(); ++h) free_.push_back(static_cast<int>(h));
-    if (n >= 2 * m) build(std::vector<Index>{0}, r);
+    if (n >= 2 * m) build(std::vector<Index>{0});
 
     std::vector<Index> level{0};
     for (int d = 0; d < ctl_.depth && !level.empty(); ++d) {
@@ -594,21 +644,21 @@ class HistogramTreeLearner : public TreeLearner {
       std::vector<Index> next, parents;
       for (Index s = 0; s < A; ++s) {
         const Index v = active[static_cast<size_t>(s)];
-        const Index j = penalty_.choose(gain_.data() + s * p, p, zero, unpaid);
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, unpaid);
         if (j < 0) {
           release(v);
           continue;
         }
         const size_t sj = static_cast<size_t>(s * p + j);
         const Index l = split_node(v, static_cast<int>(j), thr_[sj]);
-        partition(v, l, j, bin_[sj], r);
+        partition(v, l, j, bin_[sj]);
         parents.push_back(v);
         next.push_back(l);
         next.push_back(l + 1);
       }
       if (next.empty()) break;
       hist_of_.resize(nodes_.size(), -1);
-      if (d + 1 < ctl_.depth) children_histograms(parents, r);
+      if (d + 1 < ctl_.depth) children_histograms(parents);
       else for (Index v : parents) release(v);
       level.swap(next);
     }
@@ -617,20 +667,22 @@ class HistogramTreeLearner : public TreeLearner {
     fitted.resize(n);
     for (const Node& nd : nodes_) {
       if (nd.feature >= 0) continue;
-      const double value = nd.n > 0 ? nd.sum / static_cast<double>(nd.n) : 0.0;
+      const double value = nd.value();
       for (Index k = nd.begin; k < nd.begin + nd.n; ++k) fitted(rows_[static_cast<size_t>(k)]) = value;
     }
   }
 
  private:
   struct HistBin {
-    double sum;    // sum of r over the node's rows in the bin
-    double count;  // their number (exact in a double)
+    double sum;     // sum of w r over the node's rows in the bin
+    double count;   // their number (exact in a double)
+    double weight;  // their total weight (with weights only)
   };
 
   const BinnedColumns& bins_;
   std::vector<int> rows_, right_;            // row permutation (each node a range of it); scratch
-  std::vector<double> ordered_;              // r in the order of rows_, for the nodes being built
+  std::vector<double> ordered_;              // w r in the order of rows_, for the nodes being built
+  std::vector<double> wordered_;             // and w (with weights only)
   std::vector<std::vector<HistBin>> pool_;   // histogram buffers (total_bins each), reused across trees
   std::vector<int> free_;                    // buffers of pool_ not in use
   std::vector<int> hist_of_;                 // per node: its buffer in pool_, or -1
@@ -653,32 +705,34 @@ class HistogramTreeLearner : public TreeLearner {
   }
 
   // Splits the rows of node v (a range of rows_) into its children l (bin <= b of column j) and l + 1,
-  // keeping the order; counts the children's rows and sums r over them in that order.
-  void partition(Index v, Index l, Index j, unsigned b, const Eigen::Ref<const VectorXd>& r) {
+  // keeping the order; counts the children's rows and sums w r and w over them in that order.
+  void partition(Index v, Index l, Index j, unsigned b) {
     Node& nd = nodes_[static_cast<size_t>(v)];
     Node& left = nodes_[static_cast<size_t>(l)];
     Node& right = nodes_[static_cast<size_t>(l + 1)];
     int* rows = rows_.data() + nd.begin;
     Index nl = 0, nr = 0;
-    double sl = 0.0, sr = 0.0;
+    double sl = 0.0, sr = 0.0, wl = 0.0, wr = 0.0;
     for (Index k = 0; k < nd.n; ++k) {
       const int i = rows[k];
       if (bins_.bin(i, j) <= b) {
         rows[nl++] = i;
-        sl += r(i);
+        sl += g_(i);
+        wl += weight(i);
       } else {
         right_[static_cast<size_t>(nr++)] = i;
-        sr += r(i);
+        sr += g_(i);
+        wr += weight(i);
       }
     }
     std::copy(right_.begin(), right_.begin() + nr, rows + nl);
-    left = Node{-1, 0.0, -1, -1, nl, sl, nd.begin};
-    right = Node{-1, 0.0, -1, -1, nr, sr, nd.begin + nl};
+    left = Node{-1, 0.0, -1, -1, nl, sl, wl, nd.begin};
+    right = Node{-1, 0.0, -1, -1, nr, sr, wr, nd.begin + nl};
   }
 
   // The histograms of the next level's nodes that may split: the smaller child of each split parent
   // is built from its rows, the larger one is the parent's less the smaller's (in the parent's buffer).
-  void children_histograms(const std::vector<Index>& parents, const Eigen::Ref<const VectorXd>& r) {
+  void children_histograms(const std::vector<Index>& parents) {
     const Index m = ctl_.min_node_size;
     std::vector<Index> built;
     std::vector<std::pair<Index, Index>> subtract;  // (larger, smaller)
@@ -699,7 +753,7 @@ class HistogramTreeLearner : public TreeLearner {
         release(v);
       }
     }
-    if (!built.empty()) build(built, r);
+    if (!built.empty()) build(built);
     const Index B = bins_.total_bins();
     for (const auto& ls : subtract) {
       HistBin* a = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.first)])].data();
@@ -707,47 +761,53 @@ class HistogramTreeLearner : public TreeLearner {
       for (Index k = 0; k < B; ++k) {
         a[k].sum -= b[k].sum;
         a[k].count -= b[k].count;
+        a[k].weight -= b[k].weight;
       }
     }
     for (Index v : drop) release(v);
   }
 
   // Builds the histograms of `nodes` from their rows, in parallel over columns.
-  void build(const std::vector<Index>& nodes, const Eigen::Ref<const VectorXd>& r) {
+  void build(const std::vector<Index>& nodes) {
     for (Index v : nodes) {
       const Node& nd = nodes_[static_cast<size_t>(v)];
       const int h = acquire();
       hist_of_[static_cast<size_t>(v)] = h;
-      std::fill(pool_[static_cast<size_t>(h)].begin(), pool_[static_cast<size_t>(h)].end(), HistBin{0.0, 0.0});
-      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) ordered_[static_cast<size_t>(k)] = r(rows_[static_cast<size_t>(k)]);
+      std::fill(pool_[static_cast<size_t>(h)].begin(), pool_[static_cast<size_t>(h)].end(), HistBin{0.0, 0.0, 0.0});
+      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) {
+        const int i = rows_[static_cast<size_t>(k)];
+        ordered_[static_cast<size_t>(k)] = g_(i);
+        if (weighted()) wordered_[static_cast<size_t>(k)] = w_(i);
+      }
     }
     parallel_ranges(bins_.cols(), ctl_.threads, [&](Index begin, Index end) {
       for (Index j = begin; j < end; ++j)
         for (Index v : nodes) {
           const Node& nd = nodes_[static_cast<size_t>(v)];
           HistBin* h = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(v)])].data() + bins_.offset(j);
-          if (bins_.wide()) accumulate(bins_.col16(j), nd, h);
-          else accumulate(bins_.col8(j), nd, h);
+          if (weighted()) {
+            if (bins_.wide()) accumulate<true>(bins_.col16(j), nd, h);
+            else accumulate<true>(bins_.col8(j), nd, h);
+          } else {
+            if (bins_.wide()) accumulate<false>(bins_.col16(j), nd, h);
+            else accumulate<false>(bins_.col8(j), nd, h);
+          }
         }
     });
   }
 
-  template <typename Bin>
+  // Without weights (Weighted false) a bin's weight is its count and is not kept.
+  template <bool Weighted, typename Bin>
   void accumulate(const Bin* col, const Node& nd, HistBin* h) const {
     const int* rows = rows_.data() + nd.begin;
     const double* g = ordered_.data() + nd.begin;
-    if (nd.n == bins_.rows()) {  // the root: rows in order
-      for (Index k = 0; k < nd.n; ++k) {
-        HistBin& e = h[col[k]];
-        e.sum += g[k];
-        e.count += 1.0;
-      }
-      return;
-    }
+    const double* w = Weighted ? wordered_.data() + nd.begin : nullptr;
+    const bool root = nd.n == bins_.rows();  // the root: rows in order
     for (Index k = 0; k < nd.n; ++k) {
-      HistBin& e = h[col[rows[k]]];
+      HistBin& e = h[col[root ? k : rows[k]]];
       e.sum += g[k];
       e.count += 1.0;
+      if (Weighted) e.weight += w[k];
     }
   }
 
@@ -766,16 +826,16 @@ class HistogramTreeLearner : public TreeLearner {
           const Node& nd = nodes_[static_cast<size_t>(active[static_cast<size_t>(s)])];
           const HistBin* h = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(active[static_cast<size_t>(s)])])].data() +
                              bins_.offset(j);
-          const double base = nd.sum * nd.sum / static_cast<double>(nd.n);
+          const double base = nd.sum * nd.sum / nd.weight;
+          const bool weighted = this->weighted();
           Index nl = 0, last = -1, best_left = -1, best_right = -1;
-          double sl = 0.0, best = none;
+          double sl = 0.0, wl = 0.0, best = none;
           for (Index b = 0; b < nb; ++b) {
             if (h[b].count == 0.0) continue;
             if (nl >= m) {  // a boundary between two non-empty bins of the node
               const Index nr = nd.n - nl;
               if (nr >= m) {
-                const double sr = nd.sum - sl;
-                const double g = 0.5 * (sl * sl / static_cast<double>(nl) + sr * sr / static_cast<double>(nr) - base);
+                const double g = split_gain(sl, wl, nd.sum - sl, nd.weight - wl, base);
                 if (g > best + ctl_.tie_tol * std::abs(best)) {
                   best = g;
                   best_left = last;
@@ -785,6 +845,7 @@ class HistogramTreeLearner : public TreeLearner {
             }
             nl += static_cast<Index>(h[b].count);
             sl += h[b].sum;
+            wl += weighted ? h[b].weight : h[b].count;
             last = b;
           }
           if (best == none) continue;
@@ -804,20 +865,30 @@ struct MiserFit {
   std::vector<double> loss;    // mean training loss after iterations 0..n_iter
   std::vector<Index> paid_by;  // per group: the tree that first used it (-1: never used)
   bool partial = false;        // max_time stopped the fit before n_iter iterations
+  double lambda = 0.0;         // the lambda of equation (5) the trees were grown with
 };
 
 namespace detail {
 
-// Mean loss of the predictor H (n x P) on the targets Y (n x P): half the mean deviance for 0/1
-// targets and the gaussian family.
-inline double miser_loss(const FamilyOps& fam, const MatrixXd& Y, const MatrixXd& H) {
-  return fam.loss(H, Y, VectorXd::Ones(Y.rows())) / static_cast<double>(Y.rows());
+// Weighted mean loss of the predictor H (n x P) on the targets Y (n x P), weights w of total W: half
+// the mean deviance for 0/1 targets and the gaussian family.
+inline double miser_loss(const FamilyOps& fam, const MatrixXd& Y, const MatrixXd& H, const VectorXd& w, double W) {
+  return fam.loss(H, Y, w) / W;
 }
 
-// The best constant predictor (Friedman 2001): the link of the mean of Y, centred when only
-// differences between the columns count (multinomial: the centred log class frequencies).
-inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y) {
-  VectorXd init = fam.null_intercepts(Y.colwise().mean().transpose()).row(0).transpose();
+// The best constant predictor (Friedman 2001) given the weights w (total W) and the offset (n x P or
+// empty): the intercepts of the intercept-only GLM, as fit_path's step 0 has them. Without an offset,
+// the link of the weighted mean of Y; with one, the damped Newton solve of glm.hpp from there. Centred
+// when only differences between the columns count (multinomial: the centred log class frequencies).
+inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const VectorXd& w, double W, bool weighted,
+                           const MatrixXd& offset) {
+  const VectorXd ybar = weighted ? VectorXd((Y.transpose() * w) / W) : VectorXd(Y.colwise().mean().transpose());
+  VectorXd init = fam.null_intercepts(ybar).row(0).transpose();
+  if (offset.size()) {
+    const MatrixXd ones = MatrixXd::Ones(Y.rows(), 1);
+    const NewtonSolution s = newton_solve(init, glm_evaluator(fam, ones, Y, w, W, offset, 0.0), NewtonControl());
+    init = s.point.theta;
+  }
   if (fam.shift_invariant()) init.array() -= init.mean();
   return init;
 }
@@ -827,11 +898,15 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y) {
 // Fits the miser. x: n x p; Y: n x P targets (squared: the response; logistic: a 0/1 column;
 // multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: the
 // measurements of each group and their costs (measurements.hpp; a vector of one cost per group makes
-// each group its own measurement). No iteration starts once ctl.max_time seconds have passed since the call:
-// the fit then holds the iterations done so far and partial = true.
-inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const std::vector<int>& group_of,
-                          const Measurements& cost, const MiserControl& ctl,
-                          const InterruptCheck& check_interrupt = InterruptCheck(),
+// each group its own measurement). weights: n positive observation weights, or empty for 1 each: they
+// multiply every row's gradient in the trees' sums and counts (gains and leaf values are those of the
+// weighted squared error), the bins' quantiles, the starting constants and the loss. offset: n x P, or
+// empty for 0: each row's starting score, added to the starting constants (which are then the best
+// given the offset). No iteration starts once ctl.max_time seconds have passed since the call: the fit
+// then holds the iterations done so far and partial = true.
+inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const VectorXd& weights,
+                          const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
+                          const MiserControl& ctl, const InterruptCheck& check_interrupt = InterruptCheck(),
                           const MiserProgress& progress = MiserProgress()) {
   const auto started = std::chrono::steady_clock::now();
   const Index n = x.rows(), P = Y.cols();
@@ -841,24 +916,37 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
     throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
   if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.n_iter < 0)
     throw std::invalid_argument("miser_fit: eta must be positive, lambda and n_iter non-negative");
+  const bool weighted = weights.size() > 0;
+  if ((weighted && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != P)))
+    throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
+  if (weighted && !(weights.array() > 0.0).all()) throw std::invalid_argument("miser_fit: weights must be positive");
+  if (!weights.allFinite() || !offset.allFinite()) throw std::invalid_argument("miser_fit: weights and offset must be finite");
+  const VectorXd w = weighted ? weights : VectorXd::Ones(n);
+  const double W = w.sum();
+
+  MiserFit out;
+  out.init = detail::miser_init(fam, Y, w, W, weighted, offset);
+  MatrixXd H = out.init.transpose().replicate(n, 1);
+  if (offset.size()) H += offset;
+  out.loss.push_back(detail::miser_loss(fam, Y, H, w, W));
+  MatrixXd R = Y - fam.mean(H);  // the first negative gradient
+  MiserControl c = ctl;
+  if (ctl.lambda_relative) c.lambda = ctl.lambda * 0.5 * w.dot(R.rowwise().squaredNorm()) / static_cast<double>(P);
+  out.lambda = c.lambda;
+
   std::unique_ptr<SortedColumns> sorted;
   std::unique_ptr<BinnedColumns> binned;
   std::unique_ptr<TreeLearner> learner;
-  if (ctl.split == SplitSearch::Exact) {
+  if (c.split == SplitSearch::Exact) {
     sorted.reset(new SortedColumns(x, check_interrupt));
-    learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, ctl));
+    learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
   } else {
-    binned.reset(new BinnedColumns(x, ctl.max_bin, ctl.threads, check_interrupt));
-    learner.reset(new HistogramTreeLearner(*binned, group_of, cost, ctl));
+    binned.reset(new BinnedColumns(x, c.max_bin, c.threads, check_interrupt, weights));
+    learner.reset(new HistogramTreeLearner(*binned, group_of, cost, c, weights));
   }
 
-  MiserFit out;
-  out.init = detail::miser_init(fam, Y);
-  MatrixXd H = out.init.transpose().replicate(n, 1);
-  out.loss.push_back(detail::miser_loss(fam, Y, H));
   std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
   out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
-  MatrixXd R;
   VectorXd fitted;
   for (Index t = 0; t < ctl.n_iter; ++t) {
     if (check_interrupt) check_interrupt();
@@ -868,17 +956,17 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
       out.partial = true;
       break;
     }
-    R = Y - fam.mean(H);  // the negative gradient of the loss
-    for (Index c = 0; c < P; ++c) {
-      learner->grow(R.col(c), unpaid, out.forest, fitted);
-      H.col(c).noalias() += ctl.eta * fitted;
+    if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
+    for (Index k = 0; k < P; ++k) {
+      learner->grow(R.col(k), unpaid, out.forest, fitted);
+      H.col(k).noalias() += ctl.eta * fitted;
       const Index tree = out.forest.n_trees() - 1;
       for (int g : learner->groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
         if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
         for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
       }
     }
-    out.loss.push_back(detail::miser_loss(fam, Y, H));
+    out.loss.push_back(detail::miser_loss(fam, Y, H, w, W));
   }
   return out;
 }
