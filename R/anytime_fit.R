@@ -17,8 +17,9 @@
 # (Each class adds its own: "fgseq" its ridge constant `lambda`, coefficients `beta` and `a0`; "miser"
 # its `cost_penalty`, trees and `init`.)
 # Optional fields: `label` (the name of the method in print() and plots), `cost_unit`, `partial`
-# (max_time ran out), the training data `x`, `y`, `weights`, `offset` (fits from data; fitted(),
-# residuals() and predict() without new data use them), and the formula fields set by with_formula():
+# (max_time ran out), `has_offset` (predictions need an offset), the training data `x`, `y`, `weights`,
+# `offset` (fits from data; fitted(), residuals() and predict() without new data use them), and the
+# formula fields set by with_formula():
 # `terms`, `xlevels`, `contrasts`, `na.action`, `model`.
 
 anytime_fields <- c("path", "sequence", "group", "cost", "needs", "measurement_cost", "family", "classes",

@@ -9,14 +9,14 @@
 #'
 #' @section Model (paper, equation 5 and Algorithm 1):
 #' Starting from the best constant `H_0` (the mean of `y`; its log-odds; the centred log class
-#' frequencies), iteration `t` fits a tree `h_t` to the negative gradient `r_i` of the loss at the
+#' frequencies; with `offset`, `H_0 + offset_i`, see the section Weights and offsets), iteration `t` fits a tree `h_t` to the negative gradient `r_i` of the loss at the
 #' current predictor and adds it with shrinkage: `H <- H + eta * h_t`. The tree greedily minimizes the
 #' impurity of the paper's equation (5),
 #' \deqn{g(h_t) = \frac{1}{2}\sum_i (r_i - h_t(x_i))^2 + \lambda' \sum_a \phi_a c_a F_{at},}{g(h_t) = 1/2 sum_i (r_i - h_t(x_i))^2 + lambda' sum_a phi_a c_a F_at,}
 #' where `F_at = 1` when tree `t` splits on feature `a`, `c_a` is its cost (with `group`, the cost of
 #' its group) and `phi_a = 1` while no earlier tree has used feature `a` (with `group`: any feature of
 #' its group), `phi_a = 0` once one has (paper, section 4; the paper's section 5.2 states the reverse
-#' in words, a slip that its equation (15) contradicts). Leaves predict the mean of `r` over their rows.
+#' in words, a slip that its equation (15) contradicts). Leaves predict the (weighted) mean of `r` over their rows.
 #' The losses are the squared error `(y - H)^2 / 2` (`"gaussian"`, the negative gradient `y - H`), the log-loss of a 0/1
 #' response (`"binomial"`, `y - p`, `p = 1 / (1 + exp(-H))`) and the multi-class log-loss
 #' (`"multinomial"`, one tree per class per iteration on `r_k = y_k - p_k`, `p` the softmax of `H` at
@@ -26,8 +26,8 @@
 #' @section The scale of cost_penalty:
 #' The constant of equation (5) is \eqn{\lambda' = \lambda s_0 / \bar c}{lambda' = lambda * s0 / mean(cost)},
 #' with `lambda` the `cost_penalty`,
-#' with `s0 = 1/2 sum_i ||r_i||^2 / P` the squared-error impurity of the first gradient (`P = 1`, or the
-#' number of classes) and `mean(cost)` the average group cost. So `cost_penalty` is free of the units of `y`
+#' with `s0 = 1/2 sum_i w_i ||r_i||^2 / P` the squared-error impurity of the first gradient (`P = 1`, or the
+#' number of classes; `w_i` the observation weights, 1 without `weights`) and `mean(cost)` the average group cost. So `cost_penalty` is free of the units of `y`
 #' and of `cost` (multiplying either by a constant gives the same trees): a split on a feature of
 #' average cost must reduce the tree's squared error by `cost_penalty` times the initial impurity `s0`; a
 #' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `lambda_scaled`.
@@ -37,24 +37,44 @@
 #' @section Trees and when a feature becomes free:
 #' Trees grow level by level and, within a level, node by node from left to right, to at most `depth`
 #' splits from the root. A node of at least `2 * min_node_size` rows is split on the feature and
-#' threshold of largest penalized gain `1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda' * phi_a c_a`
-#' (`S` the sums of `r` over a side), if that gain is positive; `x <=` threshold goes left and both
+#' threshold of largest penalized gain `1/2 (S_L^2 / W_L + S_R^2 / W_R - S^2 / W) - lambda' * phi_a c_a`
+#' (`S` the sums of `w_i r_i` over a side, `W` the sums of the weights `w_i`: the row counts without
+#' `weights`), if that gain is positive; `x <=` threshold goes left and both
 #' sides keep at least `min_node_size` rows. Ties: within a column,
 #' scanned by increasing threshold, a threshold replaces the best so far only when its gain is larger by
 #' more than a relative `1e-10` (the smallest of tied thresholds wins); across columns, penalized gains
 #' within a relative `1e-10` of the best are tied and the first column wins. Gains up to `1e-14` times
-#' `1/2 sum_i r_i^2` count as 0.
+#' `1/2 sum_i w_i r_i^2` count as 0.
+#'
+#' @section Weights and offsets:
+#' Observation weights `w_i` (as in [stats::glm()]) multiply each row's gradient and Hessian in every sum:
+#' a leaf predicts the weighted mean `S / W` of `r` over its rows, splits maximize the decrease of the
+#' weighted squared error above, the histogram bins are weighted quantiles, the loss of the `path` is the
+#' weighted mean loss, and `H_0` is the weighted best constant (weighted mean, log-odds of the weighted
+#' mean, centred log weighted class frequencies). So a whole-number weight `k` is `k` copies of the row
+#' when `min_node_size = 1`, and multiplying every weight by a constant changes no tree. `min_node_size`
+#' counts rows, not weights (as LightGBM's `min_data_in_leaf`, unlike xgboost's `min_child_weight`, a
+#' sum of Hessians), so that it means the same whatever the scale of the weights. Rows of weight 0 take
+#' no part in the fit (they are left out before binning) but keep their fitted values; `nobs` counts the
+#' others.
+#'
+#' An `offset` is each row's starting score, on the link scale (log-odds; one column per class for
+#' `"multinomial"`): the predictor starts at `H_0 + offset_i`, where `H_0` is then the best constant given
+#' the offset (the intercept of the intercept-only [stats::glm()] with that offset and the weights:
+#' the weighted mean of `y - offset` for `"gaussian"`, Newton's method otherwise), and the trees fit the
+#' gradient from there. [predict()][predict.miser] adds the offset of the new rows (`newoffset`, or for
+#' formula fits the `offset()` terms and `offset` evaluated in `newdata`).
 #'
 #' @section Split search:
 #' `split = "histogram"` (the default, as LightGBM: Ke et al. 2017) cuts every column once into at most
 #' `max_bin` quantile bins: a column with at most `max_bin` distinct values gets one bin per value;
 #' otherwise its distinct values are taken in increasing order and a bin is closed as soon as it holds
-#' at least (rows not yet binned) / (bins left) rows, so a value shared by many rows gets a bin of its
+#' at least (rows not yet binned) / (bins left) rows (weights: of the weight), so a value shared by many rows gets a bin of its
 #' own. The candidates of a node are the boundaries between its non-empty bins, and the threshold of a
 #' boundary is the midpoint between the largest training value of the bin on its left and the smallest
 #' of the bin on its right. So when `max_bin` is at least the number of distinct values of every
 #' column, the candidates, thresholds and trees are those of the exact search (up to rounding in the
-#' sums of `r`). Each node keeps per column the sum of `r` and the row count of every bin; of two
+#' sums of `r`). Each node keeps per column the sum of `w r`, the row count (and the weight) of every bin; of two
 #' sibling nodes only the smaller one's histogram is built from its rows, the larger one's is the
 #' parent's less the smaller's. Binning costs one sort per column; `x` is then held as one byte per
 #' entry (two when `max_bin > 256`) beside the fit's per-row vectors.
@@ -135,6 +155,14 @@
 #'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
 #'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.
+#' @param weights `NULL` or a numeric vector of `n` non-negative, finite observation weights (as in
+#'   [stats::glm()]; at least two positive), see the section Weights and offsets. For the formula method
+#'   evaluated in `data`, then in the formula's environment.
+#' @param offset `NULL`, a numeric vector of `n` finite starting scores on the link scale, or an `n x K`
+#'   matrix for `"multinomial"` fits (`K` classes, in the order of the class labels). Predictions on `newx`
+#'   then need `newoffset`. For the formula method evaluated in `data` (then in the formula's
+#'   environment) and added to the formula's `offset()` terms; `predict(newdata = )` evaluates both in
+#'   `newdata`.
 #' @param ... For the default method: nothing (an unknown argument is an error). The formula method
 #'   passes them to the default method.
 #'
@@ -152,9 +180,9 @@
 #'   (the iteration that added it), `class` (the class of a multinomial tree; NA otherwise), `node`
 #'   (1 is the root), `feature` (column name split on; NA at a leaf), `column` (its index in `x`),
 #'   `threshold` (rows with `x <= threshold` go left), `left` and `right` (node numbers of the
-#'   children in the same tree; NA at a leaf) and `value` (the mean negative gradient of the node's
+#'   children in the same tree; NA at a leaf) and `value` (the weighted mean negative gradient of the node's
 #'   training rows, the tree's output at a leaf before shrinkage by `eta`);
-#' * `init`: the starting constants `H_0` (length 1, or one per class);
+#' * `init`: the starting constants `H_0` (length 1, or one per class; with an offset, the best given it);
 #' * `group`: character vector of length `p` (named by column), the group of each column; `cost`: named
 #'   numeric, one cost per group in `unique(group)` order (the total cost of its measurements);
 #'   `needs`: named list, the measurements each group needs (in `unique(group)` order);
@@ -165,7 +193,8 @@
 #'   grown, at most `max_steps`; `fit$n_trees`, its former name, still reads it with a warning of class
 #'   `fgseq_warning_deprecated`), `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
-#'   `nobs`, `null_risk` (`loss_0`), `y_mean` (mean of the response on the response scale: the class
+#'   `nobs` (rows of positive weight), `null_risk` (`loss_0`), `has_offset`, `weights` and `offset` (as
+#'   given; absent when not given), `y_mean` (weighted mean of the response on the response scale: the class
 #'   frequencies for multinomial fits), `label` (used by [print()] and [compare_sequences()]), `call`;
 #' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
 #'
@@ -173,7 +202,9 @@
 #' `miser()` stops, naming the argument, when `cost` is missing, not numeric, of the wrong length,
 #' named for unknown groups, negative, zero or not finite; with `needs`, as [fgseq()] for `needs` and
 #' measurement costs; when `x` is not a numeric matrix or holds
-#' NA, NaN or Inf; when `y` has the wrong length, holds NA or does not suit `family` (a factor for
+#' NA, NaN or Inf; as [fgseq()] when `weights` are not a numeric vector of one non-negative finite value per
+#' row with at least two positive, or `offset` is not numeric, has the wrong length or shape (a vector of
+#' length `n` or an `n x K` matrix) or holds NA, NaN or Inf (class `"fgseq_error_input"`); when `y` has the wrong length, holds NA or does not suit `family` (a factor for
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
 #' class of fewer than two rows); when `group` has the wrong length or NA; when `cost_penalty < 0`, `max_steps`
 #' is not a whole number `>= 1`, `depth` not a whole number in `1..30`, `eta` outside `(0, 1]`,
@@ -369,6 +400,10 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
 #'   [predict.fgseq()]).
 #' @param newdata For fits made with the formula interface: a data frame with the model's variables,
 #'   used instead of `newx`.
+#' @param newoffset For a fit with an `offset`: the starting scores of the rows of `newx` (link scale), a
+#'   vector of length `m`, or an `m x K` matrix for multinomial fits; required with `newx` (as in
+#'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
+#'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]). Added at every step.
 #' @param ... Not used: an unknown argument is an error.
 #' @return For gaussian and binomial fits a numeric matrix with one row per new observation and one
 #'   column per requested budget or step (named `"budget=B"` or `"step<t>"`); with `type = "class"` a
@@ -380,7 +415,10 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
 #'   or `"measurements"`, a list of data frames as for [predict.fgseq()] (`step` is the iteration whose
 #'   trees first use the group).
 #' @section Errors: Stops when `newx` has the wrong number of columns, column names that do not match the
-#'   training `x`, NaN or Inf, or NA with `missing = "error"` (class `"fgseq_error_na"`); when `newdata`
+#'   training `x`, NaN or Inf, or NA with `missing = "error"` (class `"fgseq_error_na"`); when the fit
+#'   has an offset and `newx` comes without `newoffset`, `newoffset` has the wrong length or shape or
+#'   holds NA, NaN or Inf, or `newoffset` is given with `newdata` or without new rows (class
+#'   `"fgseq_error_input"`, as [predict.fgseq()]); when `newdata`
 #'   lacks a model variable or holds NA with `missing = "error"`; when both `budget` and `step` are
 #'   given, a budget is negative or NA, or a step is not a whole number in `0..T`; when `type = "class"`
 #'   is asked of a gaussian fit; when `type` or `missing` is not one of its values, when `per_row = TRUE`

@@ -119,7 +119,8 @@ test_that("unknown arguments are errors that name them and suggest the nearest v
   expect_error(timeliness(fit, stopcost = 1), class = "fgseq_error_unknown_argument")
   expect_error(stop_cost(fit, alhpa = 0.9), class = "fgseq_error_unknown_argument")
   expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), ntrees = 5), class = "fgseq_error_unknown_argument")
-  expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), weights = w), class = "fgseq_error_unknown_argument")
+  expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), wieghts = w), "`wieghts` (did you mean `weights`?)",
+               fixed = TRUE, class = "fgseq_error_unknown_argument")
   expect_error(cv_fgseq(x, d$num, nfols = 3), class = "fgseq_error_unknown_argument")
   expect_error(sparse_sequence(num ~ a + b, data = d, nlambd = 10), class = "fgseq_error_unknown_argument")
   expect_error(sparse_sequence(x, d$num, lamda.min = 0.1), class = "fgseq_error_unknown_argument")

@@ -54,6 +54,12 @@
 // iteration); leaf values are means of r, Newton-free, as in the paper (squared-loss trees on the
 // negative gradient). Each loss starts from its best constant (Friedman 2001): the mean of y, the
 // log-odds of its mean, the centred log class frequencies.
+//
+// Observation weights w_i weigh every sum: S is the sum of w_i r_i over a node's rows and n is replaced
+// by the sum W of their weights in the gains and the leaf values (S / W), the histogram bins are
+// weighted quantiles, and the loss and the best constant are weighted. min_node_size counts rows. An
+// offset is each row's starting score: H starts at init + offset_i, init being then the best constant
+// given the offset (the intercept-only GLM of glm.hpp, solved by newton_solve()).
 #ifndef FGSEQ_MISER_HPP
 #define FGSEQ_MISER_HPP
 
