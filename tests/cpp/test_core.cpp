@@ -7,6 +7,7 @@
 
 #include "test_family.cpp"
 #include "test_glm.cpp"
+#include "test_grouplasso.cpp"
 #include "test_gram.cpp"
 #include "test_kernels.cpp"
 #include "test_measurements.cpp"
@@ -37,6 +38,7 @@ int main() {
   test_glm_time_up(pb);
   test_wide_group(pb);
   test_symmetric_solve();
+  test_group_lasso_path();
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -281,6 +281,47 @@ test_that("weights and offsets reach each fold's fit and weigh and shift its hel
                "`weights` cannot be used with metric = \"ndcg\"")
 })
 
+test_that("a multinomial offset matrix (n x K) reaches each fold's fit and shifts its held-out probabilities", {
+  set.seed(23)
+  n <- 120
+  x <- matrix(rnorm(n * 4), n, 4, dimnames = list(NULL, paste0("x", 1:4)))
+  o <- matrix(rnorm(n * 3, sd = 0.5), n, 3)
+  eta <- o + cbind(0, 0.8 * x[, 1], -0.6 * x[, 2] + 0.4 * x[, 3])
+  prob <- exp(eta) / rowSums(exp(eta))
+  y <- factor(apply(prob, 1, function(p) sample(c("a", "b", "c"), 1, prob = p)))
+  fold <- rep(1:3, length.out = n)
+  lam <- c(0.5, 1e-4)
+  cost <- c(x1 = 1, x2 = 2, x3 = 3, x4 = 4)
+  cv <- cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "multinomial", offset = o,
+                 progress = FALSE)
+  ref <- fgseq(x, y, cost = cost, lambda = lam[2], family = "multinomial", offset = o)
+  expect_equal(coef(cv$fgseq.fit[[2]]), coef(ref))
+  r2 <- ref$path$r2
+  B <- ref$path$cost[which(r2 >= 0.97 * r2[length(r2)])[1]]
+  expect_equal(cv$stop_cost, B)
+  for (l in seq_along(lam)) {
+    lin <- numeric(3)
+    for (f in 1:3) {
+      tr <- fold != f
+      fit <- fgseq(x[tr, ], y[tr], cost = cost, lambda = lam[l], family = "multinomial", offset = o[tr, ])
+      K <- length(fit$sequence)
+      # held-out class probabilities by hand: the softmax of offset + a0 + x beta, class by class
+      Y <- outer(as.integer(y[!tr]), 1:3, "==")
+      dev <- sapply(seq_len(K + 1), function(k) {
+        eta <- o[!tr, ] + sapply(1:3, function(cl) x[!tr, ] %*% fit$beta[[cl]][, k] + fit$a0[cl, k])
+        p <- exp(eta) / rowSums(exp(eta))
+        -2 * sum(log(p[Y]))
+      })
+      C <- unname(cumsum(c(0, cost[fit$sequence])))
+      lin[f] <- ref_timeliness(C, 1 - dev / dev[1], B, "linear")
+    }
+    expect_equal(cv$timeliness$linear[l], mean(lin))
+    expect_equal(cv$timeliness$linear_se[l], sd(lin) / sqrt(3))
+  }
+  expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "multinomial", offset = o[, 1:2]),
+               "`offset` must be a vector of length 120 or an 120 x 3 matrix", class = "fgseq_error_input")
+})
+
 test_that("weighted held-out metrics are those of repeated rows", {
   set.seed(22)
   x <- matrix(rnorm(200 * 3), 200, 3)

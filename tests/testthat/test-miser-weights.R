@@ -87,6 +87,11 @@ test_that("a gaussian offset equals fitting y - offset and adding the offset bac
     expect_equal(predict(a, newx, step = 0:6, newoffset = newoff), predict(b, newx, step = 0:6) + newoff,
                  tolerance = 1e-10)
     expect_equal(unname(fitted(a)), unname(predict(b, wx, step = 6)[, 1] + off), tolerance = 1e-10)
+    # rows predicted by their longest prefix, and one budget per row, add the offset too
+    expect_equal(c(predict(a, newx, step = 0:6, newoffset = newoff, missing = "prefix")),
+                 c(predict(b, newx, step = 0:6) + newoff), tolerance = 1e-10)
+    expect_equal(c(predict(a, newx, step = rep(0:4, 3), per_row = TRUE, newoffset = newoff)),
+                 c(predict(b, newx, step = rep(0:4, 3), per_row = TRUE) + newoff), tolerance = 1e-10)
   }
 })
 
