@@ -80,8 +80,8 @@
 #' entry (two when `max_bin > 256`) beside the fit's per-row vectors.
 #'
 #' `split = "exact"` sorts every column once and takes every midpoint between consecutive distinct
-#' values of a node as a candidate; it holds two 4-byte integers and one double per entry of `x` and
-#' is several times slower on large data.
+#' values of a node as a candidate; it holds two 4-byte integers and one double (two with `weights`) per
+#' entry of `x` and is several times slower on large data.
 #'
 #' The binning and the histograms run on `getOption("fgseq.threads", 2)` OpenMP threads (over columns);
 #' the exact search runs on one. The trees do not depend on the number of threads.
