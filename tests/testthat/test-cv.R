@@ -242,6 +242,34 @@ test_that("a bad progress flag", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, progress = NA), "`progress` must be TRUE or FALSE")
 })
 
+# cv_fgseq() with weights and an offset against a plain-R fold loop: the fit on all rows at the last
+# lambda, the stopping cost from its training curve, and at each lambda the mean and standard error over
+# the folds of the held-out timeliness, each fold fitted by fgseq() on its training rows (their weights
+# and offsets) and its held-out deviance at every step computed by hand by deviance_by_hand(fit, test).
+expect_cv_by_hand <- function(x, y, cost, lam, fold, family, weights, offset, deviance_by_hand) {
+  rows <- function(v, keep) if (is.null(v)) NULL else if (is.matrix(v)) v[keep, , drop = FALSE] else v[keep]
+  cv <- cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = family, weights = weights,
+                 offset = offset, progress = FALSE)
+  ref <- fgseq(x, y, cost = cost, lambda = lam[2], family = family, weights = weights, offset = offset)
+  expect_equal(coef(cv$fgseq.fit[[2]]), coef(ref))
+  r2 <- ref$path$r2
+  B <- ref$path$cost[which(r2 >= 0.97 * r2[length(r2)])[1]]
+  expect_equal(cv$stop_cost, B)
+  for (l in seq_along(lam)) {
+    lin <- numeric(3)
+    for (f in 1:3) {
+      tr <- fold != f
+      fit <- fgseq(x[tr, ], y[tr], cost = cost, lambda = lam[l], family = family, weights = rows(weights, tr),
+                   offset = rows(offset, tr))
+      dev <- deviance_by_hand(fit, !tr)
+      C <- unname(cumsum(c(0, cost[fit$sequence])))
+      lin[f] <- ref_timeliness(C, 1 - dev / dev[1], B, "linear")
+    }
+    expect_equal(cv$timeliness$linear[l], mean(lin))
+    expect_equal(cv$timeliness$linear_se[l], sd(lin) / sqrt(3))
+  }
+}
+
 test_that("weights and offsets reach each fold's fit and weigh and shift its held-out predictions", {
   set.seed(21)
   n <- 90
@@ -252,29 +280,13 @@ test_that("weights and offsets reach each fold's fit and weigh and shift its hel
   fold <- rep(1:3, length.out = n)
   lam <- c(0.5, 1e-6)
   cost <- c(x1 = 1, x2 = 2, x3 = 3, x4 = 4)
-  cv <- cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "poisson", weights = w, offset = o,
-                 progress = FALSE)
-  ref <- fgseq(x, y, cost = cost, lambda = lam[2], family = "poisson", weights = w, offset = o)
-  expect_equal(coef(cv$fgseq.fit[[2]]), coef(ref))
-  r2 <- ref$path$r2
-  B <- ref$path$cost[which(r2 >= 0.97 * r2[length(r2)])[1]]
-  expect_equal(cv$stop_cost, B)
-  for (l in seq_along(lam)) {
-    lin <- numeric(3)
-    for (f in 1:3) {
-      tr <- fold != f
-      fit <- fgseq(x[tr, ], y[tr], cost = cost, lambda = lam[l], family = "poisson", weights = w[tr], offset = o[tr])
-      K <- length(fit$sequence)
-      # held-out means by hand: exp(offset + a0 + x beta) at every step
-      mu <- sapply(seq_len(K + 1), function(k) exp(o[!tr] + fitted_at(fit$beta, fit$a0, x[!tr, ], k)))
-      yt <- y[!tr]
-      dev <- apply(mu, 2, function(m) 2 * sum(w[!tr] * (ifelse(yt > 0, yt * log(yt / m), 0) - (yt - m))))
-      C <- unname(cumsum(c(0, cost[fit$sequence])))
-      lin[f] <- ref_timeliness(C, 1 - dev / dev[1], B, "linear")
-    }
-    expect_equal(cv$timeliness$linear[l], mean(lin))
-    expect_equal(cv$timeliness$linear_se[l], sd(lin) / sqrt(3))
-  }
+  expect_cv_by_hand(x, y, cost, lam, fold, "poisson", w, o, function(fit, test) {
+    # held-out means by hand: exp(offset + a0 + x beta) at every step
+    K <- length(fit$sequence)
+    mu <- sapply(seq_len(K + 1), function(k) exp(o[test] + fitted_at(fit$beta, fit$a0, x[test, ], k)))
+    yt <- y[test]
+    apply(mu, 2, function(m) 2 * sum(w[test] * (ifelse(yt > 0, yt * log(yt / m), 0) - (yt - m))))
+  })
   expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "poisson", weights = -w),
                "`weights` must be non-negative")
   expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, metric = "ndcg", query = fold, weights = w),
@@ -292,32 +304,16 @@ test_that("a multinomial offset matrix (n x K) reaches each fold's fit and shift
   fold <- rep(1:3, length.out = n)
   lam <- c(0.5, 1e-4)
   cost <- c(x1 = 1, x2 = 2, x3 = 3, x4 = 4)
-  cv <- cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "multinomial", offset = o,
-                 progress = FALSE)
-  ref <- fgseq(x, y, cost = cost, lambda = lam[2], family = "multinomial", offset = o)
-  expect_equal(coef(cv$fgseq.fit[[2]]), coef(ref))
-  r2 <- ref$path$r2
-  B <- ref$path$cost[which(r2 >= 0.97 * r2[length(r2)])[1]]
-  expect_equal(cv$stop_cost, B)
-  for (l in seq_along(lam)) {
-    lin <- numeric(3)
-    for (f in 1:3) {
-      tr <- fold != f
-      fit <- fgseq(x[tr, ], y[tr], cost = cost, lambda = lam[l], family = "multinomial", offset = o[tr, ])
-      K <- length(fit$sequence)
-      # held-out class probabilities by hand: the softmax of offset + a0 + x beta, class by class
-      Y <- outer(as.integer(y[!tr]), 1:3, "==")
-      dev <- sapply(seq_len(K + 1), function(k) {
-        eta <- o[!tr, ] + sapply(1:3, function(cl) x[!tr, ] %*% fit$beta[[cl]][, k] + fit$a0[cl, k])
-        p <- exp(eta) / rowSums(exp(eta))
-        -2 * sum(log(p[Y]))
-      })
-      C <- unname(cumsum(c(0, cost[fit$sequence])))
-      lin[f] <- ref_timeliness(C, 1 - dev / dev[1], B, "linear")
-    }
-    expect_equal(cv$timeliness$linear[l], mean(lin))
-    expect_equal(cv$timeliness$linear_se[l], sd(lin) / sqrt(3))
-  }
+  expect_cv_by_hand(x, y, cost, lam, fold, "multinomial", NULL, o, function(fit, test) {
+    # held-out class probabilities by hand: the softmax of offset + a0 + x beta, class by class
+    K <- length(fit$sequence)
+    Y <- outer(as.integer(y[test]), 1:3, "==")
+    sapply(seq_len(K + 1), function(k) {
+      eta <- o[test, ] + sapply(1:3, function(cl) x[test, ] %*% fit$beta[[cl]][, k] + fit$a0[cl, k])
+      p <- exp(eta) / rowSums(exp(eta))
+      -2 * sum(log(p[Y]))
+    })
+  })
   expect_error(cv_fgseq(x, y, cost = cost, lambda = lam, foldid = fold, family = "multinomial", offset = o[, 1:2]),
                "`offset` must be a vector of length 120 or an 120 x 3 matrix", class = "fgseq_error_input")
 })
