@@ -10,6 +10,8 @@
 ##   Rscript bench/bench-fashion-mnist.R                    # 10,000 training images
 ##   Rscript bench/bench-fashion-mnist.R 60000              # all of them
 ##   Rscript bench/bench-fashion-mnist.R 10000 inst/extdata # also write the csv files the vignette shows
+##   Rscript bench/bench-fashion-mnist.R 2000 - omp         # only the learners listed (omp, fr, miser,
+##                                                          # lightgbm; comma-separated), no csv ("-")
 ##
 ## Feature groups: what an image system computes, each at its own price. The cost of a group is its
 ## measured extraction time per image on this machine, in microseconds: the CPU time of extracting the
@@ -51,7 +53,9 @@ suppressPackageStartupMessages(library(fgseq))
 options(width = 120, fgseq.threads = 1L)
 args <- commandArgs(trailingOnly = TRUE)
 n_train <- if (length(args) >= 1L) as.integer(args[[1L]]) else 10000L
-out_dir <- if (length(args) >= 2L) args[[2L]] else NULL
+out_dir <- if (length(args) >= 2L && args[[2L]] != "-") args[[2L]] else NULL
+learners <- if (length(args) >= 3L) strsplit(args[[3L]], ",", fixed = TRUE)[[1L]] else c("omp", "fr", "miser", "lightgbm")
+stopifnot(all(learners %in% c("omp", "fr", "miser", "lightgbm")))
 have_lgb <- requireNamespace("lightgbm", quietly = TRUE)
 have_glmnet <- requireNamespace("glmnet", quietly = TRUE)
 
@@ -166,18 +170,18 @@ add <- function(method, cost, accuracy, time) {
                                 timeliness = round(curve_timeliness(cost, accuracy, total_cost, "step"), 4),
                                 load = time$load)
 }
-for (m in c("omp", "fr")) {
+for (m in intersect(c("omp", "fr"), learners)) {
   f <- timed(fgseq(xtr, ytr, group = group, cost = cost_us, family = "multinomial", method = m))
   cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
   add(paste0("CS-G-", toupper(m)), cv$cost, cv$value, f)
 }
-for (l in c(0.01, 0.1)) {
+for (l in if ("miser" %in% learners) c(0.01, 0.1)) {
   f <- timed(miser(xtr, ytr, cost = cost_us, group = group, family = "multinomial", cost_penalty = l, max_steps = 30,
                    depth = 3, eta = 0.3, min_node_size = 5))
   cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
   add(sprintf("Miser (lambda = %g)", l), cv$cost, cv$value, f)
 }
-if (have_lgb) {
+if (have_lgb && "lightgbm" %in% learners) {
   col_cost <- unname(cost_us[group])
   for (l in c(0.01, 0.1)) {
     # the Miser's lambda as a CEGB tradeoff (bench-lightgbm.R): lambda * 2 * s0 / (mean(cost) * h0), with
@@ -209,7 +213,7 @@ cat("\nFit time (elapsed s, with the load average at the time), final cost (micr
     "test accuracy and timeliness (step curve, budget = all groups,", round(total_cost, 1), "us):\n")
 print(fits, row.names = FALSE)
 
-if (have_glmnet) {
+if (have_glmnet && "omp" %in% learners) {
   g <- timed(glmnet::glmnet(xtr, ytr, family = "multinomial"))
   omp_s <- fits$fit_s[fits$method == "CS-G-OMP"]
   cat(sprintf("\nglmnet multinomial on all groups (one call, its default path): %.2f s (load %s);",
