@@ -21,12 +21,8 @@
     .Call(`_fgseq_moments_whitening_cpp`, moments, group_of, n_groups, rank_tol)
 }
 
-.first_nonfinite_column <- function(x) {
-    .Call(`_fgseq_first_nonfinite_column_cpp`, x)
-}
-
-.column_max_abs <- function(x) {
-    .Call(`_fgseq_column_max_abs_cpp`, x)
+.scan_columns <- function(x, max_time) {
+    .Call(`_fgseq_scan_columns_cpp`, x, max_time)
 }
 
 .miser_fit <- function(x, y, weights, offset, group_of, measurements, control, progress) {

@@ -13,21 +13,22 @@ extreme_factor <- function(m) {
   2^-pmax(pmin(e, 1000), -1000)
 }
 
-# The factors of an extreme design: NULL when nothing is extreme, else list(x = one factor per column,
-# y = one factor for the response (1 for the GLM families, whose y is not a measurement)).
-extreme_scaling <- function(x, y, family) {
-  m <- if (methods::is(x, "sparseMatrix")) {
-    out <- numeric(ncol(x))
-    j <- rep.int(seq_len(ncol(x)), diff(x@p))
-    if (length(j)) out[unique(j)] <- vapply(split(abs(x@x), j), max, numeric(1))
-    out
-  } else {
-    .column_max_abs(x)
-  }
-  fx <- extreme_factor(m)
+# The factors of an extreme design from the largest magnitude of each column of x (max_abs, from
+# check_x_scan()): NULL when nothing is extreme, else list(x = one factor per column, y = one factor for
+# the response (1 for the GLM families, whose y is not a measurement)).
+extreme_scaling <- function(max_abs, y, family) {
+  fx <- extreme_factor(max_abs)
   fy <- if (family_def(family)$linear) extreme_factor(max(abs(y))) else 1
   if (all(fx == 1) && fy == 1) return(NULL)
   list(x = fx, y = fy)
+}
+
+# The largest magnitude in each column of a dgCMatrix (0 for a column without stored values).
+sparse_column_max_abs <- function(x) {
+  out <- numeric(ncol(x))
+  j <- rep.int(seq_len(ncol(x)), diff(x@p))
+  if (length(j)) out[unique(j)] <- vapply(split(abs(x@x), j), max, numeric(1))
+  out
 }
 
 # x with column j multiplied by f[j] (dense or dgCMatrix).

@@ -328,7 +328,11 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
                          call = NULL, started = proc.time()[["elapsed"]]) {
   force(started)
-  x <- check_x(x, sparse = TRUE)
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
+  # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass
+  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))
+  x <- scan$x
   n <- nrow(x)
   response <- check_response(y, family, n)
   weights <- check_weights(weights, n)
@@ -344,12 +348,12 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
 
   group_index <- match(group, labels) - 1L
   # columns or y near the limits of double precision reach the core rescaled (the fit keeps x and y)
-  extreme <- extreme_scaling(x, response$y, family)
-  xs <- x
+  extreme <- extreme_scaling(if (scan$spent) numeric(ncol(x)) else scan$max_abs, response$y, family)
+  xs <- if (scan$spent) NULL else x
   ys <- response$y
   os <- offset
   if (!is.null(extreme)) {
-    xs <- scale_columns(x, extreme$x)
+    if (!scan$spent && any(extreme$x != 1)) xs <- scale_columns(x, extreme$x)
     ys <- response$y * extreme$y
     if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
   }

@@ -5,13 +5,20 @@
 
 # x: a numeric matrix (or an all-numeric data frame), stored as double; with `sparse = TRUE` also a
 # sparse matrix of the Matrix package, returned as a dgCMatrix (never densified).
-check_x <- function(x, sparse = FALSE, min_rows = 2L) {
+check_x <- function(x, sparse = FALSE, min_rows = 2L) check_x_scan(x, sparse, min_rows)$x
+
+# check_x() with what a fit needs from the same sweep over x (one pass, in the core): list(x, max_abs
+# = the largest magnitude of each column (for extreme_scaling()), spent). With `time_left` seconds (the
+# rest of a fit's max_time) the sweep over a dense x stops when they run out: then `spent` is TRUE, x
+# is unchecked for NA, NaN and Inf, and max_abs is NULL; the fit is the null model (.fit_path(NULL, ...)).
+check_x_scan <- function(x, sparse = FALSE, min_rows = 2L, time_left = Inf) {
   if (methods::is(x, "sparseMatrix")) {
     if (!sparse) {
       abort("`x` is a sparse matrix; this function needs a dense numeric matrix: use as.matrix(x), ",
             "or fgseq(), which takes sparse matrices.")
     }
-    return(check_sparse_x(x))
+    x <- check_sparse_x(x)
+    return(list(x = x, max_abs = sparse_column_max_abs(x), spent = FALSE))
   }
   if (is.data.frame(x)) {
     if (!all(vapply(x, function(v) is.numeric(v) || is.logical(v), logical(1)))) {
@@ -32,12 +39,14 @@ check_x <- function(x, sparse = FALSE, min_rows = 2L) {
                                 nrow(x), ".")
   if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
   check_colnames(x)
-  bad <- .first_nonfinite_column(x)
+  scan <- .scan_columns(x, time_left)
+  if (scan$spent) return(list(x = x, max_abs = NULL, spent = TRUE))
+  bad <- scan$nonfinite
   if (bad > 0L) {
     nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
     abort("`x` contains NA, NaN or Inf (first in ", nm, "); remove or impute those values first.")
   }
-  x
+  list(x = x, max_abs = scan$max_abs, spent = FALSE)
 }
 
 # A sparse x as the core reads it: a dgCMatrix (compressed columns of doubles), all stored values finite.

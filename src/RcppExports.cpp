@@ -87,25 +87,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// first_nonfinite_column_cpp
-int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x);
-RcppExport SEXP _fgseq_first_nonfinite_column_cpp(SEXP xSEXP) {
+// scan_columns_cpp
+Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_time);
+RcppExport SEXP _fgseq_scan_columns_cpp(SEXP xSEXP, SEXP max_timeSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(first_nonfinite_column_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// column_max_abs_cpp
-Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x);
-RcppExport SEXP _fgseq_column_max_abs_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_max_abs_cpp(x));
+    Rcpp::traits::input_parameter< double >::type max_time(max_timeSEXP);
+    rcpp_result_gen = Rcpp::wrap(scan_columns_cpp(x, max_time));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -238,8 +228,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
     {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
-    {"_fgseq_first_nonfinite_column_cpp", (DL_FUNC) &_fgseq_first_nonfinite_column_cpp, 1},
-    {"_fgseq_column_max_abs_cpp", (DL_FUNC) &_fgseq_column_max_abs_cpp, 1},
+    {"_fgseq_scan_columns_cpp", (DL_FUNC) &_fgseq_scan_columns_cpp, 2},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},

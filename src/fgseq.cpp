@@ -152,7 +152,8 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 // (measurements_from() above); control: the named
 // list of options (its `order`: 0-based groups of a given sequence, or empty to select greedily;
 // `gram`: "blas" forms the cross-product with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
-// progress: NULL or an R function(done, total) called after each step.
+// progress: NULL or an R function(done, total) called after each step. x = NULL: max_time was spent in
+// the checks of x, and the fit is the null model of y, weights and offset, marked partial (null_fit()).
 // [[Rcpp::export(.fit_path)]]
 Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
@@ -162,6 +163,10 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
   const fgseq::Control ctl = control_from(control);
   const fgseq::Measurements cost = measurements_from(measurements);
+  if (Rf_isNull(x)) {
+    return result_list(fgseq::null_fit(static_cast<Eigen::Index>(group_of.size()), y, weights, offset, group_of,
+                                       n_groups, cost, fgseq::from_name<fgseq::Family>(family), ctl, svc));
+  }
   if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
     const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
     const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
@@ -214,16 +219,16 @@ Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<in
                             Rcpp::Named("rank") = std::vector<int>(wh.rank.begin(), wh.rank.end()));
 }
 
-// 1-based index of the first column of x with NA, NaN or Inf; 0 when all values are finite.
-// [[Rcpp::export(.first_nonfinite_column)]]
-int first_nonfinite_column_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
-  return static_cast<int>(fgseq::first_nonfinite_column(x)) + 1;
-}
-
-// The largest magnitude in each column of x.
-// [[Rcpp::export(.column_max_abs)]]
-Eigen::VectorXd column_max_abs_cpp(const Eigen::Map<Eigen::MatrixXd>& x) {
-  return fgseq::column_max_abs(x);
+// The checks' sweep over a dense x (scan_columns() in fit.hpp), polled between columns with max_time
+// seconds left (Inf: no limit): nonfinite, the 1-based first column with NA, NaN or Inf (0: none);
+// max_abs, the largest magnitude of each column; spent, TRUE when the time ran out (the rest unset).
+// [[Rcpp::export(.scan_columns)]]
+Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_time) {
+  fgseq::Services svc;
+  svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
+  const fgseq::ColumnScan s = fgseq::scan_columns(x, max_time, svc);
+  return Rcpp::List::create(Rcpp::Named("nonfinite") = static_cast<double>(s.nonfinite + 1),
+                            Rcpp::Named("max_abs") = s.max_abs, Rcpp::Named("spent") = s.spent);
 }
 
 // The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); weights: n positive weights or

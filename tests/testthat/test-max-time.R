@@ -31,13 +31,50 @@ test_that("a progress bar does not change the fit", {
   expect_error(fgseq(x, y, progress = "yes"), "`progress` must be TRUE or FALSE", class = "fgseq_error_input")
 })
 
-test_that("max_time spent in the Gram engine's pass over x is an error that says so", {
-  # n spans many chunks of rows, so the pass checks the time between them
+test_that("max_time spent in the linear engines' pass over x gives the null model, marked partial", {
+  # n spans many chunks of rows (the Gram engine's pass polls between them) and 4 groups (the
+  # sample-space engine's between groups); x's 1.2 million values are swept for NA and extreme scales
+  # without a poll (one per 2^20 values while columns remain), so the time runs out in the pass
   set.seed(5)
-  x <- matrix(rnorm(300000 * 4), 300000, 4)
-  y <- x[, 1] + rnorm(300000)
-  expect_error(fgseq(x, y, max_time = 1e-9, engine = "gram"),
-               "max_time was spent in the pass over the data that every fit makes before its first step")
+  n <- 300000
+  x <- matrix(rnorm(n * 4), n, 4)
+  y <- x[, 1] + rnorm(n)
+  w <- rep(c(0.5, 2), length.out = n)
+  null <- stats::lm(y ~ 1, weights = w, offset = rep(0.25, n))
+  for (engine in c("gram", "sample")) {
+    expect_warning(fit <- fgseq(x, y, weights = w, offset = rep(0.25, n), max_time = 1e-9, engine = engine),
+                   "was spent before step 1", class = "fgseq_warning_partial")
+    expect_true(fit$partial)
+    expect_length(fit$sequence, 0L)
+    expect_close(unname(coef(fit)[, 1]), c(unname(coef(null)), rep(0, 4)), 1e-10, engine)
+    expect_equal(fit$path$r2, 0)
+  }
+})
+
+test_that("max_time spent in the sweep over x for NA and extreme scales gives the null model, x unread", {
+  # 2^17 rows and 10 columns: the sweep polls the clock after 8 columns (2^20 values), so an Inf in the
+  # last column is never reached; the fit is the null model of y, weights and offset (lm() and glm()
+  # with the intercept alone), never a fit on unchecked data. With time, the Inf is an error.
+  set.seed(9)
+  n <- 2^17
+  x <- matrix(rnorm(n * 10), n, 10, dimnames = list(NULL, paste0("x", 1:10)))
+  x[n, 10] <- Inf
+  y <- x[, 1] + rnorm(n)
+  w <- runif(n, 0.5, 2)
+  off <- rnorm(n, sd = 0.1)
+  expect_error(fgseq(x, y), "`x` contains NA, NaN or Inf \\(first in column 'x10'\\)", class = "fgseq_error_input")
+  expect_warning(fit <- fgseq(x, y, weights = w, offset = off, max_time = 1e-9), "was spent before step 1",
+                 class = "fgseq_warning_partial")
+  expect_true(fit$partial)
+  expect_length(fit$sequence, 0L)
+  expect_close(unname(coef(fit)[, 1]), c(unname(coef(stats::lm(y ~ 1, weights = w, offset = off))), rep(0, 10)),
+               1e-10, "gaussian")
+  yb <- as.numeric(y > 0)
+  expect_warning(bin <- fgseq(x, yb, weights = w, offset = off, family = "binomial", max_time = 1e-9),
+                 class = "fgseq_warning_partial")
+  ref <- suppressWarnings(stats::glm(yb ~ 1, family = "binomial", weights = w, offset = off,
+                                     control = stats::glm.control(epsilon = 1e-14, maxit = 100)))
+  expect_close(unname(coef(bin)[, 1]), c(unname(coef(ref)), rep(0, 10)), 1e-8, "binomial")
 })
 
 test_that("max_time bounds a binomial exact-FR fit whose every step refits each candidate", {

@@ -59,17 +59,11 @@ inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_poin
 }
 
 // The interrupt check of the linear engines' pass over x (the Gram engine's between chunks of rows,
-// the sample-space engine's between groups), which also counts max_time from the start of the fit: a
-// fit cannot start its path before the pass has finished, so running out of time there is an error.
-// (The GLM families' pass over the groups stops with the null model instead: glm_fit().)
+// the sample-space engine's between groups), which also counts max_time from the start of the fit and
+// throws TimeUp once it is spent: the fit is then the null model (null_model()).
 inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_point started) {
   Services timed = svc;
-  timed.check_interrupt = [check = svc.check_interrupt, limit = ctl.max_time, started] {
-    if (check) check();
-    if (seconds_since(started) >= limit)
-      throw std::runtime_error("max_time was spent in the pass over the data that every fit makes before its "
-                               "first step; nothing was fitted: give a larger max_time");
-  };
+  timed.check_interrupt = timed_poll(svc, ctl, started);
   return timed;
 }
 
@@ -86,6 +80,44 @@ inline FitResult run_path(GroupModel& model, const Measurements& cost, const Con
   return out;
 }
 
+// The fit when max_time is spent before the statistics of x are complete (in the checks of x before
+// the fit, in the linear engines' pass over x, in the GLM pass over the groups): the null model of
+// y, weights and offset alone, its path empty and marked partial. No column of x is read (the model
+// runs on an n x p design with no stored value), so x need not have been checked: every group has
+// rank 0, every coefficient is 0 and no column is constant. y: n x P (less the offset for the
+// Gaussian families); w: n weights (empty: 1 each).
+inline FitResult null_model(Index p, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset, Family family,
+                            const GroupLayout& lay, const Measurements& cost, const Control& ctl,
+                            const Services& svc) {
+  const Index n = y.rows();
+  const std::vector<int> outer(static_cast<size_t>(p) + 1, 0);
+  const int no_index = 0;
+  const double no_value = 0.0;
+  const SparseDesign none(SparseMap(n, p, 0, outer.data(), &no_index, &no_value));
+  BlockStats bs = block_stats(none, FamilyOps{family}.least_squares() ? y : MatrixXd(n, 0), w, lay);
+  bs.st.scale = VectorXd::Ones(p);
+  bs.st.constant.assign(static_cast<size_t>(p), false);
+  std::vector<MatrixXd> maps;
+  for (const auto& cols : lay.cols) maps.emplace_back(static_cast<Index>(cols.size()), 0);
+  Whitened wh = whitening_from_maps(maps);
+  wh.S = std::move(maps);
+  Control spent = ctl;
+  spent.max_time = 0.0;
+  const auto now = Clock::now();
+  FitResult out;
+  if (FamilyOps{family}.least_squares()) {
+    SampleModel model(none, y, w, bs.st, wh, lay, spent, 1);
+    out = run_path(model, cost, spent, now, svc);
+  } else {
+    const VectorXd wt = w.size() ? w : VectorXd::Ones(n);
+    GlmModel model(none, y, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, bs.st, lay, spent,
+                   timed_poll(svc, spent, now));
+    out = run_path(model, cost, spent, now, svc);
+  }
+  out.path.partial = true;
+  return out;
+}
+
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
@@ -98,45 +130,34 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Mea
 inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
                             const Measurements& cost, const Control& ctl, Clock::time_point started,
                             const Services& svc) {
-  const BlockStats bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
+  BlockStats bs;
+  try {
+    bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
+  } catch (const TimeUp&) {
+    return null_model(x.cols(), y, weights, MatrixXd(), Family::Gaussian, lay, cost, ctl, svc);
+  }
   const Whitened wh = whiten_block_stats(bs, ctl.rank_tol);
   SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
   return run_path(model, cost, ctl, started, svc);
 }
 
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
-// blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened
-// (every rank 0, the column means only) and the fit is the null model, marked partial, as when the
-// time is spent while the model makes its FR columns.
+// blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
+// the fit is the null model, marked partial (null_model()), as when the time is spent while the model
+// makes its FR columns.
 inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                          Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                          Clock::time_point started, const Services& svc) {
-  const Index n = x.rows();
   BlockStats bs;
   Whitened wh;
-  bool spent = false;
   try {
-    bs = block_stats(x, MatrixXd(n, 0), w, lay, ctl.threads, timed_poll(svc, ctl, started));
+    bs = block_stats(x, MatrixXd(x.rows(), 0), w, lay, ctl.threads, timed_poll(svc, ctl, started));
     wh = whiten_block_stats(bs, ctl.rank_tol);
   } catch (const TimeUp&) {
-    spent = true;
-    bs = BlockStats();
-    bs.st.n = n;
-    bs.st.weight_sum = w.sum();
-    bs.st.mean = x.weighted_sums(w) / bs.st.weight_sum;
-    bs.st.scale = VectorXd::Ones(lay.p);
-    bs.st.constant.assign(static_cast<size_t>(lay.p), false);
-    bs.st.y_mean = VectorXd::Zero(0);
-    bs.st.yy = VectorXd::Zero(0);
-    std::vector<MatrixXd> none;
-    for (const auto& cols : lay.cols) none.emplace_back(static_cast<Index>(cols.size()), 0);
-    wh = whitening_from_maps(none);
-    wh.S = std::move(none);
+    return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
   GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started));
-  FitResult out = run_path(model, cost, ctl, started, svc);
-  out.path.partial = out.path.partial || spent;
-  return out;
+  return run_path(model, cost, ctl, started, svc);
 }
 }  // namespace detail
 
@@ -167,14 +188,48 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
     } else {
       // with an injected BLAS rank update the BLAS brings its own threads
       const int threads = svc.rank_update ? 1 : ctl.threads;
-      st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
-                      detail::timed_pass(svc, ctl, started).check_interrupt,
-                      svc.rank_update, threads);
+      try {
+        st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
+                        detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads);
+      } catch (const TimeUp&) {
+        return detail::null_model(x.cols(), yc, weights, off, family, lay, cost, ctl, svc);
+      }
     }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
   return detail::glm_fit(x, y, w, off, family, lay, cost, ctl, started, svc);
+}
+
+// The fit when max_time is spent in the checks of x before fit_path() could start (see
+// detail::null_model()): the null model of y, weights and offset (the arguments of fit_path(), x
+// replaced by its column count p), marked partial. x is not read.
+inline FitResult null_fit(Index p, const MatrixXd& y, const VectorXd& weights, const MatrixXd& offset,
+                          const std::vector<int>& group_of, int n_groups, const Measurements& cost, Family family,
+                          const Control& ctl, const Services& svc = Services()) {
+  if (static_cast<Index>(group_of.size()) != p) throw std::invalid_argument("null_fit: one group per column is needed");
+  const Index n = y.rows();
+  if ((weights.size() && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != y.cols())))
+    throw std::invalid_argument("null_fit: weights and offset need one row per row of y");
+  const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, y.cols());
+  const GroupLayout lay = make_layout(group_of, n_groups);
+  if (FamilyOps{family}.least_squares()) return detail::null_model(p, y - off, weights, off, family, lay, cost, ctl, svc);
+  return detail::null_model(p, y, weights.size() ? weights : VectorXd::Ones(n), off, family, lay, cost, ctl, svc);
+}
+
+// The sweep of the checks over a dense x (scan_columns() in stats.hpp) on a fit's clock: with max_time
+// seconds left, polled between columns (the interrupt check, then the clock); when the time runs out
+// only `spent` is set, and the fit is null_fit().
+inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, double max_time, const Services& svc = Services()) {
+  Control ctl;
+  ctl.max_time = max_time;
+  try {
+    return scan_columns(x, detail::timed_poll(svc, ctl, detail::Clock::now()));
+  } catch (const TimeUp&) {
+    ColumnScan out;
+    out.spent = true;
+    return out;
+  }
 }
 
 // Dense x read in place.

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -110,19 +111,42 @@ inline bool calling_thread() {
 #endif
 }
 
-// Index (0-based) of the first column of x holding NA, NaN or Inf, or -1 when all are finite.
-// Reads x in place: no n x p logical matrix is allocated.
-inline Index first_nonfinite_column(const Eigen::Ref<const MatrixXd>& x) {
-  for (Index j = 0; j < x.cols(); ++j)
-    if (!x.col(j).allFinite()) return j;
-  return -1;
-}
+// What the checks before a fit need from a dense x, read in place in one sweep: the first column
+// (0-based) holding NA, NaN or Inf (-1 when every value is finite; the sweep stops at it) and the
+// largest magnitude of each column (for the extreme-scale rule). `poll` runs between columns, once per
+// 2^20 values read, while columns remain (an interrupt check, a clock; it may throw).
+struct ColumnScan {
+  Index nonfinite = -1;
+  VectorXd max_abs;
+  bool spent = false;  // set by scan_columns() in fit.hpp when max_time ran out: nothing else is set
+};
 
-// The largest magnitude in each column of x (read in place).
-inline VectorXd column_max_abs(const Eigen::Ref<const MatrixXd>& x) {
-  VectorXd m(x.cols());
-  for (Index j = 0; j < x.cols(); ++j) m(j) = x.rows() ? x.col(j).cwiseAbs().maxCoeff() : 0.0;
-  return m;
+inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll = InterruptCheck()) {
+  const Index n = x.rows(), p = x.cols();
+  ColumnScan out;
+  out.max_abs = VectorXd::Zero(p);
+  Index unpolled = 0;
+  for (Index j = 0; j < p; ++j) {
+    if (unpolled >= (Index(1) << 20) && poll) {
+      poll();
+      unpolled = 0;
+    }
+    const double* c = x.col(j).data();
+    double m = 0.0;
+    int finite = 1;
+    for (Index i = 0; i < n; ++i) {
+      const double a = std::abs(c[i]);
+      finite &= a <= std::numeric_limits<double>::max();  // 0 for Inf and NaN
+      m = a > m ? a : m;
+    }
+    if (!finite) {
+      out.nonfinite = j;
+      return out;
+    }
+    out.max_abs(j) = m;
+    unpolled += n;
+  }
+  return out;
 }
 
 // Rows per chunk: keep the centred buffer near 4 MB.
