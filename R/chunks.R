@@ -80,25 +80,21 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
                                lambda = 1e-6, family = "gaussian",
                                criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                                max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
+  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the pass over the chunks included
   check_dots(...)
   call <- match.call()
   method <- check_method(method)
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
   if (family_def(family)$linear) {
-    chunks <- x
-    stats <- if (is.function(chunks$source)) {
-      fgseq_stats(chunks$source, n_chunks = chunks$n, group = group)
-    } else if (is.character(chunks$source)) {
-      fgseq_stats(chunks$source, group = group, read = chunks$read)
-    } else {
-      fgseq_stats(chunks$source, group = group)
-    }
-    fit <- fgseq(stats, cost = cost, needs = needs, method = method, lambda = lambda, criterion = criterion,
-                 cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps,
-                 max_time = max_time, progress = progress)
-    fit$call <- call
-    return(fit)
+    # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
+    # and the fit is then the null model, marked partial
+    max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+    deadline <- as.numeric(Sys.time()) + max_time - (proc.time()[["elapsed"]] - started)
+    stats <- map_chunks(x$items, x$get, group, deadline)
+    return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
+                     cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = NULL,
+                     max_time = max_time, progress = progress, needs = needs, call = call, started = started))
   }
   if (method != "omp") {
     abort("`method` must be \"omp\" for a ", family, " fit from chunks: CS-G-FR and Doubling refit every ",

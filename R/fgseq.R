@@ -190,10 +190,15 @@
 #'   the sequence learned so far, marked `partial = TRUE`, with a warning of class
 #'   `fgseq_warning_partial` that says at which step it stopped: training is anytime too. Checked
 #'   between candidate groups within a step and at every Newton iteration (GLM families), so a step is
-#'   abandoned when the time is spent. The pass over `x` before the first step counts too: the GLM
-#'   families' (checked between groups) then leave the null model, marked partial; the linear engines'
-#'   (checked between chunks of rows or between groups) stop with an error, as nothing can be fitted
-#'   before it ends.
+#'   abandoned when the time is spent. The passes over `x` before the first step count too, and are
+#'   checked as they go: the sweep of a dense `x` for NA, NaN, Inf and extreme scales (between columns,
+#'   every `2^20` values), the linear engines' statistics pass (between chunks of rows, or between
+#'   groups), the GLM families' (between groups) and, for data in chunks ([fgseq_chunks()]), the
+#'   Gaussian pass over the chunks (between chunks: a chunk started after `max_time` adds its `y` alone,
+#'   its `x` is not read). When the time is spent in one of them the fit is
+#'   the null model (the weighted mean of `y`, less `offset`, for the Gaussian families; the intercepts
+#'   of the GLM with no group otherwise; every coefficient 0), marked partial, with the warning. That
+#'   model reads no column of `x`, so an `x` whose sweep was cut short is not checked for NA.
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,

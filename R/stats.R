@@ -128,19 +128,50 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # without future.apply); each worker reads its chunks one at a time, keeps a running sum of their
 # statistics and returns only that sum, so one p x p matrix per worker travels back, whatever the
 # number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
-map_chunks <- function(items, get_chunk, group) {
-  map_reduce_chunks(items, get_chunk, chunk_stats(group), `+`)
+# With a `deadline` (a time in seconds since the epoch, as.numeric(Sys.time()); a fit's max_time), a
+# chunk started after it adds the moments of its y alone (its x is not read): the sum is then of y
+# alone (class "fgseq_y_stats", 0 columns of moments, the names and groups of the columns), from which
+# the fit is the null model, marked partial (fit_stats()).
+map_chunks <- function(items, get_chunk, group, deadline = Inf) {
+  map_reduce_chunks(items, get_chunk, chunk_stats(group, deadline), add_chunk_stats)
 }
 
-# The statistics of one chunk (see map_reduce_chunks() for f's contract).
-chunk_stats <- function(group) {
+# The statistics of one chunk (see map_reduce_chunks() for f's contract); of its y alone after the
+# deadline.
+chunk_stats <- function(group, deadline = Inf) {
   force(group)
+  force(deadline)
   function(chunk, i) {
     if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
       abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
     }
-    in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights))
+    if (as.numeric(Sys.time()) < deadline) {
+      return(in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights)))
+    }
+    in_chunk(i, {
+      if (!is.matrix(chunk$x) && !is.data.frame(chunk$x)) abort("`x` must be a numeric matrix (n rows, p columns).")
+      n <- nrow(chunk$x)
+      y <- check_y(chunk$y, n, constant_ok = TRUE)
+      m <- .moments(matrix(0, n, 0), matrix(y), check_weights(chunk$weights, n), gram_backend())
+      structure(c(m, list(names = x_names(chunk$x), group = check_group(group, chunk$x))), class = "fgseq_y_stats")
+    })
   }
+}
+
+# The sum of the statistics of two parts of the chunks: `+` for statistics of x and y; of y alone when
+# either part is (add_chunk_stats() of map_chunks()).
+add_chunk_stats <- function(a, b) {
+  if (inherits(a, "fgseq_stats") && inherits(b, "fgseq_stats")) return(a + b)
+  y_only <- function(s) {
+    s$mean <- numeric(0)
+    s$xx <- matrix(0, 0, 0)
+    s$xy <- matrix(0, 0, 1)
+    s
+  }
+  if (!identical(a$names, b$names) || !identical(a$group, b$group)) {
+    abort("the chunks have different columns or groups; give every chunk the same columns of `x` in the same order.")
+  }
+  structure(c(.merge_moments(y_only(a), y_only(b)), list(names = a$names, group = a$group)), class = "fgseq_y_stats")
 }
 
 # The map-reduce over chunks shared by fgseq_stats() and the GLM passes of fgseq(<fgseq_chunks>).
@@ -277,8 +308,16 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
                               ...) {
   started <- proc.time()[["elapsed"]]  # max_time counts from the call, the checks of the statistics included
   check_dots(...)
-  call <- match.call()
-  check_stats(x)
+  fit_stats(x, cost = cost, method = method, lambda = lambda, criterion = criterion, cost_sensitive = cost_sensitive,
+            max_cost = max_cost, max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
+            needs = needs, call = match.call(), started = started)
+}
+
+# The fit from statistics, max_time counting from `started`; from statistics of y alone (class
+# "fgseq_y_stats": max_time was spent in the pass over the chunks), the null model, marked partial.
+fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_cost, max_steps, c_min, max_time,
+                      progress, needs, call, started) {
+  if (!inherits(x, "fgseq_y_stats")) check_stats(x)
   if (x$n < 2) abort("`x` (the statistics) summarizes ", x$n, " row; a fit needs at least 2 rows.")
   # the rule of check_y() on the union: constant when the spread is at rounding level of the mean
   if (!(sqrt(x$yy / x$weight_sum) > 1e-13 * abs(x$y_mean))) {

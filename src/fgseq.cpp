@@ -192,14 +192,17 @@ Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b) {
   return moments_list(fgseq::merge_moments(moments_from(a), moments_from(b)));
 }
 
-// The Gaussian fit from moments (see .fit_path for the other arguments).
+// The Gaussian fit from moments (see .fit_path for the other arguments). Moments of 0 columns (of y
+// alone: max_time was spent in the pass over chunks of rows) give the null model, marked partial.
 // [[Rcpp::export(.fit_moments)]]
 Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
                            const Rcpp::List& measurements, const Rcpp::List& control,
                            Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
-  return result_list(fgseq::fit_moments(moments_from(moments), group_of, n_groups, measurements_from(measurements),
-                                        control_from(control), svc));
+  const fgseq::Moments m = moments_from(moments);
+  if (m.mean.size() == 0)
+    return result_list(fgseq::null_fit(m, group_of, n_groups, measurements_from(measurements), control_from(control), svc));
+  return result_list(fgseq::fit_moments(m, group_of, n_groups, measurements_from(measurements), control_from(control), svc));
 }
 
 // Standardization (the constant-column rule) and group whitening from merged moments, as the core

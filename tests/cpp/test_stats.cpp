@@ -113,4 +113,9 @@ static void test_time_before_stats(Problem& pb) {
   const double null_risk = 0.5 * (wt.array() * r.array().square()).sum() / wt.sum();
   check(is_null(before) && std::abs(before.null_risk - null_risk) < 1e-12,
         "null_fit: the weighted null model of y - offset, marked partial", before.null_risk, null_risk);
+  const MatrixXd yc = pb.Y - off;
+  const FitResult chunks = null_fit(centred_moments(MatrixXd(n, 0), yc, wt), pb.group_of, 5, cost, Control());
+  check(is_null(chunks) && std::abs(chunks.null_risk - null_risk) < 1e-12,
+        "null_fit: the null model from the moments of y alone (a pass over chunks cut short)", chunks.null_risk,
+        null_risk);
 }

@@ -96,11 +96,12 @@ test_that("the chunks are cut into one contiguous batch per worker, and a batch 
   expect_identical(seen$order, 1:5)
   expect_equal(st$xx, Reduce(`+`, lapply(chunks, function(ch) fgseq_stats(ch$x, ch$y, group = d$group)))$xx,
                tolerance = 1e-12)
-  # the function run on a batch carries only the reader and the groups, not the other batches' chunks
+  # the function run on a batch carries only the reader, the groups and the deadline of a fit's
+  # max_time, not the other batches' chunks
   stats_of <- fgseq:::chunk_stats(d$group)
   run <- fgseq:::chunk_batch_runner(NULL, stats_of, `+`)
   expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "f", "combine"))
-  expect_setequal(ls(environment(stats_of), all.names = TRUE), "group")
+  expect_setequal(ls(environment(stats_of), all.names = TRUE), c("group", "deadline"))
   one <- run(list(index = 2:3, items = chunks[2:3]))
   rows <- unlist(d$chunks[2:3])
   expect_equal(one$xx, fgseq_stats(d$x[rows, ], d$y[rows], group = d$group)$xx, tolerance = 1e-10)

@@ -152,3 +152,34 @@ test_that("max_time counts from the call: the input checks of a large fit are wi
   expect_true(fit$partial)
   expect_lt(length(fit$sequence), 50L)
 })
+
+test_that("max_time counts the pass over the chunks of a Gaussian fit, checked between chunks", {
+  # four chunks from a function; reading chunk 1 takes 0.3 s, more than max_time: chunks 2 to 4 start
+  # after the deadline and add their y alone (x not read: chunk 4's NA is not seen), and the fit is the
+  # null model of all the rows (lm() on the intercept alone, weighted), marked partial
+  set.seed(10)
+  n <- 4000
+  x <- matrix(rnorm(n * 6), n, 6)
+  y <- drop(x %*% rnorm(6)) + rnorm(n)
+  w <- runif(n, 0.5, 2)
+  rows <- split(seq_len(n), rep(1:4, each = n / 4))
+  chunk <- function(i) {
+    if (i == 1) Sys.sleep(0.3)
+    xi <- x[rows[[i]], ]
+    if (i == 4) xi[1, 1] <- NA
+    list(x = xi, y = y[rows[[i]]], weights = w[rows[[i]]])
+  }
+  chunks <- fgseq_chunks(chunk, n_chunks = 4)
+  elapsed <- system.time(expect_warning(fit <- fgseq(chunks, group = rep(1:3, 2), max_time = 0.2),
+                                        "was spent before step 1", class = "fgseq_warning_partial"))[["elapsed"]]
+  expect_lt(elapsed, 5)
+  expect_true(fit$partial)
+  expect_length(fit$sequence, 0L)
+  expect_identical(fit$nobs, as.integer(n))
+  expect_close(unname(coef(fit)[, 1]), c(unname(coef(stats::lm(y ~ 1, weights = w))), rep(0, 6)), 1e-10, "null")
+  # with time, every chunk is read: chunk 4's NA is an error, and without it the fit is the in-memory one
+  expect_error(fgseq(chunks, group = rep(1:3, 2)), "chunk 4: `x` contains NA, NaN or Inf", class = "fgseq_error_input")
+  whole <- fgseq_chunks(lapply(rows, function(r) list(x = x[r, ], y = y[r], weights = w[r])))
+  expect_equal(coef(fgseq(whole, group = rep(1:3, 2), max_time = 60)), coef(fgseq(x, y, group = rep(1:3, 2), weights = w)),
+               tolerance = 1e-10)
+})

@@ -81,39 +81,58 @@ inline FitResult run_path(GroupModel& model, const Measurements& cost, const Con
 }
 
 // The fit when max_time is spent before the statistics of x are complete (in the checks of x before
-// the fit, in the linear engines' pass over x, in the GLM pass over the groups): the null model of
-// y, weights and offset alone, its path empty and marked partial. No column of x is read (the model
-// runs on an n x p design with no stored value), so x need not have been checked: every group has
-// rank 0, every coefficient is 0 and no column is constant. y: n x P (less the offset for the
-// Gaussian families); w: n weights (empty: 1 each).
-inline FitResult null_model(Index p, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset, Family family,
-                            const GroupLayout& lay, const Measurements& cost, const Control& ctl,
-                            const Services& svc) {
-  const Index n = y.rows();
-  const std::vector<int> outer(static_cast<size_t>(p) + 1, 0);
-  const int no_index = 0;
-  const double no_value = 0.0;
-  const SparseDesign none(SparseMap(n, p, 0, outer.data(), &no_index, &no_value));
-  BlockStats bs = block_stats(none, FamilyOps{family}.least_squares() ? y : MatrixXd(n, 0), w, lay);
-  bs.st.scale = VectorXd::Ones(p);
-  bs.st.constant.assign(static_cast<size_t>(p), false);
+// the fit, in the linear engines' pass over x or over chunks of rows, in the GLM pass over the
+// groups): the null model, its path empty and marked partial. No column of x is read: st holds the
+// moments of y alone (n, weight_sum, and for the Gaussian families y_mean and yy); the p columns get
+// mean 0 and scale 1, none is constant, every group has rank 0 and every coefficient is 0.
+inline Whitened no_columns(GramStats& st, Index p, const GroupLayout& lay) {
+  st.mean = VectorXd::Zero(p);
+  st.scale = VectorXd::Ones(p);
+  st.constant.assign(static_cast<size_t>(p), false);
   std::vector<MatrixXd> maps;
   for (const auto& cols : lay.cols) maps.emplace_back(static_cast<Index>(cols.size()), 0);
   Whitened wh = whitening_from_maps(maps);
   wh.S = std::move(maps);
+  wh.C.resize(0, 0);
+  wh.rho.resize(0, st.y_mean.size());
+  return wh;
+}
+
+// The Gaussian families' null model from the moments of y (see no_columns()).
+inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const Measurements& cost,
+                           const Control& ctl, const Services& svc) {
+  const Whitened wh = no_columns(st, p, lay);
+  Control spent = ctl;
+  spent.max_time = 0.0;
+  GramModel model(wh, st, lay, spent);
+  FitResult out = run_path(model, cost, spent, Clock::now(), svc);
+  out.path.partial = true;
+  return out;
+}
+
+// The null model from the rows of y (n x P, less the offset for the Gaussian families), the weights w
+// (empty: 1 each) and the offset; x contributes its column count p only.
+inline FitResult null_model(Index p, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset, Family family,
+                            const GroupLayout& lay, const Measurements& cost, const Control& ctl,
+                            const Services& svc) {
+  const Index n = y.rows();
+  if (FamilyOps{family}.least_squares())
+    return null_gram(standardize(centred_moments(MatrixXd(n, 0), y, w)), p, lay, cost, ctl, svc);
+  const VectorXd wt = w.size() ? w : VectorXd::Ones(n);
+  GramStats st;
+  st.n = n;
+  st.weight_sum = wt.sum();
+  const Whitened wh = no_columns(st, p, lay);
+  const std::vector<int> outer(static_cast<size_t>(p) + 1, 0);
+  const int no_index = 0;
+  const double no_value = 0.0;
+  const SparseDesign none(SparseMap(n, p, 0, outer.data(), &no_index, &no_value));  // n x p, no stored value
   Control spent = ctl;
   spent.max_time = 0.0;
   const auto now = Clock::now();
-  FitResult out;
-  if (FamilyOps{family}.least_squares()) {
-    SampleModel model(none, y, w, bs.st, wh, lay, spent, 1);
-    out = run_path(model, cost, spent, now, svc);
-  } else {
-    const VectorXd wt = w.size() ? w : VectorXd::Ones(n);
-    GlmModel model(none, y, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, bs.st, lay, spent,
-                   timed_poll(svc, spent, now));
-    out = run_path(model, cost, spent, now, svc);
-  }
+  GlmModel model(none, y, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, st, lay, spent,
+                 timed_poll(svc, spent, now));
+  FitResult out = run_path(model, cost, spent, now, svc);
   out.path.partial = true;
   return out;
 }
@@ -264,6 +283,16 @@ inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of,
   const auto started = detail::Clock::now();
   const GroupLayout lay = make_layout(group_of, n_groups);
   return detail::fit_gram(standardize(m), lay, cost, ctl, started, svc);
+}
+
+// The fit when max_time was spent in the pass over chunks of rows before the moments of x were
+// complete: the null model from the moments of y alone (m of 0 columns: n, weight_sum, y_mean, yy;
+// see detail::null_model()) for the p columns of group_of, marked partial.
+inline FitResult null_fit(const Moments& m, const std::vector<int>& group_of, int n_groups, const Measurements& cost,
+                          const Control& ctl, const Services& svc = Services()) {
+  if (m.mean.size() != 0) throw std::invalid_argument("null_fit: the moments of y alone (0 columns) are needed");
+  const GroupLayout lay = make_layout(group_of, n_groups);
+  return detail::null_gram(standardize(m), static_cast<Index>(group_of.size()), lay, cost, ctl, svc);
 }
 
 }  // namespace fgseq
