@@ -182,50 +182,54 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   out.blocks.assign(static_cast<size_t>(G), MatrixXd());
   out.rows.assign(static_cast<size_t>(G), MatrixXd());
   const VectorXd sw = w.cwiseSqrt();
+  const SharedCheck shared(check_interrupt);
   parallel_ranges(G, threads, [&](Index g0, Index g1) {
+    const InterruptCheck check = shared.check();
     MatrixXd xg;
-    for (Index g = g0; g < g1; ++g) {
-      if (g > g0 && check_interrupt && calling_thread()) check_interrupt();  // between groups: work remains
-      const auto& cols = lay.cols[static_cast<size_t>(g)];
-      const Index d = static_cast<Index>(cols.size());
-      // the constant-column rule on a column's sd; returns 1 / sd, or 0 for a constant column
-      const auto inverse_sd = [&](Index a, double sd) {
-        const Index j = cols[a];
-        if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
-          st.constant[static_cast<size_t>(j)] = true;  // distinct j per thread: no race
-          st.scale(j) = 1.0;
-          return 0.0;
+    shared.run([&] {
+      for (Index g = g0; g < g1; ++g) {
+        if (g > g0 && check) check();  // between groups: work remains
+        const auto& cols = lay.cols[static_cast<size_t>(g)];
+        const Index d = static_cast<Index>(cols.size());
+        // the constant-column rule on a column's sd; returns 1 / sd, or 0 for a constant column
+        const auto inverse_sd = [&](Index a, double sd) {
+          const Index j = cols[a];
+          if (!(sd > 1e-13 * std::max(std::abs(st.mean(j)), 1e-300))) {
+            st.constant[static_cast<size_t>(j)] = true;  // distinct j per thread: no race
+            st.scale(j) = 1.0;
+            return 0.0;
+          }
+          st.scale(j) = sd;
+          return 1.0 / sd;
+        };
+        if (d > n) {  // wide: the standardized rows, no d x d block
+          MatrixXd& A = out.rows[static_cast<size_t>(g)];
+          x.gather(cols, A);
+          for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
+          A = (sw / std::sqrt(W)).asDiagonal() * A;
+          for (Index a = 0; a < d; ++a) A.col(a) *= inverse_sd(a, A.col(a).norm());
+          continue;
         }
-        st.scale(j) = sd;
-        return 1.0 / sd;
-      };
-      if (d > n) {  // wide: the standardized rows, no d x d block
-        MatrixXd& A = out.rows[static_cast<size_t>(g)];
-        x.gather(cols, A);
-        for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
-        A = (sw / std::sqrt(W)).asDiagonal() * A;
-        for (Index a = 0; a < d; ++a) A.col(a) *= inverse_sd(a, A.col(a).norm());
-        continue;
+        MatrixXd B(d, d);
+        if (x.is_sparse()) {
+          for (Index a = 0; a < d; ++a)
+            for (Index b = 0; b <= a; ++b)
+              B(a, b) = B(b, a) = x.cross(cols[a], cols[b], w) - W * st.mean(cols[a]) * st.mean(cols[b]);
+        } else {
+          x.gather(cols, xg);
+          for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
+          xg = sw.asDiagonal() * xg;
+          B.setZero();
+          B.selfadjointView<Eigen::Lower>().rankUpdate(xg.transpose());
+          B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+        }
+        B /= W;
+        // standardize with the column scales; the same rule for constant columns as standardize()
+        VectorXd inv(d);
+        for (Index a = 0; a < d; ++a) inv(a) = inverse_sd(a, std::sqrt(std::max(B(a, a), 0.0)));
+        out.blocks[static_cast<size_t>(g)] = inv.asDiagonal() * B * inv.asDiagonal();
       }
-      MatrixXd B(d, d);
-      if (x.is_sparse()) {
-        for (Index a = 0; a < d; ++a)
-          for (Index b = 0; b <= a; ++b)
-            B(a, b) = B(b, a) = x.cross(cols[a], cols[b], w) - W * st.mean(cols[a]) * st.mean(cols[b]);
-      } else {
-        x.gather(cols, xg);
-        for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
-        xg = sw.asDiagonal() * xg;
-        B.setZero();
-        B.selfadjointView<Eigen::Lower>().rankUpdate(xg.transpose());
-        B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
-      }
-      B /= W;
-      // standardize with the column scales; the same rule for constant columns as standardize()
-      VectorXd inv(d);
-      for (Index a = 0; a < d; ++a) inv(a) = inverse_sd(a, std::sqrt(std::max(B(a, a), 0.0)));
-      out.blocks[static_cast<size_t>(g)] = inv.asDiagonal() * B * inv.asDiagonal();
-    }
+    });
   });
   return out;
 }

@@ -111,6 +111,44 @@ inline bool calling_thread() {
 #endif
 }
 
+// The interrupt check of a pass split over threads (parallel_ranges()): the calling thread polls
+// `check` (R's interrupt check, a clock), the only one allowed to; when that throws, every other
+// thread stops at its own next check too (instead of finishing its range), and the calling thread's
+// exception is the one parallel_ranges() rethrows. Each range's body runs inside run().
+class SharedCheck {
+ public:
+  explicit SharedCheck(const InterruptCheck& check) : check_(check) {}
+  // the check of the thread that calls it
+  InterruptCheck check() const {
+    if (!check_) return InterruptCheck();
+    if (calling_thread()) {
+      return [this] {
+        try {
+          check_();
+        } catch (...) {
+          stop_.store(true);
+          throw;
+        }
+      };
+    }
+    return [this] {
+      if (stop_.load()) throw Abandoned();
+    };
+  }
+  template <class Body>
+  void run(const Body& body) const {
+    try {
+      body();
+    } catch (const Abandoned&) {  // stopped because the calling thread's check threw
+    }
+  }
+
+ private:
+  struct Abandoned {};
+  InterruptCheck check_;
+  mutable std::atomic<bool> stop_{false};
+};
+
 // What the checks before a fit need from a dense x, read in place in one sweep: the first column
 // (0-based) holding NA, NaN or Inf (-1 when every value is finite; the sweep stops at it) and the
 // largest magnitude of each column (for the extreme-scale rule). `poll` runs between columns, once per
@@ -226,15 +264,17 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     if (weights.size() > 0 && weights.size() != n)
       throw std::invalid_argument("centred_moments: one weight per row is needed");
     std::vector<Moments> part(static_cast<size_t>(threads));
+    const SharedCheck shared(check_interrupt);
     parallel_ranges(threads, threads, [&](Index t0, Index t1) {
-      for (Index t = t0; t < t1; ++t) {
-        const Index b = n * t / threads, e = n * (t + 1) / threads;
-        const InterruptCheck none;
-        part[static_cast<size_t>(t)] = centred_moments(
-            x.middleRows(b, e - b), y.middleRows(b, e - b),
-            weights.size() ? Eigen::Ref<const VectorXd>(weights.segment(b, e - b)) : weights,
-            calling_thread() ? check_interrupt : none, rank_update, 1);
-      }
+      shared.run([&] {
+        for (Index t = t0; t < t1; ++t) {
+          const Index b = n * t / threads, e = n * (t + 1) / threads;
+          part[static_cast<size_t>(t)] = centred_moments(
+              x.middleRows(b, e - b), y.middleRows(b, e - b),
+              weights.size() ? Eigen::Ref<const VectorXd>(weights.segment(b, e - b)) : weights,
+              shared.check(), rank_update, 1);
+        }
+      });
     });
     Moments m = std::move(part[0]);
     for (int t = 1; t < threads; ++t) m = merge_moments(m, part[static_cast<size_t>(t)]);
