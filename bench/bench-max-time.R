@@ -1,6 +1,7 @@
 ## How far a fit overshoots `max_time` (target: at most 10% of max_time or 0.2 s, whichever is larger),
 ## where a single step is long: binomial CS-G-FR with fr_gain = "exact" refits every candidate group
-## (one Newton solve each) within a step, and the pass over x before the first step. Prints, for each
+## (one Newton solve each) within a step, and the passes over x before the first step (the sweep for
+## NA and extreme scales, the statistics of either linear engine, the pass over chunks). Prints, for each
 ## case, the elapsed time, the overshoot (elapsed - max_time) and its ratio to the allowance.
 ##   Rscript bench/bench-max-time.R [n]        (default n = 200000)
 source("bench/bench-utils.R")
@@ -40,4 +41,10 @@ t0 <- proc.time()[["elapsed"]]
 invisible(fgseq(xt, yt, max_steps = 1))
 cat(sprintf("gaussian n = 1e6, p = 60: the pass and one step take %.2f s\n", proc.time()[["elapsed"]] - t0))
 for (mt in c(0.2, 0.5)) report("gaussian n = 1e6, p = 60 (the pass over x)", mt, fgseq(xt, yt, max_time = mt))
+for (mt in c(0.2, 0.5)) {
+  report("gaussian n = 1e6, p = 60, sample-space engine", mt, fgseq(xt, yt, engine = "sample", max_time = mt))
+}
+# the same rows in 10 chunks (a list): the pass over the chunks counts, checked between chunks
+chunks <- fgseq_chunks(lapply(split(seq_len(1e6), rep(1:10, each = 1e5)), function(i) list(x = xt[i, ], y = yt[i])))
+for (mt in c(0.2, 0.5)) report("gaussian n = 1e6, p = 60, 10 chunks", mt, fgseq(chunks, max_time = mt))
 cat("load after:", load_average(), "\n")

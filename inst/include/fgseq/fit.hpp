@@ -156,7 +156,7 @@ inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& 
     return null_model(x.cols(), y, weights, MatrixXd(), Family::Gaussian, lay, cost, ctl, svc);
   }
   const Whitened wh = whiten_block_stats(bs, ctl.rank_tol);
-  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads);
+  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, timed_poll(svc, ctl, started));
   return run_path(model, cost, ctl, started, svc);
 }
 

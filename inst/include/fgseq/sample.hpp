@@ -40,8 +40,11 @@ class SampleModel : public GroupModel {
  public:
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
   // and whiten_block_stats() on the same x, weights and layout.
+  // poll: checked between groups while the screening copy is made (a pass over x); when it throws
+  // TimeUp (max_time spent) the model has no copy and scores in double precision.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
-              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads)
+              const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads,
+              const InterruptCheck& poll = InterruptCheck())
       : GroupModel(wh, st, lay, ctl), x_(x), threads_(threads) {
     const Index n = x_.rows(), P = y.cols();
     const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
@@ -52,7 +55,13 @@ class SampleModel : public GroupModel {
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
     wsel_.resize(0, P);
-    if (ctl_.method == Method::OMP && ctl_.screen && !x_.is_sparse()) make_copy();
+    if (ctl_.method == Method::OMP && ctl_.screen && !x_.is_sparse()) {
+      try {
+        make_copy(poll);
+      } catch (const TimeUp&) {
+        copy_ = ScreeningCopy();
+      }
+    }
     if (ctl_.method != Method::OMP) {
       b_ = whitened_tmul(yt_);
       schur_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
@@ -182,15 +191,20 @@ class SampleModel : public GroupModel {
   bool screening() const { return copy_.cols() > 0; }
 
   // the copy of A, made group by group on the fit's threads
-  void make_copy() {
+  void make_copy(const InterruptCheck& poll) {
     const Index n = x_.rows(), G = lay_.size();
     copy_ = ScreeningCopy(n, wh_.q);
+    const SharedCheck shared(poll);
     parallel_ranges(G, threads_, [&](Index b, Index e) {
-      for (Index g = b; g < e; ++g) {
-        if (rank(g) == 0) continue;
-        const MatrixXd Ag = whitened_columns(g);
-        for (Index j = 0; j < rank(g); ++j) copy_.set_column(offset(g) + j, Ag.col(j));
-      }
+      const InterruptCheck check = shared.check();
+      shared.run([&] {
+        for (Index g = b; g < e; ++g) {
+          if (g > b && check) check();
+          if (rank(g) == 0) continue;
+          const MatrixXd Ag = whitened_columns(g);
+          for (Index j = 0; j < rank(g); ++j) copy_.set_column(offset(g) + j, Ag.col(j));
+        }
+      });
     });
     eta_group_ = VectorXd::Zero(G);
     sigma_.assign(static_cast<size_t>(G), 0.0);
