@@ -501,9 +501,8 @@ class ExactTreeLearner : public TreeLearner {
         wt_[s] = nd.weight;
         base_[s] = nd.sum * nd.sum / nd.weight;
       }
-      if (A <= std::numeric_limits<signed char>::max()) scan_level<signed char>(A, slot8_);
-      else if (A <= std::numeric_limits<short>::max()) scan_level<short>(A, slot16_);
-      else scan_level<int>(A, row_slot_);
+      if (weighted()) scan_level<true>(A);
+      else scan_level<false>(A);
 
       // choose the split of each node, left to right, and make its children
       std::vector<int> split_col(static_cast<size_t>(A), -1);
@@ -563,7 +562,15 @@ class ExactTreeLearner : public TreeLearner {
   // rows keeps, per node, the rows seen so far (count, gradient sum) and scores the boundary before each
   // new distinct value. The node of each row is read from a slot array of the smallest integer type
   // that holds A (the one random access of the pass: a small array stays in cache).
-  template <typename Slot>
+  template <bool Weighted>
+  void scan_level(Index A) {
+    if (A <= std::numeric_limits<signed char>::max()) scan_level<Weighted, signed char>(A, slot8_);
+    else if (A <= std::numeric_limits<short>::max()) scan_level<Weighted, short>(A, slot16_);
+    else scan_level<Weighted, int>(A, row_slot_);
+  }
+
+  // Without weights (Weighted false) the weights scanned are the row counts, not kept.
+  template <bool Weighted, typename Slot>
   void scan_level(Index A, std::vector<Slot>& slot) {
     const Index n = x_.rows(), p = x_.cols(), m = ctl_.min_node_size;
     slot.resize(static_cast<size_t>(n));
@@ -580,12 +587,12 @@ class ExactTreeLearner : public TreeLearner {
     for (Index j = 0; j < p; ++j) {
       std::fill(nl_.begin(), nl_.end(), 0);
       std::fill(sl_.begin(), sl_.end(), 0.0);
-      std::fill(wl_.begin(), wl_.end(), 0.0);
+      if (Weighted) std::fill(wl_.begin(), wl_.end(), 0.0);
       std::fill(bg_.begin(), bg_.end(), none);
       const int* order = sorted_.col(j);
       const int* rank = sorted_.rank(j);
       const double* rs = rsorted_.data() + j * n;
-      const double* ws = weighted() ? wsorted_.data() + j * n : nullptr;
+      const double* ws = Weighted ? wsorted_.data() + j * n : nullptr;
       for (Index k = 0; k < n; ++k) {
         const int i = order[k];
         const int s = sl_of[i];
@@ -595,8 +602,9 @@ class ExactTreeLearner : public TreeLearner {
         if (nl >= m && v > last_[s]) {  // a boundary between two distinct values of the node
           const Index nr = cnt_[s] - nl;
           if (nr >= m) {
-            const double sl = sl_[s], sr = sum_[s] - sl, wl = wl_[s];
-            const double g = split_gain(sl, wl, sr, wt_[s] - wl, base_[s]);
+            const double sl = sl_[s], sr = sum_[s] - sl;
+            const double g = Weighted ? split_gain(sl, wl_[s], sr, wt_[s] - wl_[s], base_[s])
+                                      : split_gain(sl, static_cast<double>(nl), sr, static_cast<double>(nr), base_[s]);
             if (g > bg_[s] + ctl_.tie_tol * std::abs(bg_[s])) {  // a later threshold must beat the best clearly
               bg_[s] = g;
               brow_[s] = std::make_pair(lastrow_[s], i);
@@ -605,7 +613,7 @@ class ExactTreeLearner : public TreeLearner {
         }
         nl_[s] = nl + 1;
         sl_[s] += rs[k];
-        wl_[s] += ws ? ws[k] : 1.0;
+        if (Weighted) wl_[s] += ws[k];
         last_[s] = v;
         lastrow_[s] = i;
       }
