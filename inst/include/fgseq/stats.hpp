@@ -302,13 +302,13 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
   // centred responses) and merges its means
   auto add_chunk = [&](const Eigen::Ref<const MatrixXd>& xb, const Eigen::Ref<const MatrixXd>& yb, double Wc,
                        const VectorXd& mc, const VectorXd& yc, bool centred) {
-    if (rank_update) rank_update(m.xx, xb);
-    else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
-    if (!centred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
-    if (P > 0) {
-      m.xy.noalias() += xb.transpose() * yb;
-      m.yy += yb.colwise().squaredNorm().transpose();
+    if (p > 0) {  // no column (the null model's moments of y): no product over an empty x
+      if (rank_update) rank_update(m.xx, xb);
+      else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+      if (!centred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
+      if (P > 0) m.xy.noalias() += xb.transpose() * yb;
     }
+    if (P > 0) m.yy += yb.colwise().squaredNorm().transpose();
     merge_chunk(m, Wr, Wc, mc, yc);
     Wr += Wc;
   };
