@@ -73,19 +73,28 @@ print.fgseq_chunks <- function(x, ...) {
 
 #' @rdname fgseq
 #' @details The `"fgseq_chunks"` method fits from data in chunks of rows ([fgseq_chunks()]):
-#'   `family = "gaussian"` through the summed sufficient statistics (any `method`), `"binomial"` and
-#'   `"poisson"` (CS-G-OMP, `method = "omp"`) by map-reduce Newton steps, one pass over the chunks each.
+#'   `family = "gaussian"` through the summed sufficient statistics (any `method`); `"binomial"` and
+#'   `"poisson"` by map-reduce Newton steps, one pass over the chunks each. For these, `method = "omp"`
+#'   scores the groups from the gradients of the pass at the fit; `"fr"` and `"doubling"` need
+#'   `fr_gain = "quadratic"`: the quadratic gains of all candidates of a step come from one more pass at
+#'   the fit (every chunk adds its part of the Hessian of the selected columns, of each candidate's
+#'   border and diagonal block and of its gradient), then the Schur complements as in memory, and the
+#'   refit of the chosen group starts from its Newton step. The fit equals the in-memory fit of the same
+#'   rows up to the Newton tolerance. `fr_gain = "exact"` would refit every candidate at every step, each
+#'   Newton point a pass over the chunks; it is refused (an error of class `fgseq_error_input`).
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                                lambda = 1e-6, family = "gaussian",
-                               criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
-                               max_steps = Inf, max_time = Inf, progress = FALSE, needs = NULL, ...) {
+                               criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("exact", "quadratic"),
+                               max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
+                               needs = NULL, ...) {
   started <- proc.time()[["elapsed"]]  # max_time counts from the call, the pass over the chunks included
   check_dots(...)
   call <- match.call()
   method <- check_method(method)
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
+  fr_gain <- check_choice(fr_gain, c("exact", "quadratic"), "fr_gain")
   if (family_def(family)$linear) {
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial
@@ -93,14 +102,14 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
     deadline <- as.numeric(Sys.time()) + max_time - (proc.time()[["elapsed"]] - started)
     stats <- map_chunks(x$items, x$get, group, deadline)
     return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
-                     cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = NULL,
+                     cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = c_min,
                      max_time = max_time, progress = progress, needs = needs, call = call, started = started))
   }
-  if (method != "omp") {
-    abort("`method` must be \"omp\" for a ", family, " fit from chunks: CS-G-FR and Doubling refit every ",
-          "candidate group, one pass over the chunks each.")
+  if (method != "omp" && fr_gain != "quadratic") {
+    abort("`fr_gain` must be \"quadratic\" for method = \"", method, "\" in a ", family, " fit from chunks: the ",
+          "exact gain refits every candidate group at every step, each Newton point a pass over the chunks.")
   }
-  control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, NULL, max_time)
+  control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
   chunked_glm(x, group, cost, needs, family, control, progress, call)
 }
 
@@ -162,18 +171,23 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # one pass over the chunks adding their risk, gradient, Hessian and X'W(y - mu). The core's greedy
   # engine scores the groups from X'W(y - mu) and refits each step with its Newton solver, every point
   # it evaluates one call of sums(); max_time counts from the start, the moments pass included.
-  sums <- function(theta, set) {
-    columns <- list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
-                    cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
-    chunk_pass(chunks, glm_pass(theta, columns, family))
+  columns <- function(set) {
+    list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
+         cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
+  }
+  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family))
+  # FR and Doubling: the sums of the quadratic gains of the candidates at theta over the groups `set`
+  gains <- function(theta, set, candidates) {
+    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family))[[1L]]
   }
   report <- progress_reporter(progress)
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
-                           mom$wy / W, family, sums, timed_control(control, started), report)
-  finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = "omp",
+                           mom$wy / W, family, sums, if (control$method != "omp") gains,
+                           timed_control(control, started), report)
+  finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
              family = family,
              response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),
-             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(mom$n), call = call)
+             has_offset = FALSE, fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call)
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
@@ -193,6 +207,12 @@ moments_pass <- function(names_x, family, gram) {
 # One chunk's sums at theta over the selected whitened columns (`columns`, see .glm_chunk_sums()).
 glm_pass <- function(theta, columns, family) {
   function(ch) .glm_chunk_sums(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta))
+}
+
+# One chunk's sums of the quadratic gains' pass at theta over the first n_selected groups of `columns`
+# for the candidates after them (see .glm_chunk_gains()), as a list of one vector (added by chunk_pass()).
+glm_gain_pass <- function(theta, columns, n_selected, family) {
+  function(ch) list(.glm_chunk_gains(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta), n_selected))
 }
 
 # Standardization and group whitening from merged moments: the core's, as after its own pass.

@@ -217,6 +217,7 @@
 #' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
 #'   candidate) or `"quadratic"` (one Newton step, all candidates of a step from one pass over the rows;
 #'   see the section Families); ignored for the Gaussian families, where the gain is exact and cheap.
+#'   A GLM fit from chunks ([fgseq_chunks()]) takes `"quadratic"` only (see Details).
 #' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
 #'   formula method: a variable of `data`), a character vector of the measurements it needs, as in
 #'   `list(chol = c("blood_draw", "chol"))`; groups (variables) not listed need one measurement named by

@@ -313,18 +313,36 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
                             Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
 }
 
-// The CS-G-OMP path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R): the
-// core's greedy engine and Newton solver, over sums from R. whitening: the list of .moments_whitening()
+// One chunk's sums of the quadratic FR gains' pass (fgseq::glm_chunk_gains) at theta over the first
+// n_selected groups of `columns` (see columns_from) for the candidate groups that follow them, in one
+// vector (fgseq::pack_gain_sums). y and offset: n x P matrices.
+// [[Rcpp::export(.glm_chunk_gains)]]
+Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+                                    const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
+                                    const std::string& family, const Rcpp::List& columns,
+                                    const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected) {
+  fgseq::GramStats st;
+  fgseq::SelectedColumns sel;
+  columns_from(columns, st, sel);
+  return fgseq::pack_gain_sums(fgseq::glm_chunk_gains(fgseq::DenseDesign(x), y, weights, offset,
+                                                      fgseq::from_name<fgseq::Family>(family), st, sel, n_selected, theta));
+}
+
+// The path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R): the core's
+// greedy engine and Newton solver, over sums from R. whitening: the list of .moments_whitening()
 // (mean, scale, constant, T); group_of: 0-based group of each column; weight_sum: the total weight;
 // ybar: the weighted mean response (length P), whose link starts the null model; sums: an R
 // function(theta, groups) (theta: vec of (m + 1) x P; groups: 1-based, in selection order) returning
-// the list of .glm_chunk_sums() added over every chunk at theta; control, progress: as for .fit_path
-// (max_time: the seconds left). Returns .fit_path's list.
+// the list of .glm_chunk_sums() added over every chunk at theta; gains: NULL (CS-G-OMP) or, for FR and
+// Doubling with the quadratic gain, an R function(theta, groups, candidates) (candidates: 1-based, in
+// group order) returning the .glm_chunk_gains() of every chunk at theta, added; control, progress: as
+// for .fit_path (max_time: the seconds left). Returns .fit_path's list.
 // [[Rcpp::export(.glm_chunked_path)]]
 Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
                                 const Rcpp::List& measurements, double weight_sum,
                                 const Eigen::Map<Eigen::VectorXd>& ybar, const std::string& family, Rcpp::Function sums,
-                                const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
+                                Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control,
+                                Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
   const fgseq::Control ctl = control_from(control);
   const fgseq::GramStats st = column_stats_from(whitening);
@@ -333,10 +351,13 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
   for (R_xlen_t g = 0; g < maps.size(); ++g) T.push_back(Rcpp::as<Eigen::MatrixXd>(maps[g]));
   const fgseq::Whitened wh = fgseq::whitening_from_maps(std::move(T));
   const fgseq::GroupLayout lay = fgseq::make_layout(group_of, n_groups);
-  const fgseq::GlmSumsSource source = [&sums](const std::vector<Eigen::Index>& groups, const Eigen::MatrixXd& theta) {
+  const auto one_based = [](const std::vector<Eigen::Index>& groups) {
     Rcpp::IntegerVector set(groups.size());
     for (size_t k = 0; k < groups.size(); ++k) set[k] = static_cast<int>(groups[k]) + 1;
-    const Rcpp::List s = sums(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), set);
+    return set;
+  };
+  const fgseq::GlmSumsSource source = [&sums, &one_based](const std::vector<Eigen::Index>& groups, const Eigen::MatrixXd& theta) {
+    const Rcpp::List s = sums(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), one_based(groups));
     fgseq::GlmSums out;
     out.loss = Rcpp::as<double>(s["loss"]);
     out.deviance = Rcpp::as<double>(s["deviance"]);
@@ -346,10 +367,20 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
     out.rsum = Rcpp::as<Eigen::VectorXd>(s["rsum"]);
     return out;
   };
+  fgseq::GlmGainSource gain_source;
+  if (gains.isNotNull()) {
+    gain_source = [f = Rcpp::Function(gains), &one_based](const std::vector<Eigen::Index>& groups,
+                                                           const std::vector<Eigen::Index>& candidates,
+                                                           const Eigen::MatrixXd& theta, const fgseq::GainLayout& gl) {
+      const Eigen::VectorXd v = Rcpp::as<Eigen::VectorXd>(
+          f(Rcpp::NumericVector(theta.data(), theta.data() + theta.size()), one_based(groups), one_based(candidates)));
+      return fgseq::unpack_gain_sums(v, gl, theta.cols());
+    };
+  }
   const Eigen::MatrixXd theta0 = fgseq::FamilyOps{fgseq::from_name<fgseq::Family>(family)}.null_intercepts(ybar);
   return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0,
                                           fgseq::sums_refitter(source, weight_sum, ctl),
-                                          measurements_from(measurements), ctl, svc));
+                                          measurements_from(measurements), ctl, svc, gain_source));
 }
 
 // Anytime prediction of rows that may lack values (predict.hpp). x: a numeric matrix or a

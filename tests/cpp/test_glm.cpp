@@ -180,7 +180,8 @@ static void test_glm_refit(Problem& pb) {
         const Whitened wh = whiten_blocks(d.bs.blocks, ctl.rank_tol);
         // the Newton solve over the rows in memory, then the sums that score every column
         Index refits = 0;
-        const GlmRefitter refit = [&](const std::vector<Index>& groups, const MatrixXd& theta0, const Poll&) {
+        const GlmRefitter refit = [&](const std::vector<Index>& groups, const RefitStart& start, const Poll&) {
+          const MatrixXd& theta0 = start.theta;
           ++refits;
           SelectedColumns sel;
           Index m1 = 1;
@@ -193,8 +194,8 @@ static void test_glm_refit(Problem& pb) {
           Z1.col(0).setOnes();
           for (size_t k = 0, at = 1; k < groups.size(); at += sel.T[k].cols(), ++k)
             Z1.middleCols(static_cast<Index>(at), sel.T[k].cols()) = whitened_columns(d.dx, sel.cols[k], d.bs.st, sel.T[k]);
-          const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
-          const NewtonSolution sol = newton_solve(start, glm_evaluator(fam, Z1, yg, d.wt, d.W, d.off, ctl.lambda), ctl);
+          const Eigen::Map<const VectorXd> from(theta0.data(), theta0.size());
+          const NewtonSolution sol = newton_solve(from, glm_evaluator(fam, Z1, yg, d.wt, d.W, d.off, ctl.lambda), ctl);
           GlmRefit f;
           f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, 1);
           f.risk = sol.point.risk;

@@ -51,6 +51,46 @@ test_that("a Poisson fit from chunk files on 2 multisession workers equals the i
   expect_identical(b$nobs, nrow(d$x))
 })
 
+test_that("CS-G-FR and Doubling with the quadratic gain from chunks equal the in-memory fits", {
+  d <- glm_chunk_data(seed = 7)
+  yb <- rbinom(nrow(d$x), 1, plogis(d$x[, 1] - d$x[, 5] + 0.5 * (d$x[, 11] - 50)))
+  yp <- rpois(nrow(d$x), exp(0.3 * d$x[, 1] + 0.2 * d$x[, 7] + d$off))
+  cases <- list(list(family = "binomial", y = yb, w = d$w, off = d$off), list(family = "poisson", y = yp, w = NULL, off = d$off),
+                list(family = "binomial", y = yb, w = d$w, off = NULL))
+  for (cs in cases) {
+    chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = cs$y[i], weights = cs$w[i], offset = cs$off[i]))
+    for (m in c("fr", "doubling")) {
+      a <- fgseq(d$x, cs$y, d$group, d$cost, family = cs$family, weights = cs$w, offset = cs$off, lambda = 1e-3,
+                 method = m, fr_gain = "quadratic")
+      b <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, family = cs$family, lambda = 1e-3, method = m,
+                 fr_gain = "quadratic")
+      expect_identical(b$sequence, a$sequence)
+      expect_identical(b$method, m)
+      expect_identical(b$fr_gain, "quadratic")
+      expect_equal(b$path$score, a$path$score, tolerance = 1e-8)
+      expect_equal(b$path$objective, a$path$objective, tolerance = 1e-8)
+      expect_equal(b$beta, a$beta, tolerance = 1e-8)
+      expect_equal(b$a0, a$a0, tolerance = 1e-8)
+    }
+  }
+  # the first step's gain, computed here from glm.fit()'s null model: at lambda ~ 0 the quadratic gain of
+  # group h is g' H^-1 g / 2 over the columns [1, x_h] (g, H: gradient and Hessian of the mean weighted
+  # negative log-likelihood at the null fit), whatever basis the group is whitened in
+  chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = yb[i], weights = d$w[i], offset = d$off[i]))
+  b <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, family = "binomial", lambda = 1e-10, method = "fr",
+             fr_gain = "quadratic", max_steps = 1)
+  mu <- glm.fit(matrix(1, nrow(d$x)), yb, weights = d$w, offset = d$off, family = quasibinomial())$fitted.values
+  gain <- sapply(unique(d$group), function(h) {
+    x1 <- cbind(1, d$x[, d$group == h])
+    g <- crossprod(x1, d$w * (yb - mu)) / sum(d$w)
+    H <- crossprod(x1, d$w * mu * (1 - mu) * x1) / sum(d$w)
+    drop(crossprod(g, solve(H, g))) / 2
+  })
+  best <- which.max(gain / d$cost)
+  expect_identical(b$sequence, names(best))
+  expect_equal(b$path$score[2], unname(gain[best] / d$cost[best]), tolerance = 1e-7)
+})
+
 test_that("a Gaussian fit from chunks goes through the summed statistics, for every source kind", {
   d <- glm_chunk_data(seed = 6)
   y <- drop(d$x %*% rnorm(12)) + rnorm(nrow(d$x))
@@ -78,7 +118,13 @@ test_that("bad chunk sources and chunks stop with clear messages", {
   expect_error(fgseq_chunks(list()), "`source` must hold at least one chunk", class = "fgseq_error_input")
   expect_error(fgseq_chunks("a.rds", read = 1), "`read` must be a function", class = "fgseq_error_input")
   expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr"),
-               "`method` must be \"omp\" for a binomial fit from chunks", class = "fgseq_error_input")
+               "`fr_gain` must be \"quadratic\" for method = \"fr\" in a binomial fit from chunks",
+               class = "fgseq_error_input")
+  expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "poisson", method = "doubling", fr_gain = "exact"),
+               "`fr_gain` must be \"quadratic\" for method = \"doubling\" in a poisson fit from chunks",
+               class = "fgseq_error_input")
+  expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr", fr_gain = "newton"),
+               "`fr_gain` must be one of", class = "fgseq_error_input")
   bad <- chunks
   bad[[2]]$x <- bad[[2]]$x[, 12:1]
   expect_error(fgseq(fgseq_chunks(bad), group = d$group, family = "binomial"),

@@ -259,17 +259,18 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y
   return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
 
-// The CS-G-OMP path of a GLM whose refits run elsewhere (GlmRefitModel): from the column statistics
-// and the whitening of the whole data (wh: T, rank and offset), the total weight, the null model's
-// starting intercepts null_theta (1 x P) and the refit. max_time counts from the call.
+// The path of a GLM whose refits run elsewhere (GlmRefitModel): CS-G-OMP, or CS-G-FR and Doubling with
+// the quadratic gain from `gains`; from the column statistics and the whitening of the whole data (wh:
+// T, rank and offset), the total weight, the null model's starting intercepts null_theta (1 x P) and
+// the refit. max_time counts from the call.
 inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
                                const MatrixXd& null_theta, const GlmRefitter& refit,
                                const Measurements& cost, const Control& ctl,
-                               const Services& svc = Services()) {
+                               const Services& svc = Services(), const GlmGainSource& gains = GlmGainSource()) {
   if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
   const auto started = detail::Clock::now();
-  GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl);
+  GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl, gains);
   return detail::run_path(model, cost, ctl, started, svc);
 }
 

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -163,21 +164,15 @@ struct GlmSums {
   }
 };
 
-// x: the chunk's rows (n x p); y: n x P; w: n weights; offset: n x P or empty; st: the column means,
-// scales and constant flags of the whole data; sel: the selected groups; theta: (m + 1) x P.
-inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-                              Family family, const GramStats& st, const SelectedColumns& sel, const MatrixXd& theta) {
-  const FamilyOps fam{family};
-  const Index n = x.rows(), P = y.cols();
-  Index m1 = 1;
-  for (const MatrixXd& T : sel.T) m1 += T.cols();
-  if (y.rows() != n || w.size() != n || (offset.size() && (offset.rows() != n || offset.cols() != P)))
-    throw std::invalid_argument("glm_chunk_sums: y, weights and offset need one row per row of x");
+// [1, z of the groups of sel in order]: the chunk's rows of the whitened columns of sel (n x (1 + their
+// ranks)), after the checks of glm_chunk_sums().
+inline MatrixXd chunk_columns(const Design& x, const GramStats& st, const SelectedColumns& sel) {
   if (st.mean.size() != x.cols() || st.scale.size() != x.cols() || static_cast<Index>(st.constant.size()) != x.cols())
     throw std::invalid_argument("glm_chunk_sums: one mean, scale and constant flag per column of x is needed");
-  if (theta.rows() != m1 || theta.cols() != P || sel.cols.size() != sel.T.size())
-    throw std::invalid_argument("glm_chunk_sums: theta needs one row per whitened column and the intercept");
-  MatrixXd Z1(n, m1);
+  if (sel.cols.size() != sel.T.size()) throw std::invalid_argument("glm_chunk_sums: one whitening map per group is needed");
+  Index m1 = 1;
+  for (const MatrixXd& T : sel.T) m1 += T.cols();
+  MatrixXd Z1(x.rows(), m1);
   Z1.col(0).setOnes();
   Index at = 1;
   for (size_t k = 0; k < sel.T.size(); ++k) {
@@ -188,8 +183,29 @@ inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd
     Z1.middleCols(at, sel.T[k].cols()) = whitened_columns(x, sel.cols[k], st, sel.T[k]);
     at += sel.T[k].cols();
   }
+  return Z1;
+}
+
+// The chunk's linear predictors Z1 theta + offset, after the checks of the sizes of y, w, offset and theta.
+inline MatrixXd chunk_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y, const VectorXd& w,
+                          const MatrixXd& offset, const MatrixXd& theta) {
+  const Index n = Z1.rows(), P = y.cols();
+  if (y.rows() != n || w.size() != n || (offset.size() && (offset.rows() != n || offset.cols() != P)))
+    throw std::invalid_argument("glm_chunk_sums: y, weights and offset need one row per row of x");
+  if (theta.rows() != Z1.cols() || theta.cols() != P)
+    throw std::invalid_argument("glm_chunk_sums: theta needs one row per whitened column and the intercept");
   MatrixXd eta = Z1 * theta;
   if (offset.size()) eta += offset;
+  return eta;
+}
+
+// x: the chunk's rows (n x p); y: n x P; w: n weights; offset: n x P or empty; st: the column means,
+// scales and constant flags of the whole data; sel: the selected groups; theta: (m + 1) x P.
+inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+                              Family family, const GramStats& st, const SelectedColumns& sel, const MatrixXd& theta) {
+  const FamilyOps fam{family};
+  const MatrixXd Z1 = chunk_columns(x, st, sel);
+  const MatrixXd eta = chunk_eta(Z1, y, w, offset, theta);
   const MatrixXd mu = fam.mean(eta);
   GlmSums s;
   s.loss = fam.loss(eta, y, w);
@@ -219,6 +235,190 @@ inline void glm_sums_point(const GlmSums& s, double W, double lambda, NewtonPoin
   pt.level = NewtonNeed::Hessian;
 }
 
+// ---- the quadratic FR gains, shared by the in-memory and the chunked fits ----
+// The quadratic gains of all candidates of a step come from one pass over the rows at the current fit
+// (weights V_cd = w dmu_c/deta_d / W of every pair of responses) over columns Z = [1, Z_S, ...] in which
+// candidate i holds the columns [col[i], col[i] + rank[i]) (increasing): the Hessian H of [1, Z_S], every
+// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (kernels::weighted_cross),
+// and the gradients Z_h' diag(w) (y - mu) / W; then one factorization of H and one solve for all
+// borders: the Schur complement of h is M_h = D_h + lambda I - B_h H^-1 B_h', and the gain
+// vec(b_h)' pinv(M_h) vec(b_h) / 2 (schur_gains()).
+
+// The products of that pass: [1, Z_S]'s block, then each run of adjacent candidates against [1, Z_S]
+// (the borders), then each candidate's diagonal block.
+struct GainLayout {
+  Index m1 = 1;                             // columns of [1, Z_S]
+  std::vector<Index> col, rank;             // per candidate: its first column in Z and its rank
+  std::vector<kernels::CrossBlock> blocks;
+  std::vector<Index> run_of;                // per candidate: the block of its run
+  Index n_runs = 1;                         // blocks before the diagonal blocks ([1, Z_S]'s included)
+};
+
+inline GainLayout gain_layout(Index m1, std::vector<Index> col, std::vector<Index> rank) {
+  GainLayout gl;
+  gl.m1 = m1;
+  gl.col = std::move(col);
+  gl.rank = std::move(rank);
+  gl.blocks.push_back({0, m1, 0, m1, true});
+  gl.run_of.resize(gl.col.size());
+  for (size_t i = 0; i < gl.col.size(); ++i) {
+    const Index c = gl.col[i], e = c + gl.rank[i];
+    if (i > 0 && gl.blocks.back().i1 == c) gl.blocks.back().i1 = e;
+    else gl.blocks.push_back({c, e, 0, m1, false});
+    gl.run_of[i] = static_cast<Index>(gl.blocks.size()) - 1;
+  }
+  gl.n_runs = static_cast<Index>(gl.blocks.size());
+  for (size_t i = 0; i < gl.col.size(); ++i) gl.blocks.push_back({gl.col[i], gl.col[i] + gl.rank[i], gl.col[i], gl.col[i] + gl.rank[i], true});
+  return gl;
+}
+
+// The sums of the pass: cross, the products of the layout's blocks under the pair weights
+// (weighted_cross() order: pair k's block b at k * blocks + b); zr, Z_run' diag(w) (y - mu) of every run
+// (indexed as the blocks; entry 0 empty). Divided by W, as gain_sums() makes them; a chunk's (W = 1)
+// add up.
+struct GainSums {
+  std::vector<MatrixXd> cross, zr;
+
+  GainSums& operator+=(const GainSums& o) {
+    for (size_t k = 0; k < cross.size(); ++k) cross[k] += o.cross[k];
+    for (size_t k = 0; k < zr.size(); ++k) zr[k] += o.zr[k];
+    return *this;
+  }
+  GainSums& operator/=(double W) {
+    for (MatrixXd& m : cross) m /= W;
+    for (MatrixXd& m : zr) m /= W;
+    return *this;
+  }
+};
+
+// The pass over the rows of Z at fitted means mu (resid = diag(w) (y - mu)), on `threads` threads.
+inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
+                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads) {
+  GainSums s;
+  s.cross = kernels::weighted_cross(Z, glm_pair_weights(fam, mu, w, W), gl.blocks, threads);
+  s.zr.resize(static_cast<size_t>(gl.n_runs));
+  for (Index run = 1; run < gl.n_runs; ++run) {
+    const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
+    s.zr[static_cast<size_t>(run)] = kernels::tmul(Z.middleCols(cb.i0, cb.i1 - cb.i0), resid, threads) / W;
+  }
+  return s;
+}
+
+// The sums in one vector (cross, then zr, each matrix column-major), and back for the layout gl of P
+// responses: how the chunked fits carry them.
+inline VectorXd pack_gain_sums(const GainSums& s) {
+  Index size = 0;
+  for (const MatrixXd& m : s.cross) size += m.size();
+  for (const MatrixXd& m : s.zr) size += m.size();
+  VectorXd v(size);
+  Index at = 0;
+  for (const std::vector<MatrixXd>* part : {&s.cross, &s.zr})
+    for (const MatrixXd& m : *part) {
+      v.segment(at, m.size()) = Eigen::Map<const VectorXd>(m.data(), m.size());
+      at += m.size();
+    }
+  return v;
+}
+inline GainSums unpack_gain_sums(const Eigen::Ref<const VectorXd>& v, const GainLayout& gl, Index P) {
+  GainSums s;
+  Index at = 0;
+  auto take = [&](Index rows, Index cols) {
+    if (at + rows * cols > v.size()) throw std::invalid_argument("unpack_gain_sums: the sums do not match the candidates");
+    MatrixXd m = Eigen::Map<const MatrixXd>(v.data() + at, rows, cols);
+    at += rows * cols;
+    return m;
+  };
+  for (Index k = 0; k < P * (P + 1) / 2; ++k)
+    for (const kernels::CrossBlock& b : gl.blocks) s.cross.push_back(take(b.i1 - b.i0, b.j1 - b.j0));
+  s.zr.resize(static_cast<size_t>(gl.n_runs));
+  for (Index run = 1; run < gl.n_runs; ++run) {
+    const kernels::CrossBlock& b = gl.blocks[static_cast<size_t>(run)];
+    s.zr[static_cast<size_t>(run)] = take(b.i1 - b.i0, P);
+  }
+  if (at != v.size()) throw std::invalid_argument("unpack_gain_sums: the sums do not match the candidates");
+  return s;
+}
+
+// The quadratic gains of the candidates, per candidate of the layout: gain, and the Newton step it
+// came from (vec of the step in theta over [1, Z_S] ((m1) P), then over Z_h (r P)): the start of the
+// refit if the candidate is selected.
+struct QuadraticGains {
+  std::vector<double> gain;
+  std::vector<VectorXd> step;
+};
+
+inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index P, double lambda, double pivot_tol) {
+  const Index m1 = gl.m1, nb = static_cast<Index>(gl.blocks.size()), n_runs = gl.n_runs;
+  const std::vector<MatrixXd>& out = s.cross;
+  // the Hessian at the current fit, factorized once
+  MatrixXd H = pair_blocks(out, P, 0, nb);
+  add_ridge_hessian(H, m1, P, lambda);
+  H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+  // the borders of every candidate, response by response (row c * r_h + j of candidate h's rows),
+  // and one solve for all of them
+  const size_t nc = gl.col.size();
+  Index rows = 0;
+  std::vector<Index> first(nc);
+  for (size_t i = 0; i < nc; ++i) {
+    first[i] = rows;
+    rows += gl.rank[i] * P;
+  }
+  MatrixXd B(rows, m1 * P);
+  for (size_t i = 0; i < nc; ++i) {
+    const Index r = gl.rank[i], run = gl.run_of[i];
+    const Index o = gl.col[i] - gl.blocks[static_cast<size_t>(run)].i0;
+    for (Index c = 0; c < P; ++c)
+      for (Index d = 0; d < P; ++d)
+        B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
+  }
+  const MatrixXd S = symmetric_solve(std::move(H), B.transpose());
+  QuadraticGains q;
+  q.gain.resize(nc);
+  q.step.resize(nc);
+  for (size_t i = 0; i < nc; ++i) {
+    const Index r = gl.rank[i], run = gl.run_of[i];
+    // the gradient of the candidate's coefficients, -Z_h' diag(w) (y - mu) / W
+    const MatrixXd Gh = -s.zr[static_cast<size_t>(run)].middleRows(gl.col[i] - gl.blocks[static_cast<size_t>(run)].i0, r);
+    MatrixXd M = pair_blocks(out, P, n_runs + static_cast<Index>(i), nb);
+    M.diagonal().array() += lambda;
+    // directions of h whose Schur complement is below pivot_tol times h's own curvature (D_h + lambda)
+    // or times the complement's largest eigenvalue add nothing (h collinear with the selected groups)
+    const double scale = M.diagonal().maxCoeff();
+    M.noalias() -= B.middleRows(first[i], r * P) * S.middleCols(first[i], r * P);
+    M = 0.5 * (M + M.transpose()).eval();
+    const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
+    const double tol = pivot_tol * (scale + lambda);
+    q.gain[i] = 0.5 * pinv_quad(M, b, tol, pivot_tol);
+    // the Newton step itself, -(pinv(M) b) for h's coefficients and -H^-1 B_h' of that for [1, Z_S]
+    VectorXd step(m1 * P + r * P);
+    step.tail(r * P) = -pinv_solve(M, b, tol, pivot_tol);
+    step.head(m1 * P).noalias() = -S.middleCols(first[i], r * P) * step.tail(r * P);
+    q.step[i] = std::move(step);
+  }
+  return q;
+}
+
+// One chunk's sums of the gains' pass at theta ((m1) x P, over the first n_selected groups of sel) for
+// the candidates that follow them in sel (W = 1: the raw sums; the arguments as for glm_chunk_sums()).
+inline GainSums glm_chunk_gains(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+                                Family family, const GramStats& st, const SelectedColumns& sel, Index n_selected,
+                                const MatrixXd& theta) {
+  const FamilyOps fam{family};
+  if (n_selected < 0 || n_selected > static_cast<Index>(sel.T.size()))
+    throw std::invalid_argument("glm_chunk_gains: n_selected out of range");
+  const MatrixXd Z = chunk_columns(x, st, sel);
+  Index m1 = 1;
+  for (Index k = 0; k < n_selected; ++k) m1 += sel.T[static_cast<size_t>(k)].cols();
+  const MatrixXd mu = fam.mean(chunk_eta(Z.leftCols(m1), y, w, offset, theta));
+  std::vector<Index> col, rank;
+  for (Index k = n_selected, at = m1; k < static_cast<Index>(sel.T.size()); at += sel.T[static_cast<size_t>(k)].cols(), ++k) {
+    col.push_back(at);
+    rank.push_back(sel.T[static_cast<size_t>(k)].cols());
+  }
+  const MatrixXd resid = w.asDiagonal() * (y - mu);
+  return gain_sums(Z, gain_layout(m1, std::move(col), std::move(rank)), fam, mu, w, resid, 1.0, 1);
+}
+
 // Result of one penalized Newton solve.
 struct NewtonFit {
   MatrixXd theta;   // (m + 1) x P: intercepts in row 0, whitened coefficients below
@@ -239,9 +439,55 @@ class GlmPathModel : public GroupModel {
   double null_risk() const override { return null_risk_; }
   bool converged() const override { return converged_; }
 
+  void set_candidates(const std::vector<bool>& candidates) override {
+    candidate_ = candidates;
+    gains_ready_ = false;
+  }
+
  protected:
   GlmPathModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl)
-      : GroupModel(wh, st, lay, ctl) {}
+      : GroupModel(wh, st, lay, ctl), candidate_(static_cast<size_t>(lay.size()), true) {}
+
+  std::vector<bool> candidate_;   // the candidates of the step
+  bool gains_ready_ = false;      // gain_ and step_ hold the candidates' quadratic gains and Newton steps
+  std::vector<double> gain_;      // at the current fit, per group
+  std::vector<VectorXd> step_;    // per group (see QuadraticGains)
+
+  // The candidates of the step whose quadratic gains are to be computed (rank > 0), in group order.
+  std::vector<Index> gain_candidates() const {
+    std::vector<Index> cand;
+    for (Index h = 0; h < lay_.size(); ++h)
+      if (candidate_[static_cast<size_t>(h)] && !selected_[static_cast<size_t>(h)] && rank(h) > 0) cand.push_back(h);
+    return cand;
+  }
+
+  // Keeps the gains of the candidates `cand` (in the layout's order) at the current fit.
+  void store_gains(const std::vector<Index>& cand, QuadraticGains q) {
+    gain_.assign(static_cast<size_t>(lay_.size()), 0.0);
+    step_.assign(static_cast<size_t>(lay_.size()), VectorXd());
+    for (size_t i = 0; i < cand.size(); ++i) {
+      gain_[static_cast<size_t>(cand[i])] = q.gain[i];
+      step_[static_cast<size_t>(cand[i])] = std::move(q.step[i]);
+    }
+    gains_ready_ = true;
+  }
+
+  // The start of the refit after adding g (before it is recorded): the current theta with zero rows for
+  // g's coefficients, or, after quadratic gains, the Newton step g's gain came from (the first iterate of
+  // a refit from the current fit, whose Hessian the gains' pass formed already); `stepped` says which.
+  MatrixXd refit_start(Index g, bool& stepped) const {
+    const Index r = rank(g);
+    MatrixXd theta0 = extended_theta(r);
+    stepped = gains_ready_ && step_[static_cast<size_t>(g)].size();
+    if (!stepped) return theta0;
+    const VectorXd& step = step_[static_cast<size_t>(g)];
+    const Index P = theta0.cols(), m1 = theta_.rows();
+    for (Index c = 0; c < P; ++c) {
+      theta0.col(c).head(m1) += step.segment(c * m1, m1);
+      theta0.col(c).tail(r) = step.segment(m1 * P + c * r, r);
+    }
+    return theta0;
+  }
 
   MatrixXd theta_;            // the current fit: (m + 1) x P, intercepts in row 0
   double risk_ = 0.0, deviance_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
@@ -294,11 +540,8 @@ class GlmPathModel : public GroupModel {
 // The whitened columns live in Z_ = [1, selected groups in selection order, unselected groups]: CS-G-OMP
 // appends a group's columns when it is selected; FR and Doubling, which score every candidate from its
 // columns, make all of them once, and a selected group's columns move to the end of the selected part.
-// Quadratic FR gains of all candidates of a step come from one pass over the rows at the current fit
-// (weights V_cd = w dmu_c/deta_d / W of every pair of responses): the Hessian H of [1, Z_S], every
-// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (kernels::weighted_cross),
-// then one factorization of H and one solve for all borders: the Schur complement of h is
-// M_h = D_h + lambda I - B_h H^-1 B_h', and the gain vec(b_h)' pinv(M_h) vec(b_h) / 2.
+// Quadratic FR gains of all candidates of a step come from one pass over Z_ at the current fit
+// (gain_sums(), schur_gains()).
 class GlmModel : public GlmPathModel {
  public:
   GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
@@ -308,7 +551,6 @@ class GlmModel : public GlmPathModel {
     W_ = w_.sum();
     const Index G = lay_.size();
     col_.assign(static_cast<size_t>(G), -1);
-    candidate_.assign(static_cast<size_t>(G), true);
     Index cols = 1;
     if (ctl_.method != Method::OMP)
       for (Index h = 0; h < G; ++h) cols += rank(h);
@@ -330,11 +572,6 @@ class GlmModel : public GlmPathModel {
     } catch (const TimeUp&) {
       columns_ready_ = false;
     }
-  }
-
-  void set_candidates(const std::vector<bool>& candidates) override {
-    candidate_ = candidates;
-    gains_ready_ = false;
   }
 
   double raw_score(Index h) override {
@@ -375,20 +612,11 @@ class GlmModel : public GlmPathModel {
         if (c >= m1_ && c < at) c += r;
     }
     col_[static_cast<size_t>(g)] = m1_;
-    MatrixXd theta0 = extended_theta(r);
-    if (gains_ready_ && step_[static_cast<size_t>(g)].size()) {
-      // quadratic FR: the refit starts from the Newton step its gain came from (the first iterate of a
-      // refit from the current fit, whose Hessian the gains' pass formed already)
-      const VectorXd& step = step_[static_cast<size_t>(g)];
-      const Index P = theta0.cols();
-      for (Index c = 0; c < P; ++c) {
-        theta0.col(c).head(m1_) += step.segment(c * m1_, m1_);
-        theta0.col(c).tail(r) = step.segment(m1_ * P + c * r, r);
-      }
-    }
+    bool stepped = false;
+    MatrixXd theta0 = refit_start(g, stepped);
     m1_ += r;
     record(g);
-    if (gains_ready_ && step_[static_cast<size_t>(g)].size() && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
+    if (stepped && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
       theta0 = extended_theta(r);  // the step does not descend (far from quadratic): start from the current fit
     accept(newton(Z_.leftCols(m1_), theta0));
   }
@@ -407,10 +635,6 @@ class GlmModel : public GlmPathModel {
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
-  std::vector<bool> candidate_;   // the candidates of the step
-  bool gains_ready_ = false;      // gain_ and step_ hold the candidates' quadratic gains and Newton steps
-  std::vector<double> gain_;      // at the current fit
-  std::vector<VectorXd> step_;    // vec of the step in theta over [1, Z_S] ((m + 1) P), then over Z_h (r P)
 
   // Makes f the current fit.
   void accept(NewtonFit f) {
@@ -451,81 +675,18 @@ class GlmModel : public GlmPathModel {
   // The quadratic gains of the candidates: one Newton step from the current fit after adding a group's
   // columns, whose decrease of the quadratic model is vec(b)' pinv(M) vec(b) / 2, with b the gradient
   // for the new coefficients and M the Schur complement of the current Hessian in the Hessian of
-  // [1, Z_S, Z_h] (see the note above the class).
+  // [1, Z_S, Z_h] (see schur_gains()); the candidates' columns are in Z_ already.
   void quadratic_gains() {
-    const Index P = y_.cols(), m1 = m1_, G = lay_.size();
-    std::vector<Index> cand;  // the candidates, in the order of their columns in Z_
-    for (Index h = 0; h < G; ++h)
-      if (candidate_[static_cast<size_t>(h)] && rank(h) > 0 && col_[static_cast<size_t>(h)] >= m1) cand.push_back(h);
+    std::vector<Index> cand = gain_candidates();
     std::sort(cand.begin(), cand.end(), [this](Index a, Index b) { return col_[static_cast<size_t>(a)] < col_[static_cast<size_t>(b)]; });
-    // the products of the pass: the Hessian of [1, Z_S]; each run of adjacent candidates against
-    // [1, Z_S]; each candidate's diagonal block
-    std::vector<kernels::CrossBlock> blocks{{0, m1, 0, m1, true}};
-    std::vector<Index> run_of(cand.size());
-    for (size_t i = 0; i < cand.size(); ++i) {
-      const Index c = col_[static_cast<size_t>(cand[i])], e = c + rank(cand[i]);
-      if (i > 0 && blocks.back().i1 == c) blocks.back().i1 = e;
-      else blocks.push_back({c, e, 0, m1, false});
-      run_of[i] = static_cast<Index>(blocks.size()) - 1;
-    }
-    const Index n_runs = static_cast<Index>(blocks.size());
+    std::vector<Index> col, rk;
     for (Index h : cand) {
-      const Index c = col_[static_cast<size_t>(h)];
-      blocks.push_back({c, c + rank(h), c, c + rank(h), true});
+      col.push_back(col_[static_cast<size_t>(h)]);
+      rk.push_back(rank(h));
     }
-    const Index nb = static_cast<Index>(blocks.size());
-    const std::vector<MatrixXd> out =
-        kernels::weighted_cross(Z_, glm_pair_weights(fam_, mu_, w_, W_), blocks, ctl_.threads);
-    // the Hessian at the current fit, factorized once
-    MatrixXd H = pair_blocks(out, P, 0, nb);
-    add_ridge_hessian(H, m1, P, ctl_.lambda);
-    H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
-    // the borders of every candidate, response by response (row c * r_h + j of candidate h's rows),
-    // and one solve for all of them
-    Index rows = 0;
-    std::vector<Index> first(cand.size());
-    for (size_t i = 0; i < cand.size(); ++i) {
-      first[i] = rows;
-      rows += rank(cand[i]) * P;
-    }
-    MatrixXd B(rows, m1 * P);
-    for (size_t i = 0; i < cand.size(); ++i) {
-      const Index r = rank(cand[i]), run = run_of[i];
-      const Index o = col_[static_cast<size_t>(cand[i])] - blocks[static_cast<size_t>(run)].i0;
-      for (Index c = 0; c < P; ++c)
-        for (Index d = 0; d < P; ++d)
-          B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
-    }
-    const MatrixXd S = symmetric_solve(std::move(H), B.transpose());
-    // the gradients of the candidates' coefficients, -Z_h' diag(w) (y - mu) / W, run by run
-    std::vector<MatrixXd> grad(static_cast<size_t>(n_runs));
-    for (Index run = 1; run < n_runs; ++run) {
-      const kernels::CrossBlock& cb = blocks[static_cast<size_t>(run)];
-      grad[static_cast<size_t>(run)] = -kernels::tmul(Z_.middleCols(cb.i0, cb.i1 - cb.i0), resid_, ctl_.threads) / W_;
-    }
-    gain_.assign(static_cast<size_t>(G), 0.0);
-    step_.assign(static_cast<size_t>(G), VectorXd());
-    for (size_t i = 0; i < cand.size(); ++i) {
-      const Index h = cand[i], r = rank(h), run = run_of[i];
-      const MatrixXd Gh = grad[static_cast<size_t>(run)].middleRows(col_[static_cast<size_t>(h)] - blocks[static_cast<size_t>(run)].i0, r);
-      MatrixXd M = pair_blocks(out, P, n_runs + static_cast<Index>(i), nb);
-      M.diagonal().array() += ctl_.lambda;
-      // directions of h whose Schur complement is below pivot_tol times h's own curvature (D_h + lambda)
-      // or times the complement's largest eigenvalue add nothing (h collinear with the selected groups)
-      const double scale = M.diagonal().maxCoeff();
-      M.noalias() -= B.middleRows(first[i], r * P) * S.middleCols(first[i], r * P);
-      M = 0.5 * (M + M.transpose()).eval();
-      const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
-      const double tol = ctl_.pivot_tol * (scale + ctl_.lambda);
-      gain_[static_cast<size_t>(h)] = 0.5 * pinv_quad(M, b, tol, ctl_.pivot_tol);
-      // the Newton step itself, -(pinv(M) b) for h's coefficients and -H^-1 B_h' of that for [1, Z_S]:
-      // the start of the refit if h is selected
-      VectorXd step(m1 * P + r * P);
-      step.tail(r * P) = -pinv_solve(M, b, tol, ctl_.pivot_tol);
-      step.head(m1 * P).noalias() = -S.middleCols(first[i], r * P) * step.tail(r * P);
-      step_[static_cast<size_t>(h)] = std::move(step);
-    }
-    gains_ready_ = true;
+    const GainLayout gl = gain_layout(m1_, std::move(col), std::move(rk));
+    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads), gl, y_.cols(),
+                                  ctl_.lambda, ctl_.pivot_tol));
   }
 };
 
@@ -541,34 +702,60 @@ struct GlmRefit {
   bool converged = true;
 };
 
-// The penalized fit over `groups` (selection order) from theta0 ((m + 1) x P); an empty list is the
-// null model. The chunked fits run it as a Newton solve over sums from chunks of rows (sums_refitter()).
-// poll: the path's interrupt check and clock, to be called within the refit (may throw TimeUp; empty
-// for the null model).
+// Where a refit starts: at theta ((m + 1) x P) or, when fallback is not empty and the penalized risk
+// at theta is not below `below` (a quadratic FR step that does not descend), at fallback.
+struct RefitStart {
+  MatrixXd theta, fallback;
+  double below = std::numeric_limits<double>::infinity();
+};
+
+// The penalized fit over `groups` (selection order) from start; an empty list is the null model. The
+// chunked fits run it as a Newton solve over sums from chunks of rows (sums_refitter()). poll: the
+// path's interrupt check and clock, to be called within the refit (may throw TimeUp; empty for the
+// null model).
 using GlmRefitter =
-    std::function<GlmRefit(const std::vector<Index>& groups, const MatrixXd& theta0, const Poll& poll)>;
+    std::function<GlmRefit(const std::vector<Index>& groups, const RefitStart& start, const Poll& poll)>;
 
 // The sums over all rows of a fit over `groups` (selection order) at theta ((m + 1) x P): the
 // glm_chunk_sums() of every chunk of rows, added. The chunked fits of the R package pass over their
 // chunks once per call.
 using GlmSumsSource = std::function<GlmSums(const std::vector<Index>& groups, const MatrixXd& theta)>;
 
+// The sums over all rows of the quadratic gains' pass (gain_sums(), not divided by the total weight) at
+// theta over `groups`, for the candidate groups `candidates` (in group order; their columns follow the
+// selected ones', layout gl): the glm_chunk_gains() of every chunk, added.
+using GlmGainSource = std::function<GainSums(const std::vector<Index>& groups, const std::vector<Index>& candidates,
+                                             const MatrixXd& theta, const GainLayout& gl)>;
+
 // The refit as newton_solve() over the sums of `sums` (one call per point the solver evaluates), of
 // total weight weight_sum, polled before every Newton iteration; the refit's xr, rsum and deviance are
 // those of the solution.
 inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Control& ctl) {
-  return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const MatrixXd& theta0,
+  return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const RefitStart& start,
                                                    const Poll& poll) {
-    const Index m1 = theta0.rows(), P = theta0.cols();
+    const Index m1 = start.theta.rows(), P = start.theta.cols();
     std::vector<GlmSums> seen;  // the sums at every point, by the point's index
+    const MatrixXd* theta0 = &start.theta;
+    if (start.fallback.size()) {  // the sums at theta serve as the first point's if the solve starts there
+      if (poll) poll();
+      seen.push_back(sums(groups, start.theta));
+      if (!(ridge_risk(seen[0].loss, weight_sum, start.theta, ctl.lambda) < start.below)) {
+        seen.clear();
+        theta0 = &start.fallback;
+      }
+    }
     const NewtonEvaluator evaluate = [&](NewtonPoint& pt, NewtonNeed) {
+      if (pt.index == 0 && !seen.empty()) {
+        glm_sums_point(seen[0], weight_sum, ctl.lambda, pt);
+        return;
+      }
       GlmSums s = sums(groups, Eigen::Map<const MatrixXd>(pt.theta.data(), m1, P));
       glm_sums_point(s, weight_sum, ctl.lambda, pt);
       seen.resize(static_cast<size_t>(pt.index) + 1);
       seen[static_cast<size_t>(pt.index)] = std::move(s);
     };
     const NewtonSolution sol =
-        newton_solve(Eigen::Map<const VectorXd>(theta0.data(), theta0.size()), evaluate, ctl, poll);
+        newton_solve(Eigen::Map<const VectorXd>(theta0->data(), theta0->size()), evaluate, ctl, poll);
     GlmSums& at = seen[static_cast<size_t>(sol.point.index)];
     GlmRefit f;
     f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, P);
@@ -581,38 +768,55 @@ inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Co
   };
 }
 
-// CS-G-OMP for a GLM through a refit callback: the scores come from the X'W(y - mu) and 1'W(y - mu)
-// the refit returns, so no rows are needed here. wh needs T, rank and offset (not S); st the column
-// means, scales and constant flags; weight_sum the total weight; null_theta (1 x P) the null model's
-// starting intercepts. The first refit (the null model) runs in the constructor.
+// CS-G-OMP, and CS-G-FR and Doubling with the quadratic gain, for a GLM through callbacks: the OMP
+// scores come from the X'W(y - mu) and 1'W(y - mu) the refit returns, the quadratic gains of a step's
+// candidates from one call of `gains` at the current fit (then schur_gains(), as GlmModel), so no rows
+// are needed here. wh needs T, rank and offset (not S); st the column means, scales and constant flags;
+// weight_sum the total weight; null_theta (1 x P) the null model's starting intercepts; gains: for FR
+// and Doubling (ctl.fr_gain must be Quadratic; the exact gain would refit every candidate). The first
+// refit (the null model) runs in the constructor.
 class GlmRefitModel : public GlmPathModel {
  public:
   GlmRefitModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
-                const MatrixXd& null_theta, GlmRefitter refit, const Control& ctl)
-      : GlmPathModel(wh, st, lay, ctl), W_(weight_sum), refit_(std::move(refit)) {
-    if (ctl_.method != Method::OMP) throw std::invalid_argument("GlmRefitModel: only CS-G-OMP is supported");
+                const MatrixXd& null_theta, GlmRefitter refit, const Control& ctl, GlmGainSource gains = GlmGainSource())
+      : GlmPathModel(wh, st, lay, ctl), W_(weight_sum), refit_(std::move(refit)), gains_(std::move(gains)) {
+    if (ctl_.method != Method::OMP && (ctl_.fr_gain != FrGain::Quadratic || !gains_))
+      throw std::invalid_argument("GlmRefitModel: FR and Doubling need the quadratic gain and its sums");
     if (!refit_) throw std::invalid_argument("GlmRefitModel: a refit is needed");
     if (null_theta.rows() != 1) throw std::invalid_argument("GlmRefitModel: the null theta has one row");
-    accept(refit_(order_, null_theta, Poll()), null_theta.cols());
+    RefitStart start;
+    start.theta = null_theta;
+    accept(refit_(order_, start, Poll()), null_theta.cols());
   }
 
   double raw_score(Index h) override {
-    const auto xr = [this](Index j) { return xr_.row(j); };
-    return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+    if (ctl_.method == Method::OMP) {
+      const auto xr = [this](Index j) { return xr_.row(j); };
+      return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+    }
+    if (!gains_ready_) quadratic_gains();
+    return gain_[static_cast<size_t>(h)];
   }
 
   void add_group(Index g) override {
-    const MatrixXd theta0 = extended_theta(rank(g));
+    RefitStart start;
+    bool stepped = false;
+    start.theta = refit_start(g, stepped);
+    if (stepped) {
+      start.fallback = extended_theta(rank(g));
+      start.below = risk_;
+    }
     std::vector<Index> groups = order_;
     groups.push_back(g);
-    GlmRefit f = refit_(groups, theta0, poll_);  // may throw TimeUp: g is then not recorded
+    GlmRefit f = refit_(groups, start, poll_);  // may throw TimeUp: g is then not recorded
     record(g);
-    accept(std::move(f), theta0.cols());
+    accept(std::move(f), start.theta.cols());
   }
 
  private:
   double W_;
   GlmRefitter refit_;
+  GlmGainSource gains_;
   MatrixXd xr_;
   VectorXd rsum_;
 
@@ -625,7 +829,28 @@ class GlmRefitModel : public GlmPathModel {
       throw std::invalid_argument("GlmRefitModel: the refit's xr must be p x P and its rsum of length P");
     xr_ = std::move(f.xr);
     rsum_ = std::move(f.rsum);
+    gains_ready_ = false;
     set_fit(std::move(f.theta), f.risk, f.deviance, f.converged);
+  }
+
+  // The quadratic gains of the candidates (see GlmModel::quadratic_gains()): their columns follow the
+  // selected groups' in the callback's pass, in group order.
+  void quadratic_gains() {
+    const std::vector<Index> cand = gain_candidates();
+    std::vector<Index> col, rk;
+    Index at = theta_.rows();
+    for (Index h : cand) {
+      col.push_back(at);
+      rk.push_back(rank(h));
+      at += rank(h);
+    }
+    const GainLayout gl = gain_layout(theta_.rows(), std::move(col), std::move(rk));
+    GainSums s;
+    if (!cand.empty()) {
+      s = gains_(order_, cand, theta_, gl);
+      s /= W_;
+    }
+    store_gains(cand, cand.empty() ? QuadraticGains() : schur_gains(s, gl, theta_.cols(), ctl_.lambda, ctl_.pivot_tol));
   }
 };
 
