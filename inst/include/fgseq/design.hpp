@@ -33,8 +33,6 @@ class Design {
   virtual double cross(Index j, Index k, const VectorXd& w) const = 0;
   // the weighted column sums x' w
   virtual VectorXd weighted_sums(const VectorXd& w) const = 0;
-  // x[, j]' M, 1 x k
-  virtual Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const = 0;
 
   // x' M, p x k, on `threads` threads
   virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const = 0;
@@ -59,9 +57,6 @@ class DenseDesign : public Design {
     return (x_.col(j).array() * x_.col(k).array() * w.array()).sum();
   }
   VectorXd weighted_sums(const VectorXd& w) const override { return x_.transpose() * w; }
-  Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const override {
-    return x_.col(j).transpose() * M;
-  }
 
  private:
   Eigen::Ref<const MatrixXd> x_;
@@ -119,11 +114,6 @@ class SparseDesign : public Design {
     return s;
   }
   VectorXd weighted_sums(const VectorXd& w) const override { return x_.transpose() * w; }
-  Eigen::RowVectorXd col_tmul(Index j, const Eigen::Ref<const MatrixXd>& M) const override {
-    Eigen::RowVectorXd out = Eigen::RowVectorXd::Zero(M.cols());
-    for (SparseMap::InnerIterator it(x_, j); it; ++it) out += it.value() * M.row(it.row());
-    return out;
-  }
 
  private:
   SparseMap x_;

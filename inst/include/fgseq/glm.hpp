@@ -53,10 +53,19 @@ inline void add_ridge_hessian(MatrixXd& H, Index m1, Index P, double lambda) {
   for (Index c = 0; c < P; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += lambda;
 }
 
-// Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P
+// Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P, on
+// `threads` threads
 inline MatrixXd glm_gradient(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, const MatrixXd& mu,
-                             const MatrixXd& y, double W) {
-  return Z1.transpose() * (w.asDiagonal() * (mu - y)) / W;
+                             const MatrixXd& y, double W, int threads = 1) {
+  return kernels::tmul(Z1, w.asDiagonal() * (mu - y), threads) / W;
+}
+
+// The linear predictors offset + Z1 theta (n x P), on `threads` threads
+inline MatrixXd glm_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta, const MatrixXd& offset,
+                        int threads = 1) {
+  MatrixXd eta = offset;
+  kernels::sub_mul(eta, Z1, -theta, threads);
+  return eta;
 }
 
 // The Hessian weights of the pairs of responses c <= d, w * dmu_c/deta_d / W: one column per pair,
@@ -108,14 +117,14 @@ inline MatrixXd glm_hessian(const FamilyOps& fam, const Eigen::Ref<const MatrixX
 
 // The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
 // with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
-// iterate; the Hessian is formed on `threads` threads.
+// iterate; the products with Z1 run on `threads` threads.
 inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y,
                                      const VectorXd& w, double W, const MatrixXd& offset, double lambda,
                                      int threads = 1) {
   return [&fam, Z1, &y, &w, W, &offset, lambda, threads](NewtonPoint& pt, NewtonNeed need) {
     const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
     if (pt.level < NewtonNeed::Risk) {
-      pt.eta = offset + Z1 * theta;
+      pt.eta = glm_eta(Z1, theta, offset, threads);
       pt.loss = fam.loss(pt.eta, y, w);
       pt.risk = ridge_risk(pt.loss, W, theta, lambda);
     }
@@ -124,7 +133,7 @@ inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Eigen::Ref<cons
       pt.deviance = fam.deviance(pt.mu, y, w) + 2.0 * (W * pt.risk - pt.loss);
     }
     if (need >= NewtonNeed::Gradient && pt.level < NewtonNeed::Gradient) {
-      MatrixXd G = glm_gradient(Z1, w, pt.mu, y, W);
+      MatrixXd G = glm_gradient(Z1, w, pt.mu, y, W, threads);
       add_ridge_gradient(G, theta, lambda);
       pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
     }
@@ -194,9 +203,7 @@ inline MatrixXd chunk_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& 
     throw std::invalid_argument("glm_chunk_sums: y, weights and offset need one row per row of x");
   if (theta.rows() != Z1.cols() || theta.cols() != P)
     throw std::invalid_argument("glm_chunk_sums: theta needs one row per whitened column and the intercept");
-  MatrixXd eta = Z1 * theta;
-  if (offset.size()) eta += offset;
-  return eta;
+  return glm_eta(Z1, theta, offset.size() ? offset : MatrixXd::Zero(n, P));
 }
 
 // x: the chunk's rows (n x p); y: n x P; w: n weights; offset: n x P or empty; st: the column means,
@@ -576,7 +583,7 @@ class GlmModel : public GlmPathModel {
 
   double raw_score(Index h) override {
     if (ctl_.method == Method::OMP) {
-      const auto xr = [this](Index j) { return x_.col_tmul(j, resid_); };
+      const auto xr = [this](Index j) { return xr_.row(j); };
       return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
     }
     if (!columns_ready_) throw TimeUp();
@@ -635,12 +642,14 @@ class GlmModel : public GlmPathModel {
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
+  MatrixXd xr_;                // OMP: x' resid_ (p x P), every column's in one threaded product
 
   // Makes f the current fit.
   void accept(NewtonFit f) {
     mu_ = std::move(f.mu);
     resid_ = w_.asDiagonal() * (y_ - mu_);
     rsum_ = resid_.colwise().sum().transpose();
+    if (ctl_.method == Method::OMP) xr_ = x_.tmul(resid_, ctl_.threads);
     gains_ready_ = false;
     set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged);
   }
