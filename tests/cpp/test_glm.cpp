@@ -159,7 +159,8 @@ static void test_glm_chunk_sums(Problem& pb) {
 // 7. the GLM path through a refit callback
 // (GlmRefitModel, fit_glm_refit) with a refit over the rows in memory, and with sums_refitter() over
 // sums from chunks of rows, gives GlmModel's path (fit_path) for every OMP criterion, with and without
-// max_steps and max_cost.
+// max_steps and max_cost; with the quadratic gains' sums from the chunks (GlmGainSource), GlmModel's
+// quadratic CS-G-FR and Doubling paths.
 static void test_glm_refit(Problem& pb) {
   const Index n = pb.n;
   const MatrixXd& x = pb.x;
@@ -251,6 +252,45 @@ static void test_glm_refit(Problem& pb) {
                             (a.beta[0].col(k) - c.beta[0].col(k)).cwiseAbs().maxCoeff()});
         check(worst < 1e-8 && a.converged == c.converged, "sums_refitter: GlmModel's objectives, r2 and coefficients",
               worst, 0);
+        if (criterion != Criterion::Whitened) continue;
+        // CS-G-FR and Doubling with the quadratic gain: the gains' sums from the three chunks (glm_chunk_gains)
+        const GlmGainSource chunk_gains = [&](const std::vector<Index>& groups, const std::vector<Index>& candidates,
+                                              const MatrixXd& theta, const GainLayout&) {
+          SelectedColumns sel;
+          for (const std::vector<Index>* part : {&groups, &candidates})
+            for (Index g : *part) {
+              sel.cols.push_back(d.lay.cols[g]);
+              sel.T.push_back(wh.T[g]);
+            }
+          const std::vector<Index> rows{0, 130, 275, x.rows()};
+          GainSums total;
+          for (size_t k = 0; k + 1 < rows.size(); ++k) {
+            const Index b = rows[k], len = rows[k + 1] - rows[k];
+            const GainSums part = glm_chunk_gains(DenseDesign(x.middleRows(b, len)), yg.middleRows(b, len), d.wt.segment(b, len),
+                                                  d.off.middleRows(b, len), family, d.bs.st, sel,
+                                                  static_cast<Index>(groups.size()), theta);
+            if (k == 0) total = part;
+            else total += part;
+          }
+          return total;
+        };
+        for (Method method : {Method::FR, Method::Doubling}) {
+          Control fr = ctl;
+          fr.method = method;
+          fr.fr_gain = FrGain::Quadratic;
+          const FitResult e = fit_path(d.dx, yg, d.wt, d.off, group_of, 5, cost, family, fr);
+          const FitResult q = fit_glm_refit(whitening_from_maps(wh.T), d.bs.st, d.lay, d.W, null_theta,
+                                            sums_refitter(chunk_sums, d.W, fr), cost, fr, Services(), chunk_gains);
+          check(e.path.sequence == q.path.sequence, "GlmGainSource: GlmModel's quadratic FR and Doubling sequence",
+                static_cast<double>(q.path.sequence.size()), static_cast<double>(e.path.sequence.size()));
+          double gap = 0.0;
+          for (size_t k = 0; k < e.path.objective.size() && k < q.path.objective.size(); ++k)
+            gap = std::max({gap, std::abs(e.path.objective[k] - q.path.objective[k]),
+                            (e.beta[0].col(k) - q.beta[0].col(k)).cwiseAbs().maxCoeff()});
+          for (size_t k = 0; k < e.path.score.size() && k < q.path.score.size(); ++k)
+            gap = std::max(gap, std::abs(e.path.score[k] - q.path.score[k]) / (1 + e.path.score[k]));
+          check(gap < 1e-8, "GlmGainSource: GlmModel's quadratic gains, objectives and coefficients", gap, 0);
+        }
       }
   }
 }
