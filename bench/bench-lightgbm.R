@@ -12,7 +12,9 @@
 ## cegb_tradeoff over a grid; num_threads = 1, max_depth = 4, num_leaves = 16, learning_rate = 0.1,
 ## min_data_in_leaf = 5, 100 rounds. miser(): 100 trees of depth 4, eta = 0.1, min_node_size = 5, a
 ## lambda grid, its default histogram search (max_bin = 255) on one thread (option fgseq.threads); the
-## speed setting also times it on 2 threads against itself on 1 (target: at most 0.6). Both grids are given as the Miser's lambda; the LightGBM tradeoff of a lambda is
+## speed setting also times it on 2 threads against itself on 1 (target: at most 0.6), 1 and 2 threads
+## alternated three times each, and prints the ratio of the median elapsed times with the CPU seconds
+## and the load of every fit. Both grids are given as the Miser's lambda; the LightGBM tradeoff of a lambda is
 ##   cegb_tradeoff = lambda * 2 * s0 / (mean(cost) * h0),
 ## s0 = 1/2 sum_i (y_i - mean(y))^2 the Miser's initial impurity, h0 the hessian of the loss per row at
 ## the start (1 for the squared error, mean(y) (1 - mean(y)) for the log-loss). LightGBM's split gain is
@@ -254,11 +256,29 @@ cat("\nmiser_s, lightgbm_s: elapsed seconds to fit 100 trees (LightGBM including
 cat(sprintf("ratio miser / lightgbm: median %.2f, range %.2f to %.2f\n", stats::median(tab$ratio),
             min(tab$ratio), max(tab$ratio)))
 
-# the Miser on 2 threads (option fgseq.threads) against itself on 1, at the default lambda
-t1 <- timed(withr_threads(1L, miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = N_TREES, depth = DEPTH,
-                                    min_node_size = 5)))
-t2 <- timed(withr_threads(2L, miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = N_TREES, depth = DEPTH,
-                                    min_node_size = 5)))
-cat(sprintf("miser, lambda = 0.01: 1 thread %.2f s, 2 threads %.2f s, ratio 2 / 1 threads %.2f (target <= 0.6);",
-            t1$time, t2$time, t2$time / t1$time),
-    sprintf("same trees: %s; load average %s\n", identical(t1$value$trees, t2$value$trees), load_average()))
+# the Miser on 2 threads (option fgseq.threads) against itself on 1, at the default lambda: 1 and 2
+# threads alternated, REPS fits each; elapsed and CPU seconds (user + system, all threads) of each fit
+REPS <- 3L
+thread_runs <- list()
+for (r in seq_len(REPS)) {
+  for (threads in 1:2) {
+    st <- withr_threads(threads, system.time(
+      fit <- miser(x, y, cost = cost, cost_penalty = 0.01, max_steps = N_TREES, depth = DEPTH, min_node_size = 5),
+      gcFirst = TRUE))
+    thread_runs[[length(thread_runs) + 1L]] <- list(
+      threads = threads, elapsed = st[["elapsed"]], cpu = st[["user.self"]] + st[["sys.self"]],
+      trees = fit$trees, load = load_average())
+  }
+}
+runs <- data.frame(threads = vapply(thread_runs, `[[`, 1, "threads"),
+                   elapsed_s = vapply(thread_runs, `[[`, 1, "elapsed"),
+                   cpu_s = vapply(thread_runs, `[[`, 1, "cpu"),
+                   load = vapply(thread_runs, `[[`, "", "load"))
+cat("\nmiser, lambda = 0.01, 1 and 2 threads alternated (cpu_s: user + system seconds of all threads):\n")
+print(runs, row.names = FALSE)
+same <- all(vapply(thread_runs, function(r) identical(r$trees, thread_runs[[1L]]$trees), logical(1)))
+med <- function(k, what) stats::median(runs[[what]][runs$threads == k])
+cat(sprintf("median elapsed: 1 thread %.2f s, 2 threads %.2f s; median cpu: 1 thread %.2f s, 2 threads %.2f s\n",
+            med(1, "elapsed_s"), med(2, "elapsed_s"), med(1, "cpu_s"), med(2, "cpu_s")))
+cat(sprintf("ratio 2 / 1 threads (median elapsed) %.2f (target <= 0.6); same trees: %s; load average %s\n",
+            med(2, "elapsed_s") / med(1, "elapsed_s"), same, load_average()))

@@ -35,6 +35,7 @@ int main() {
   test_families();
   test_group_lasso_family(pb);
   test_option_names();
+  test_worker_pool();
   test_glm_time_up(pb);
   test_wide_group(pb);
   test_symmetric_solve();

@@ -57,6 +57,31 @@ test_that("threads do not change the trees", {
   expect_identical(one$trees, two$trees)
 })
 
+test_that("on rows enough to split nodes in blocks, threads do not change the trees and leaves are means", {
+  # 40,000 rows: the rows of a node are split over several blocks, whose sums add in order
+  d <- sim_miser(40000, 5, seed = 15)
+  w <- rep(c(1, 2.5), 20000)
+  op <- options(fgseq.threads = 1)
+  on.exit(options(op))
+  one <- miser(d$x, d$y, cost = 1:5, max_steps = 3, depth = 3, weights = w)
+  options(fgseq.threads = 3)
+  three <- miser(d$x, d$y, cost = 1:5, max_steps = 3, depth = 3, weights = w)
+  expect_identical(one$trees, three$trees)
+  # the first tree's leaves: the weighted mean of y - H_0 over the rows that reach them
+  tr <- three$trees[three$trees$tree == 1, ]
+  node <- rep(1L, nrow(d$x))
+  repeat {
+    inner <- !is.na(tr$column[node])
+    if (!any(inner)) break
+    k <- node[inner]
+    left <- d$x[cbind(which(inner), tr$column[k])] <= tr$threshold[k]
+    node[inner] <- ifelse(left, tr$left[k], tr$right[k])
+  }
+  r <- d$y - three$init[[1]]
+  expect_equal(tr$value[sort(unique(node))], as.vector(tapply(w * r, node, sum) / tapply(w, node, sum)),
+               tolerance = 1e-12)
+})
+
 test_that("max_time returns the first trees of the full fit, marked partial; progress changes nothing", {
   d <- sim_miser(300, 5, seed = 14)
   full <- miser(d$x, d$y, cost = 1:5, max_steps = 30, depth = 2)

@@ -38,8 +38,12 @@
 //   the candidates, thresholds and trees are those of the exact search. Of two sibling nodes only the
 //   smaller one's histogram is built from its rows; the larger one's is its parent's less the
 //   smaller's (the parent's buffer is reused). The rows of each node are a contiguous range of one
-//   row permutation, split stably, so each node's rows stay in increasing order. Histograms are built
-//   and scanned in parallel over columns (MiserControl::threads).
+//   row permutation, split stably, so each node's rows stay in increasing order. On
+//   MiserControl::threads threads, the binning, the histograms and their scans run in parallel over
+//   columns, and the splits of the rows of a level's nodes, the gathers, the histogram subtractions
+//   and the tree's output over chunks of rows or bins; threads claim columns or chunks in turn
+//   (WorkerPool, stats.hpp), and every sum is taken in the same order whatever the number of threads, so
+//   the trees do not depend on it.
 // Ties (both searches): within a column, scanned by increasing threshold, a threshold replaces the best
 // so far only when its gain is larger by more than a relative tie_tol (the smallest of tied thresholds
 // wins); across columns every penalized gain within a relative tie_tol of the best ties and the first
@@ -206,7 +210,7 @@ class SortedColumns {
 class BinnedColumns {
  public:
   // w: the observation weights (n, positive), or empty for 1 each.
-  BinnedColumns(const Eigen::Ref<const MatrixXd>& x, int max_bin, int threads,
+  BinnedColumns(const Eigen::Ref<const MatrixXd>& x, int max_bin, WorkerPool& pool,
                 const InterruptCheck& check_interrupt = InterruptCheck(), const VectorXd& w = VectorXd())
       : n_(x.rows()), p_(x.cols()), wide_(max_bin > 256), lo_(static_cast<size_t>(x.cols())), hi_(lo_.size()) {
     if (max_bin < 2 || max_bin > 65536) throw std::invalid_argument("miser: max_bin must be in 2..65536");
@@ -215,7 +219,7 @@ class BinnedColumns {
     if (w.size() && w.size() != n_) throw std::invalid_argument("miser: one weight per row of x is needed");
     if (wide_) bin16_.resize(static_cast<size_t>(n_ * p_));
     else bin8_.resize(static_cast<size_t>(n_ * p_));
-    parallel_ranges(p_, threads, [&](Index begin, Index end) {
+    pool.run(p_, 1, [&](Index begin, Index end) {
       std::vector<std::pair<double, double>> v;
       for (Index j = begin; j < end; ++j) {
         if (check_interrupt && calling_thread()) check_interrupt();
@@ -630,9 +634,9 @@ class ExactTreeLearner : public TreeLearner {
 class HistogramTreeLearner : public TreeLearner {
  public:
   // w: the observation weights (n, positive), or empty for 1 each.
-  HistogramTreeLearner(const BinnedColumns& bins, const std::vector<int>& group_of, const Measurements& meas,
-                       const MiserControl& ctl, const VectorXd& w = VectorXd())
-      : TreeLearner(bins.cols(), group_of, meas, ctl, w), bins_(bins), rows_(static_cast<size_t>(bins.rows())),
+  HistogramTreeLearner(const BinnedColumns& bins, WorkerPool& pool, const std::vector<int>& group_of,
+                       const Measurements& meas, const MiserControl& ctl, const VectorXd& w = VectorXd())
+      : TreeLearner(bins.cols(), group_of, meas, ctl, w), bins_(bins), workers_(pool), rows_(static_cast<size_t>(bins.rows())),
         right_(rows_.size()), ordered_(rows_.size()), wordered_(weighted() ? rows_.size() : 0) {}
 
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
@@ -654,8 +658,9 @@ class HistogramTreeLearner : public TreeLearner {
       const Index A = static_cast<Index>(active.size());
       scan(active);
 
-      // choose the split of each node, left to right; split its rows stably
+      // choose the split of each node, left to right; then split the rows of every node stably
       std::vector<Index> next, parents;
+      std::vector<std::pair<Index, unsigned>> split_on;  // per split node: its column and last bin going left
       for (Index s = 0; s < A; ++s) {
         const Index v = active[static_cast<size_t>(s)];
         const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, unpaid);
@@ -665,12 +670,13 @@ class HistogramTreeLearner : public TreeLearner {
         }
         const size_t sj = static_cast<size_t>(s * p + j);
         const Index l = split_node(v, static_cast<int>(j), thr_[sj]);
-        partition(v, l, j, bin_[sj]);
+        split_on.emplace_back(j, bin_[sj]);
         parents.push_back(v);
         next.push_back(l);
         next.push_back(l + 1);
       }
       if (next.empty()) break;
+      partition(parents, split_on);
       hist_of_.resize(nodes_.size(), -1);
       if (d + 1 < ctl_.depth) children_histograms(parents);
       else for (Index v : parents) release(v);
@@ -679,11 +685,14 @@ class HistogramTreeLearner : public TreeLearner {
 
     append_to(forest);
     fitted.resize(n);
-    for (const Node& nd : nodes_) {
-      if (nd.feature >= 0) continue;
-      const double value = nd.value();
-      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) fitted(rows_[static_cast<size_t>(k)]) = value;
-    }
+    workers_.run(static_cast<Index>(nodes_.size()), 1, [&](Index begin, Index end) {
+      for (Index v = begin; v < end; ++v) {
+        const Node& nd = nodes_[static_cast<size_t>(v)];
+        if (nd.feature >= 0) continue;
+        const double value = nd.value();
+        for (Index k = nd.begin; k < nd.begin + nd.n; ++k) fitted(rows_[static_cast<size_t>(k)]) = value;
+      }
+    });
   }
 
  private:
@@ -694,6 +703,7 @@ class HistogramTreeLearner : public TreeLearner {
   };
 
   const BinnedColumns& bins_;
+  WorkerPool& workers_;                      // MiserControl::threads threads
   std::vector<int> rows_, right_;            // row permutation (each node a range of it); scratch
   std::vector<double> ordered_;              // w r in the order of rows_, for the nodes being built
   std::vector<double> wordered_;             // and w (with weights only)
@@ -702,6 +712,7 @@ class HistogramTreeLearner : public TreeLearner {
   std::vector<int> hist_of_;                 // per node: its buffer in pool_, or -1
   std::vector<double> gain_, thr_;           // per (active node, column): best gain and its threshold
   std::vector<unsigned> bin_;                // and the last bin going left
+  static constexpr Index kChunk = 16384;     // rows or bins a thread claims at a time
 
   int acquire() {
     if (free_.empty()) {
@@ -718,30 +729,86 @@ class HistogramTreeLearner : public TreeLearner {
     h = -1;
   }
 
-  // Splits the rows of node v (a range of rows_) into its children l (bin <= b of column j) and l + 1,
-  // keeping the order; counts the children's rows and sums w r and w over them in that order.
-  void partition(Index v, Index l, Index j, unsigned b) {
-    Node& nd = nodes_[static_cast<size_t>(v)];
-    Node& left = nodes_[static_cast<size_t>(l)];
-    Node& right = nodes_[static_cast<size_t>(l + 1)];
-    int* rows = rows_.data() + nd.begin;
-    Index nl = 0, nr = 0;
-    double sl = 0.0, sr = 0.0, wl = 0.0, wr = 0.0;
-    for (Index k = 0; k < nd.n; ++k) {
-      const int i = rows[k];
-      if (bins_.bin(i, j) <= b) {
-        rows[nl++] = i;
-        sl += g_(i);
-        wl += weight(i);
-      } else {
-        right_[static_cast<size_t>(nr++)] = i;
-        sr += g_(i);
-        wr += weight(i);
-      }
+  // Splits the rows of every node of `parents` (each a range of rows_) into its children (left: bin <=
+  // split_on[k].second of column split_on[k].first), keeping the order, and counts the children's rows
+  // and sums w r and w over them. In parallel over blocks of kChunk rows of a node: a first pass counts
+  // and sums each block's rows going left and right, a second writes every row at its place in right_,
+  // which is then copied back. A child's sums add its blocks' sums in order, so they do not depend on
+  // the number of threads.
+  void partition(const std::vector<Index>& parents, const std::vector<std::pair<Index, unsigned>>& split_on) {
+    struct Block {
+      Index node, begin, end;  // the k-th parent; rows_[begin, end) of it
+      Index nl = 0, to_left = 0, to_right = 0;  // rows going left; where its left and right rows go
+      double sl = 0.0, sr = 0.0, wl = 0.0, wr = 0.0;
+    };
+    std::vector<Block> blocks;
+    for (size_t k = 0; k < parents.size(); ++k) {
+      const Node& nd = nodes_[static_cast<size_t>(parents[k])];
+      for (Index b = nd.begin; b < nd.begin + nd.n; b += kChunk)
+        blocks.push_back(Block{static_cast<Index>(k), b, std::min(b + kChunk, nd.begin + nd.n)});
     }
-    std::copy(right_.begin(), right_.begin() + nr, rows + nl);
-    left = Node{-1, 0.0, -1, -1, nl, sl, wl, nd.begin};
-    right = Node{-1, 0.0, -1, -1, nr, sr, wr, nd.begin + nl};
+    const auto goes_left = [&](const Block& bl, int i) {
+      const auto& js = split_on[static_cast<size_t>(bl.node)];
+      return bins_.bin(i, js.first) <= js.second;
+    };
+    const Index B = static_cast<Index>(blocks.size());
+    workers_.run(B, 1, [&](Index begin, Index end) {
+      for (Index t = begin; t < end; ++t) {
+        Block& bl = blocks[static_cast<size_t>(t)];
+        for (Index k = bl.begin; k < bl.end; ++k) {
+          const int i = rows_[static_cast<size_t>(k)];
+          if (goes_left(bl, i)) {
+            ++bl.nl;
+            bl.sl += g_(i);
+            bl.wl += weight(i);
+          } else {
+            bl.sr += g_(i);
+            bl.wr += weight(i);
+          }
+        }
+      }
+    });
+    for (Index t = 0; t < B;) {  // the children of each parent from its blocks, in order
+      const Index k = blocks[static_cast<size_t>(t)].node;
+      const Index v = parents[static_cast<size_t>(k)];
+      const Node& nd = nodes_[static_cast<size_t>(v)];
+      Index nl = 0, u = t;
+      double sl = 0.0, sr = 0.0, wl = 0.0, wr = 0.0;
+      for (; u < B && blocks[static_cast<size_t>(u)].node == k; ++u) {
+        const Block& bl = blocks[static_cast<size_t>(u)];
+        nl += bl.nl;
+        sl += bl.sl;
+        sr += bl.sr;
+        wl += bl.wl;
+        wr += bl.wr;
+      }
+      for (Index left = nd.begin, right = nd.begin + nl; t < u; ++t) {
+        Block& bl = blocks[static_cast<size_t>(t)];
+        bl.to_left = left;
+        bl.to_right = right;
+        left += bl.nl;
+        right += bl.end - bl.begin - bl.nl;
+      }
+      const Index l = nd.left;
+      nodes_[static_cast<size_t>(l)] = Node{-1, 0.0, -1, -1, nl, sl, wl, nd.begin};
+      nodes_[static_cast<size_t>(l + 1)] = Node{-1, 0.0, -1, -1, nd.n - nl, sr, wr, nd.begin + nl};
+    }
+    workers_.run(B, 1, [&](Index begin, Index end) {
+      for (Index t = begin; t < end; ++t) {
+        const Block& bl = blocks[static_cast<size_t>(t)];
+        Index left = bl.to_left, right = bl.to_right;
+        for (Index k = bl.begin; k < bl.end; ++k) {
+          const int i = rows_[static_cast<size_t>(k)];
+          right_[static_cast<size_t>(goes_left(bl, i) ? left++ : right++)] = i;
+        }
+      }
+    });
+    workers_.run(B, 1, [&](Index begin, Index end) {
+      for (Index t = begin; t < end; ++t) {
+        const Block& bl = blocks[static_cast<size_t>(t)];
+        std::copy(right_.begin() + bl.begin, right_.begin() + bl.end, rows_.begin() + bl.begin);
+      }
+    });
   }
 
   // The histograms of the next level's nodes that may split: the smaller child of each split parent
@@ -768,37 +835,42 @@ class HistogramTreeLearner : public TreeLearner {
       }
     }
     if (!built.empty()) build(built);
-    const Index B = bins_.total_bins();
-    for (const auto& ls : subtract) {
-      HistBin* a = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.first)])].data();
-      const HistBin* b = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.second)])].data();
-      for (Index k = 0; k < B; ++k) {
-        a[k].sum -= b[k].sum;
-        a[k].count -= b[k].count;
-        a[k].weight -= b[k].weight;
+    workers_.run(bins_.total_bins(), kChunk, [&](Index begin, Index end) {
+      for (const auto& ls : subtract) {
+        HistBin* a = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.first)])].data();
+        const HistBin* b = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(ls.second)])].data();
+        for (Index k = begin; k < end; ++k) {
+          a[k].sum -= b[k].sum;
+          a[k].count -= b[k].count;
+          a[k].weight -= b[k].weight;
+        }
       }
-    }
+    });
     for (Index v : drop) release(v);
   }
 
-  // Builds the histograms of `nodes` from their rows, in parallel over columns.
+  // Builds the histograms of `nodes` from their rows, in parallel: first w r (and w) in the order of
+  // the nodes' rows, over chunks of rows; then the histograms, over columns (each thread zeroes the
+  // bins it fills).
   void build(const std::vector<Index>& nodes) {
+    for (Index v : nodes) hist_of_[static_cast<size_t>(v)] = acquire();
     for (Index v : nodes) {
       const Node& nd = nodes_[static_cast<size_t>(v)];
-      const int h = acquire();
-      hist_of_[static_cast<size_t>(v)] = h;
-      std::fill(pool_[static_cast<size_t>(h)].begin(), pool_[static_cast<size_t>(h)].end(), HistBin{0.0, 0.0, 0.0});
-      for (Index k = nd.begin; k < nd.begin + nd.n; ++k) {
-        const int i = rows_[static_cast<size_t>(k)];
-        ordered_[static_cast<size_t>(k)] = g_(i);
-        if (weighted()) wordered_[static_cast<size_t>(k)] = w_(i);
-      }
+      if (nd.n == bins_.rows()) continue;  // the root reads g_ and w_ in row order
+      workers_.run(nd.n, kChunk, [&](Index begin, Index end) {
+        for (Index k = nd.begin + begin; k < nd.begin + end; ++k) {
+          const int i = rows_[static_cast<size_t>(k)];
+          ordered_[static_cast<size_t>(k)] = g_(i);
+          if (weighted()) wordered_[static_cast<size_t>(k)] = w_(i);
+        }
+      });
     }
-    parallel_ranges(bins_.cols(), ctl_.threads, [&](Index begin, Index end) {
+    workers_.run(bins_.cols(), 1, [&](Index begin, Index end) {
       for (Index j = begin; j < end; ++j)
         for (Index v : nodes) {
           const Node& nd = nodes_[static_cast<size_t>(v)];
           HistBin* h = pool_[static_cast<size_t>(hist_of_[static_cast<size_t>(v)])].data() + bins_.offset(j);
+          std::fill(h, h + bins_.n_bins(j), HistBin{0.0, 0.0, 0.0});
           if (weighted()) {
             if (bins_.wide()) accumulate<true>(bins_.col16(j), nd, h);
             else accumulate<true>(bins_.col8(j), nd, h);
@@ -813,10 +885,10 @@ class HistogramTreeLearner : public TreeLearner {
   // Without weights (Weighted false) a bin's weight is its count and is not kept.
   template <bool Weighted, typename Bin>
   void accumulate(const Bin* col, const Node& nd, HistBin* h) const {
+    const bool root = nd.n == bins_.rows();  // the root: rows in order, w r and w read as they are
     const int* rows = rows_.data() + nd.begin;
-    const double* g = ordered_.data() + nd.begin;
-    const double* w = Weighted ? wordered_.data() + nd.begin : nullptr;
-    const bool root = nd.n == bins_.rows();  // the root: rows in order
+    const double* g = root ? g_.data() : ordered_.data() + nd.begin;
+    const double* w = !Weighted ? nullptr : root ? w_.data() : wordered_.data() + nd.begin;
     for (Index k = 0; k < nd.n; ++k) {
       HistBin& e = h[col[root ? k : rows[k]]];
       e.sum += g[k];
@@ -833,7 +905,7 @@ class HistogramTreeLearner : public TreeLearner {
     thr_.assign(gain_.size(), 0.0);
     bin_.assign(gain_.size(), 0);
     const double none = std::numeric_limits<double>::lowest();
-    parallel_ranges(p, ctl_.threads, [&](Index begin, Index end) {
+    workers_.run(p, 1, [&](Index begin, Index end) {
       for (Index j = begin; j < end; ++j) {
         const Index nb = bins_.n_bins(j);
         for (Index s = 0; s < A; ++s) {
@@ -948,6 +1020,7 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   if (ctl.lambda_relative) c.lambda = ctl.lambda * 0.5 * w.dot(R.rowwise().squaredNorm()) / static_cast<double>(P);
   out.lambda = c.lambda;
 
+  WorkerPool pool(c.split == SplitSearch::Histogram ? c.threads : 1);
   std::unique_ptr<SortedColumns> sorted;
   std::unique_ptr<BinnedColumns> binned;
   std::unique_ptr<TreeLearner> learner;
@@ -955,8 +1028,8 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
     sorted.reset(new SortedColumns(x, check_interrupt));
     learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
   } else {
-    binned.reset(new BinnedColumns(x, c.max_bin, c.threads, check_interrupt, weights));
-    learner.reset(new HistogramTreeLearner(*binned, group_of, cost, c, weights));
+    binned.reset(new BinnedColumns(x, c.max_bin, pool, check_interrupt, weights));
+    learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
   }
 
   std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi

@@ -13,12 +13,16 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -102,14 +106,123 @@ void parallel_ranges(Index n, int threads, const Body& body) {
   if (error) std::rethrow_exception(error);
 }
 
+// True on the threads of a WorkerPool.
+inline bool& pool_worker() {
+  thread_local bool worker = false;
+  return worker;
+}
+
 // True on the thread that called into the core (the only one allowed to poll R's interrupt check).
 inline bool calling_thread() {
+  if (pool_worker()) return false;
 #ifdef _OPENMP
   return omp_get_thread_num() == 0;
 #else
   return true;
 #endif
 }
+
+// Threads that run the chunks of many short loops beside the calling thread (the levels of the Greedy
+// Miser's trees). run(n, chunk, body) calls body(begin, end) over [0, n) cut into chunks of `chunk`
+// items, which the calling thread and the workers claim in turn. Unlike an OpenMP parallel region, a
+// loop waits for no worker that has not started on it: it ends once its chunks are done, so on a
+// machine shared with other work a worker the system has descheduled costs at most the chunk it holds,
+// not a time slice per loop. For items whose results do not depend on which thread ran them. An
+// exception in a body stops the claiming and is rethrown on the calling thread once the loop's
+// running chunks are done. The workers never call back into R (calling_thread() is false on them).
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads) {
+    for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& w : workers_) w.join();
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  template <class Body>
+  void run(Index n, Index chunk, const Body& body) {
+    chunk = std::max<Index>(chunk, 1);
+    const Index n_chunks = (n + chunk - 1) / chunk;
+    if (workers_.empty() || n_chunks <= 1) {
+      if (n > 0) body(Index(0), n);
+      return;
+    }
+    Loop loop([&](Index begin, Index end) { body(begin, end); }, n, chunk, n_chunks);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &loop;
+      ++generation_;
+    }
+    wake_.notify_all();
+    loop.claim();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      loop_ = nullptr;  // no worker joins the loop from now on; wait for those inside it
+      done_.wait(lock, [&] { return loop.active == 0; });
+    }
+    if (loop.error) std::rethrow_exception(loop.error);
+  }
+
+ private:
+  struct Loop {
+    Loop(std::function<void(Index, Index)> b, Index n_, Index chunk_, Index n_chunks_)
+        : body(std::move(b)), n(n_), chunk(chunk_), n_chunks(n_chunks_) {}
+    std::function<void(Index, Index)> body;
+    Index n, chunk, n_chunks;
+    std::atomic<Index> next{0};
+    int active = 0;  // workers inside claim() (under the pool's mutex)
+    std::mutex error_mutex;
+    std::exception_ptr error = nullptr;
+    void claim() {
+      for (Index c = next.fetch_add(1); c < n_chunks; c = next.fetch_add(1)) {
+        try {
+          body(c * chunk, std::min(n, (c + 1) * chunk));
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+          next.store(n_chunks);
+        }
+      }
+    }
+  };
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  Loop* loop_ = nullptr;
+  std::atomic<unsigned long> generation_{0};  // loops started (changed under mutex_)
+  bool quit_ = false;
+
+  void work() {
+    pool_worker() = true;
+    unsigned long seen = 0;
+    for (;;) {
+      // the next loop of a fit usually follows within microseconds: look for it, yielding the core to
+      // other work, for up to a millisecond before sleeping (a sleeping worker wakes late on a busy
+      // machine, when the loop may be over)
+      const auto idle = std::chrono::steady_clock::now();
+      while (generation_.load() == seen && std::chrono::steady_clock::now() - idle < std::chrono::milliseconds(1))
+        std::this_thread::yield();
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return quit_ || (loop_ != nullptr && generation_.load() != seen); });
+      if (quit_) return;
+      seen = generation_.load();
+      Loop* loop = loop_;
+      ++loop->active;
+      lock.unlock();
+      loop->claim();
+      lock.lock();
+      if (--loop->active == 0) done_.notify_all();
+    }
+  }
+};
 
 // The interrupt check of a pass split over threads (parallel_ranges()): the calling thread polls
 // `check` (R's interrupt check, a clock), the only one allowed to; when that throws, every other
