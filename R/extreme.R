@@ -18,7 +18,7 @@ extreme_factor <- function(m) {
 # the response (1 for the GLM families, whose y is not a measurement)).
 extreme_scaling <- function(max_abs, y, family) {
   fx <- extreme_factor(max_abs)
-  fy <- if (family_def(family)$linear) extreme_factor(max(abs(y))) else 1
+  fy <- if (family_def(family)$linear) extreme_factor(max(-min(y), max(y))) else 1
   if (all(fx == 1) && fy == 1) return(NULL)
   list(x = fx, y = fy)
 }

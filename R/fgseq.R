@@ -415,13 +415,24 @@ fit_screen <- function() {
 
 # OpenMP threads for the passes over x: option fgseq.threads, by default 2 (or 1 on a one-core machine).
 fit_threads <- function() {
-  threads <- getOption("fgseq.threads", min(2L, parallel::detectCores(), na.rm = TRUE))
+  threads <- getOption("fgseq.threads", min(2L, machine_cores(), na.rm = TRUE))
   if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 ||
       threads > .Machine$integer.max || threads != round(threads)) {
     abort("option `fgseq.threads` must be a whole number >= 1.")
   }
   as.integer(threads)
 }
+
+# The machine's cores, counted once a session: on Linux parallel::detectCores() runs a shell command,
+# a fork of the R process whose cost grows with the memory R holds (tens of ms beside a large x), and
+# fit_threads() runs on a fit's clock.
+machine_cores <- local({
+  cores <- NULL
+  function() {
+    if (is.null(cores)) cores <<- parallel::detectCores()
+    cores
+  }
+})
 
 # Warnings about the core's result (constant columns, convergence, max_time spent), then the "fgseq" object (new_fgseq(), which takes the arguments
 # after `call`). `meas`: the fit's measurements (group_measurements()).

@@ -111,9 +111,12 @@ check_y <- function(y, n, constant_ok = FALSE) {
   if (length(y) != n) {
     abort("`y` must have one value per row of `x`: length(y) is ", length(y), ", nrow(x) is ", n, ".")
   }
-  if (!all(is.finite(y))) abort("`y` contains NA, NaN or Inf; remove those rows first.")
+  # min() and max() see NA, NaN and Inf without a copy of y (n may be large, and the clock of a fit runs)
+  lo <- min(y)
+  hi <- max(y)
+  if (!is.finite(lo) || !is.finite(hi)) abort("`y` contains NA, NaN or Inf; remove those rows first.")
   y <- as.double(y)
-  if (!constant_ok && max(y) - min(y) <= 1e-12 * max(abs(y))) {
+  if (!constant_ok && hi - lo <= 1e-12 * max(-lo, hi)) {
     abort("`y` is constant; there is nothing to explain.")
   }
   y

@@ -59,8 +59,9 @@ static void test_screened_omp(Problem& pb) {
       check(std::abs(a.path.score[k] - b.path.score[k]) <= 1e-9 * (1 + std::abs(a.path.score[k])),
             "screened CS-G-OMP: same scores", b.path.score[k], a.path.score[k]);
   }
-  // max_time spent while the screening copy is made (polled between groups): no copy, and the model
-  // scores in double precision (the unscreened path, bit for bit)
+  // max_time spent while the screening copy is made (polled before each group, after the three polls
+  // before the model's n-row buffers): no copy, and the model scores in double precision (the
+  // unscreened path, bit for bit)
   Control on;
   on.engine = Engine::Sample;
   on.lambda = 0.01;
@@ -72,12 +73,23 @@ static void test_screened_omp(Problem& pb) {
   const Whitened wh = whiten_block_stats(bs, on.rank_tol);
   int polls = 0;
   SampleModel cut(dw, yw, VectorXd(), bs.st, wh, lay, on, 1, [&polls] {
-    if (++polls > 2) throw TimeUp();
+    if (++polls > 5) throw TimeUp();  // the third group's poll
   });
   SampleModel plain(dw, yw, VectorXd(), bs.st, wh, lay, off, 1);
   const Path pc = greedy_path(cut, Measurements(cw), on), pp = greedy_path(plain, Measurements(cw), off);
-  check(polls == 3 && pc.sequence == pp.sequence && pc.score == pp.score,
-        "SampleModel: max_time spent making the screening copy leaves the unscreened model", polls, 3);
+  check(polls == 6 && pc.sequence == pp.sequence && pc.score == pp.score,
+        "SampleModel: max_time spent making the screening copy leaves the unscreened model", polls, 6);
+  // spent before the model's buffers: the constructor throws (fit_path() then gives the null model)
+  int early = 0;
+  bool thrown = false;
+  try {
+    SampleModel none(dw, yw, VectorXd(), bs.st, wh, lay, on, 1, [&early] {
+      if (++early > 1) throw TimeUp();
+    });
+  } catch (const TimeUp&) {
+    thrown = true;
+  }
+  check(thrown && early == 2, "SampleModel: max_time spent before its buffers leaves the constructor", early, 2);
 }
 
 // A group wider than x is long (60 columns, 20 weighted rows) is whitened from the n x n matrix of its

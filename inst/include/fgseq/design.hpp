@@ -155,6 +155,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
                               const InterruptCheck& check_interrupt = InterruptCheck()) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
   if (n < 2) throw std::invalid_argument("block_stats: at least 2 rows are needed");
+  if (check_interrupt) check_interrupt();  // before the first pass over x (the column means)
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
   BlockStats out;
   GramStats& st = out.st;
@@ -171,14 +172,14 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   const Index G = lay.size();
   out.blocks.assign(static_cast<size_t>(G), MatrixXd());
   out.rows.assign(static_cast<size_t>(G), MatrixXd());
-  const VectorXd sw = w.cwiseSqrt();
+  const VectorXd sw = weights.size() ? VectorXd(w.cwiseSqrt()) : VectorXd();  // unweighted: 1 each, not formed
   const SharedCheck shared(check_interrupt);
   parallel_ranges(G, threads, [&](Index g0, Index g1) {
     const InterruptCheck check = shared.check();
     MatrixXd xg;
     shared.run([&] {
       for (Index g = g0; g < g1; ++g) {
-        if (g > g0 && check) check();  // between groups: work remains
+        if (check) check();  // before each group (its first pass allocates n-row buffers)
         const auto& cols = lay.cols[static_cast<size_t>(g)];
         const Index d = static_cast<Index>(cols.size());
         // the constant-column rule on a column's sd; returns 1 / sd, or 0 for a constant column
@@ -196,7 +197,8 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
           MatrixXd& A = out.rows[static_cast<size_t>(g)];
           x.gather(cols, A);
           for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
-          A = (sw / std::sqrt(W)).asDiagonal() * A;
+          if (weights.size()) A.array().colwise() *= sw.array();
+          A /= std::sqrt(W);
           for (Index a = 0; a < d; ++a) A.col(a) *= inverse_sd(a, A.col(a).norm());
           continue;
         }
@@ -208,7 +210,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
         } else {
           x.gather(cols, xg);
           for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
-          xg = sw.asDiagonal() * xg;
+          if (weights.size()) xg.array().colwise() *= sw.array();  // in place: no n-row temporary
           B.setZero();
           B.selfadjointView<Eigen::Lower>().rankUpdate(xg.transpose());
           B.triangularView<Eigen::StrictlyUpper>() = B.transpose();

@@ -3,6 +3,7 @@
 #define FGSEQ_FIT_HPP
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -67,6 +68,15 @@ inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_
   return timed;
 }
 
+// The responses of a least-squares family less the offset, kept in `store`; without an offset, y itself
+// (not copied: an n x P copy of a tall y is a pass over fresh memory).
+inline Eigen::Ref<const MatrixXd> less_offset(const Eigen::Ref<const MatrixXd>& y, const MatrixXd& offset,
+                                              MatrixXd& store) {
+  if (!offset.size()) return y;
+  store = y - offset;
+  return store;
+}
+
 // The greedy path of a model, on the original scale of x.
 inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, Clock::time_point started,
                           const Services& svc) {
@@ -112,12 +122,13 @@ inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const 
 
 // The null model from the rows of y (n x P, less the offset for the Gaussian families), the weights w
 // (empty: 1 each) and the offset; x contributes its column count p only.
-inline FitResult null_model(Index p, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset, Family family,
-                            const GroupLayout& lay, const Measurements& cost, const Control& ctl,
+inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w, const MatrixXd& offset,
+                            Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                             const Services& svc) {
   const Index n = y.rows();
   if (FamilyOps{family}.least_squares())
     return null_gram(standardize(centred_moments(MatrixXd(n, 0), y, w)), p, lay, cost, ctl, svc);
+  const MatrixXd ym = y;  // the model keeps a reference
   const VectorXd wt = w.size() ? w : VectorXd::Ones(n);
   GramStats st;
   st.n = n;
@@ -130,7 +141,7 @@ inline FitResult null_model(Index p, const MatrixXd& y, const VectorXd& w, const
   Control spent = ctl;
   spent.max_time = 0.0;
   const auto now = Clock::now();
-  GlmModel model(none, y, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, st, lay, spent,
+  GlmModel model(none, ym, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, st, lay, spent,
                  timed_poll(svc, spent, now));
   FitResult out = run_path(model, cost, spent, now, svc);
   out.path.partial = true;
@@ -145,19 +156,24 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Mea
   return run_path(model, cost, ctl, started, svc);
 }
 
-// The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix.
-inline FitResult fit_sample(const Design& x, const MatrixXd& y, const VectorXd& weights, const GroupLayout& lay,
-                            const Measurements& cost, const Control& ctl, Clock::time_point started,
-                            const Services& svc) {
+// The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix. The fit's
+// clock is polled before each group of the statistics pass and before each of the model's n-row
+// buffers; max_time spent there gives the null model, marked partial.
+inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
+                            const GroupLayout& lay, const Measurements& cost, const Control& ctl,
+                            Clock::time_point started, const Services& svc) {
   BlockStats bs;
+  Whitened wh;
+  std::optional<SampleModel> model;
+  const Poll poll = timed_poll(svc, ctl, started);
   try {
-    bs = block_stats(x, y, weights, lay, ctl.threads, timed_pass(svc, ctl, started).check_interrupt);
-  } catch (const TimeUp&) {
+    bs = block_stats(x, y, weights, lay, ctl.threads, poll);
+    wh = whiten_block_stats(bs, ctl.rank_tol);
+    model.emplace(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, poll);
+  } catch (const TimeUp&) {  // before the model's buffers were made: the null model
     return null_model(x.cols(), y, weights, MatrixXd(), Family::Gaussian, lay, cost, ctl, svc);
   }
-  const Whitened wh = whiten_block_stats(bs, ctl.rank_tol);
-  SampleModel model(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, timed_poll(svc, ctl, started));
-  return run_path(model, cost, ctl, started, svc);
+  return run_path(*model, cost, ctl, started, svc);
 }
 
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
@@ -186,7 +202,8 @@ inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, 
 // vector of one cost per group makes each group its own measurement); weights: n (or empty); offset:
 // n x P (or empty). ctl.engine picks the linear engine (Gram or sample space); the GLM families need
 // only the diagonal blocks of the Gram matrix.
-inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& weights, const MatrixXd& offset,
+inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
+                          const MatrixXd& offset,
                           const std::vector<int>& group_of, int n_groups, const Measurements& cost,
                           Family family, const Control& ctl, const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != x.cols())
@@ -195,11 +212,10 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
       (offset.size() && (offset.rows() != x.rows() || offset.cols() != y.cols())))
     throw std::invalid_argument("fit_path: y, weights and offset need one row per row of x");
   const auto started = detail::Clock::now();
-  const Index n = x.rows(), P = y.cols();
-  const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, P);
   const GroupLayout lay = make_layout(group_of, n_groups);
   if (FamilyOps{family}.least_squares()) {
-    const MatrixXd yc = y - off;
+    MatrixXd store;
+    const Eigen::Ref<const MatrixXd> yc = detail::less_offset(y, offset, store);
     if (ctl.engine == Engine::Sample) return detail::fit_sample(x, yc, weights, lay, cost, ctl, started, svc);
     GramStats st;
     if (x.is_sparse()) {
@@ -211,29 +227,32 @@ inline FitResult fit_path(const Design& x, const MatrixXd& y, const VectorXd& we
         st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
                         detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads);
       } catch (const TimeUp&) {
-        return detail::null_model(x.cols(), yc, weights, off, family, lay, cost, ctl, svc);
+        return detail::null_model(x.cols(), yc, weights, offset, family, lay, cost, ctl, svc);
       }
     }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
+  const Index n = x.rows();
+  const MatrixXd yg = y, off = offset.size() ? offset : MatrixXd::Zero(n, y.cols());  // the model keeps references
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  return detail::glm_fit(x, y, w, off, family, lay, cost, ctl, started, svc);
+  return detail::glm_fit(x, yg, w, off, family, lay, cost, ctl, started, svc);
 }
 
 // The fit when max_time is spent in the checks of x before fit_path() could start (see
 // detail::null_model()): the null model of y, weights and offset (the arguments of fit_path(), x
 // replaced by its column count p), marked partial. x is not read.
-inline FitResult null_fit(Index p, const MatrixXd& y, const VectorXd& weights, const MatrixXd& offset,
+inline FitResult null_fit(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const MatrixXd& offset,
                           const std::vector<int>& group_of, int n_groups, const Measurements& cost, Family family,
                           const Control& ctl, const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != p) throw std::invalid_argument("null_fit: one group per column is needed");
   const Index n = y.rows();
   if ((weights.size() && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != y.cols())))
     throw std::invalid_argument("null_fit: weights and offset need one row per row of y");
-  const MatrixXd off = offset.size() ? offset : MatrixXd::Zero(n, y.cols());
   const GroupLayout lay = make_layout(group_of, n_groups);
-  if (FamilyOps{family}.least_squares()) return detail::null_model(p, y - off, weights, off, family, lay, cost, ctl, svc);
-  return detail::null_model(p, y, weights.size() ? weights : VectorXd::Ones(n), off, family, lay, cost, ctl, svc);
+  MatrixXd store;
+  if (FamilyOps{family}.least_squares())
+    return detail::null_model(p, detail::less_offset(y, offset, store), weights, offset, family, lay, cost, ctl, svc);
+  return detail::null_model(p, y, weights.size() ? weights : VectorXd::Ones(n), offset, family, lay, cost, ctl, svc);
 }
 
 // The sweep of the checks over a dense x (scan_columns() in stats.hpp) on a fit's clock: with max_time
@@ -252,7 +271,7 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, double max_t
 }
 
 // Dense x read in place.
-inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& y, const VectorXd& weights,
+inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, int n_groups,
                           const Measurements& cost, Family family, const Control& ctl,
                           const Services& svc = Services()) {

@@ -40,18 +40,22 @@ class SampleModel : public GroupModel {
  public:
   // y: n x P responses (offsets already subtracted); weights: n or empty; bs, wh: from block_stats()
   // and whiten_block_stats() on the same x, weights and layout.
-  // poll: checked between groups while the screening copy is made (a pass over x); when it throws
-  // TimeUp (max_time spent) the model has no copy and scores in double precision.
+  // poll: checked before each of the model's n-row buffers (sqrt(w / W), the response, the residual;
+  // fresh memory of a tall y is slow to touch), where its TimeUp leaves the constructor (the caller
+  // has no model: the fit is the null model), and between groups while the screening copy is made (a
+  // pass over x), where its TimeUp (max_time spent) leaves the model without a copy, scoring in double
+  // precision.
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
               const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads,
               const InterruptCheck& poll = InterruptCheck())
       : GroupModel(wh, st, lay, ctl), x_(x), threads_(threads) {
     const Index n = x_.rows(), P = y.cols();
-    const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-    sw_ = (w / st_.weight_sum).cwiseSqrt();
-    yt_ = y;
-    yt_.rowwise() -= st_.y_mean.transpose();
-    yt_ = sw_.asDiagonal() * yt_;
+    if (poll) poll();
+    if (weights.size()) sw_ = (weights / st_.weight_sum).cwiseSqrt();
+    else sw_ = VectorXd::Constant(n, std::sqrt(1.0 / st_.weight_sum));
+    if (poll) poll();
+    yt_.noalias() = sw_.asDiagonal() * (y.rowwise() - st_.y_mean.transpose());
+    if (poll) poll();
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
     wsel_.resize(0, P);
@@ -199,7 +203,7 @@ class SampleModel : public GroupModel {
       const InterruptCheck check = shared.check();
       shared.run([&] {
         for (Index g = b; g < e; ++g) {
-          if (g > b && check) check();
+          if (check) check();  // before each group: its columns touch fresh memory
           if (rank(g) == 0) continue;
           const MatrixXd Ag = whitened_columns(g);
           for (Index j = 0; j < rank(g); ++j) copy_.set_column(offset(g) + j, Ag.col(j));

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kernels.hpp"  // the x86 vector kernel switch and CPU detection
@@ -133,9 +134,12 @@ class ScreeningCopy {
   ScreeningCopy() = default;
   // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 and
   // columns to a multiple of 4, with zeros. `vector_kernels = false` keeps to the plain C++ kernels.
+  // The q columns are left unwritten until set_column() (the memory of a tall copy is touched only
+  // there: its caller can poll between columns); tmul() needs each of them set.
   ScreeningCopy(Index n, Index q, bool vector_kernels = true)
       : n_(n), q_(q), ld_((n + 15) / 16 * 16), qpad_((q + 3) / 4 * 4),
-        data_(static_cast<size_t>(ld_ * qpad_), 0), scale_(VectorXd::Zero(qpad_)), eta_(VectorXd::Zero(q)) {
+        data_(new int16_t[static_cast<size_t>(ld_ * qpad_)]), scale_(VectorXd::Zero(qpad_)), eta_(VectorXd::Zero(q)) {
+    std::fill(data_.get() + q_ * ld_, data_.get() + qpad_ * ld_, int16_t(0));  // the padding columns
     const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
     const double g64 = 64 * u / (1 - 64 * u);
     const double nb = static_cast<double>((n + screen_detail::kBlock - 1) / screen_detail::kBlock) + 8;
@@ -153,7 +157,7 @@ class ScreeningCopy {
 
   // stores column j as 16-bit integers with its scale, and its error factor
   void set_column(Index j, const Eigen::Ref<const VectorXd>& a) {
-    int16_t* dst = data_.data() + j * ld_;
+    int16_t* dst = data_.get() + j * ld_;
     const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
     const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
     double err = 0.0, norm = 0.0;
@@ -164,6 +168,7 @@ class ScreeningCopy {
       err += d * d;
       norm += stored * stored;
     }
+    std::fill(dst + n_, dst + ld_, int16_t(0));  // the padding rows
     scale_(j) = s;
     // the sums above are themselves rounded: a relative pad of 1e-10 covers them for any n below 1e5 x 2^53
     eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * (1 + 1e-10);
@@ -195,7 +200,7 @@ class ScreeningCopy {
 
  private:
   Index n_ = 0, q_ = 0, ld_ = 0, qpad_ = 0;
-  std::vector<int16_t> data_;
+  std::unique_ptr<int16_t[]> data_;
   VectorXd scale_, eta_;
   double err_factor_ = 1.0, norm_factor_ = 0.0;
   bool avx2_ = false;
@@ -209,11 +214,11 @@ class ScreeningCopy {
   void tmv(const float* m, Index b, Index e, double* o) const {
 #ifdef FGSEQ_X86_KERNELS
     if (avx2_) {
-      screen_detail::tmv_avx2(data_.data(), ld_, ld_, m, b, e, o);
+      screen_detail::tmv_avx2(data_.get(), ld_, ld_, m, b, e, o);
       return;
     }
 #endif
-    screen_detail::tmul_plain<1>(data_.data(), ld_, ld_, m, b, e, o);
+    screen_detail::tmul_plain<1>(data_.get(), ld_, ld_, m, b, e, o);
   }
 
   template <int W>
@@ -226,11 +231,11 @@ class ScreeningCopy {
     run(threads, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
       if (avx2_) {
-        screen_detail::tmul_avx2<W>(data_.data(), ld_, ld_, m.data(), b, e, o.data());
+        screen_detail::tmul_avx2<W>(data_.get(), ld_, ld_, m.data(), b, e, o.data());
         return;
       }
 #endif
-      screen_detail::tmul_plain<W>(data_.data(), ld_, ld_, m.data(), b, e, o.data());
+      screen_detail::tmul_plain<W>(data_.get(), ld_, ld_, m.data(), b, e, o.data());
     });
     for (Index j = 0; j < q_; ++j)
       for (Index c = 0; c < kc; ++c) out(j, c) = o[static_cast<size_t>(j * W + c)] * scale_(j);
