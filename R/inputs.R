@@ -20,6 +20,21 @@ check_x_scan <- function(x, sparse = FALSE, min_rows = 2L, time_left = Inf) {
     x <- check_sparse_x(x)
     return(list(x = x, max_abs = sparse_column_max_abs(x), spent = FALSE))
   }
+  x <- check_dense_x(x, min_rows)
+  scan <- .scan_columns(x, time_left)
+  if (scan$spent) return(list(x = x, max_abs = NULL, spent = TRUE))
+  bad <- scan$nonfinite
+  if (bad > 0L) {
+    nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
+    abort("`x` contains NA, NaN or Inf (first in ", nm, "); remove or impute those values first.")
+  }
+  list(x = x, max_abs = scan$max_abs, spent = FALSE)
+}
+
+# The checks of a dense x that read no value (check_x_scan() reads them): a numeric matrix or an
+# all-numeric data frame, stored as double, with at least `min_rows` rows, a column, and valid column
+# names. Returns x as a matrix of doubles.
+check_dense_x <- function(x, min_rows = 2L) {
   if (is.data.frame(x)) {
     if (!all(vapply(x, function(v) is.numeric(v) || is.logical(v), logical(1)))) {
       abort("`x` must be a numeric matrix; it is a data frame with non-numeric columns. ",
@@ -39,14 +54,7 @@ check_x_scan <- function(x, sparse = FALSE, min_rows = 2L, time_left = Inf) {
                                 nrow(x), ".")
   if (ncol(x) < 1L) abort("`x` must have at least 1 column.")
   check_colnames(x)
-  scan <- .scan_columns(x, time_left)
-  if (scan$spent) return(list(x = x, max_abs = NULL, spent = TRUE))
-  bad <- scan$nonfinite
-  if (bad > 0L) {
-    nm <- if (is.null(colnames(x))) paste0("column ", bad) else paste0("column '", colnames(x)[bad], "'")
-    abort("`x` contains NA, NaN or Inf (first in ", nm, "); remove or impute those values first.")
-  }
-  list(x = x, max_abs = scan$max_abs, spent = FALSE)
+  x
 }
 
 # A sparse x as the core reads it: a dgCMatrix (compressed columns of doubles), all stored values finite.

@@ -149,11 +149,11 @@ chunk_stats <- function(group, deadline = Inf) {
       return(in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights)))
     }
     in_chunk(i, {
-      if (!is.matrix(chunk$x) && !is.data.frame(chunk$x)) abort("`x` must be a numeric matrix (n rows, p columns).")
-      n <- nrow(chunk$x)
+      x <- check_dense_x(chunk$x, min_rows = 1L)  # its values are not read
+      n <- nrow(x)
       y <- check_y(chunk$y, n, constant_ok = TRUE)
       m <- .moments(matrix(0, n, 0), matrix(y), check_weights(chunk$weights, n), gram_backend())
-      structure(c(m, list(names = x_names(chunk$x), group = check_group(group, chunk$x))), class = "fgseq_y_stats")
+      structure(c(m, list(names = x_names(x), group = check_group(group, x))), class = "fgseq_y_stats")
     })
   }
 }

@@ -249,10 +249,9 @@ inline FitResult null_fit(Index p, const Eigen::Ref<const MatrixXd>& y, const Ve
   if ((weights.size() && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != y.cols())))
     throw std::invalid_argument("null_fit: weights and offset need one row per row of y");
   const GroupLayout lay = make_layout(group_of, n_groups);
-  MatrixXd store;
-  if (FamilyOps{family}.least_squares())
-    return detail::null_model(p, detail::less_offset(y, offset, store), weights, offset, family, lay, cost, ctl, svc);
-  return detail::null_model(p, y, weights.size() ? weights : VectorXd::Ones(n), offset, family, lay, cost, ctl, svc);
+  MatrixXd store;  // the Gaussian families' null model reads y less the offset
+  const Eigen::Ref<const MatrixXd> yn = FamilyOps{family}.least_squares() ? detail::less_offset(y, offset, store) : y;
+  return detail::null_model(p, yn, weights, offset, family, lay, cost, ctl, svc);
 }
 
 // The sweep of the checks over a dense x (scan_columns() in stats.hpp) on a fit's clock: with max_time
