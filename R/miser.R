@@ -79,7 +79,12 @@
 #' parent's less the smaller's. Binning costs one sort per column; `x` is then held as one byte per
 #' entry (two when `max_bin > 256`) beside the fit's per-row vectors.
 #'
-#' `split = "exact"` sorts every column once and takes every midpoint between consecutive distinct
+#' A sparse `x` is binned column by column from its stored values and its zeros, which bin as the
+#' values 0 they are (one pair of value and weight for all of a column's zeros without `weights`): the
+#' bins, and so the trees, are those of the same `x` dense, and `x` is never copied dense. Predictions
+#' on a sparse `newx` ([predict()][predict.miser]) are those of the dense `newx`.
+#'
+#' `split = "exact"` (dense `x` only) sorts every column once and takes every midpoint between consecutive distinct
 #' values of a node as a candidate; it holds two 4-byte integers and one double (two with `weights`) per
 #' entry of `x` and is several times slower on large data.
 #'
@@ -116,8 +121,11 @@
 #' `x` must not hold NA, NaN or Inf (`miser()` stops; impute first). Columns that are constant are
 #' never split on.
 #'
-#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), without NA, NaN or Inf; or,
-#'   for the formula method, a model formula such as `diagnosis ~ .` (one group per term).
+#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted), without NA, NaN or Inf; or a
+#'   sparse matrix of the Matrix package (for example a `dgCMatrix`, `n x p`, stored values finite) with
+#'   `split = "histogram"`, binned from its stored values without a dense copy (the trees are those of
+#'   the same `x` dense); or, for the formula method, a model formula such as `diagnosis ~ .` (one group
+#'   per term).
 #' @param y Response, one value per row of `x`: numeric (`"gaussian"`, logical read as 0/1), 0/1, logical
 #'   or a two-level factor (`"binomial"`, the second level is class 1), a factor or class labels
 #'   (`"multinomial"`).
@@ -201,8 +209,9 @@
 #' @section Errors:
 #' `miser()` stops, naming the argument, when `cost` is missing, not numeric, of the wrong length,
 #' named for unknown groups, negative, zero or not finite; with `needs`, as [fgseq()] for `needs` and
-#' measurement costs; when `x` is not a numeric matrix or holds
-#' NA, NaN or Inf; as [fgseq()] when `weights` are not a numeric vector of one non-negative finite value per
+#' measurement costs; when `x` is not a numeric matrix (or a sparse matrix) or holds
+#' NA, NaN or Inf; when `x` is sparse and `split = "exact"` (class `"fgseq_error_sparse_exact"`: use the
+#' histogram search or a dense `x`); as [fgseq()] when `weights` are not a numeric vector of one non-negative finite value per
 #' row with at least two positive, or `offset` is not numeric, has the wrong length or shape (a vector of
 #' length `n` or an `n x K` matrix) or holds NA, NaN or Inf (class `"fgseq_error_input"`); when `y` has the wrong length, holds NA or does not suit `family` (a factor for
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
@@ -262,7 +271,12 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", missing(cost_penalty))
   call <- match.call()
   call[[1L]] <- quote(miser)
-  x <- check_x(x)
+  split <- check_choice(split, c("histogram", "exact"), "split")
+  if (methods::is(x, "sparseMatrix") && split == "exact") {
+    abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
+          "default), which bins the sparse columns as they are, or give as.matrix(x).", class = "sparse_exact")
+  }
+  x <- check_x(x, sparse = TRUE)
   n <- nrow(x)
   family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
@@ -278,7 +292,6 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
-  split <- check_choice(split, c("histogram", "exact"), "split")
   max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   cost_unit <- check_cost_unit(cost_unit)
@@ -668,6 +681,8 @@ coef.miser <- function(object, ...) {
 #'   scale). `NULL` means `c(0, 10^seq(-3, 0, by = 0.5))`.
 #' @param ... Further arguments to [miser()] (`max_steps`, `depth`, `eta`, `family`, `paid`,
 #'   `min_node_size`, `split`, `max_bin`), the same for every `cost_penalty`.
+#' @param x Numeric matrix, `n x p` (an all-numeric data frame is accepted; dense), without NA, NaN or
+#'   Inf; or, for the formula method, a model formula such as `diagnosis ~ .` (one group per term).
 #' @param group As for [miser()]: `NULL` or the group of each column of `x`.
 #' @param lambda Deprecated name of `cost_penalty`: still accepted, with a warning of class
 #'   `"fgseq_warning_deprecated"`.

@@ -234,7 +234,8 @@ Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_tim
                             Rcpp::Named("max_abs") = s.max_abs, Rcpp::Named("spent") = s.spent);
 }
 
-// The Greedy Miser (miser.hpp). y: n x P targets (see miser_fit); weights: n positive weights or
+// The Greedy Miser (miser.hpp). x: a numeric matrix or a Matrix::dgCMatrix (read in place, histogram
+// search only); y: n x P targets (see miser_fit); weights: n positive weights or
 // numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
 // the list measurements_from() reads (the measurements each group needs and their costs); control: the
 // named list miser() builds (loss, paid, split, lambda of the paper's equation (5) per unit of the first
@@ -243,7 +244,7 @@ Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_tim
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves) and the
 // scaled lambda.
 // [[Rcpp::export(.miser_fit)]]
-Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
+Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                          const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                          const std::vector<int>& group_of, const Rcpp::List& measurements,
                          const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
@@ -266,7 +267,16 @@ Rcpp::List miser_fit_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<
     report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
   }
   const fgseq::Measurements cost = measurements_from(measurements);
-  const fgseq::MiserFit fit = fgseq::miser_fit(x, y, weights, offset, group_of, cost, ctl, [] { Rcpp::checkUserInterrupt(); }, report);
+  const auto interrupt = [] { Rcpp::checkUserInterrupt(); };
+  fgseq::MiserFit fit;
+  if (Rf_isS4(x)) {  // a dgCMatrix (checked in R), binned from its stored values
+    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
+    fit = fgseq::miser_fit(xs, y, weights, offset, group_of, cost, ctl, interrupt, report);
+  } else {
+    fit = fgseq::miser_fit(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), y, weights, offset, group_of, cost, ctl, interrupt,
+                           report);
+  }
   const fgseq::Forest& f = fit.forest;
   std::vector<double> start(f.start.begin(), f.start.end());
   std::vector<double> paid_by(fit.paid_by.begin(), fit.paid_by.end());

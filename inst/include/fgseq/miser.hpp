@@ -80,6 +80,7 @@
 #include <utility>
 #include <vector>
 
+#include "design.hpp"
 #include "family.hpp"
 #include "glm.hpp"
 #include "measurements.hpp"
@@ -212,30 +213,48 @@ class BinnedColumns {
   // w: the observation weights (n, positive), or empty for 1 each.
   BinnedColumns(const Eigen::Ref<const MatrixXd>& x, int max_bin, WorkerPool& pool,
                 const InterruptCheck& check_interrupt = InterruptCheck(), const VectorXd& w = VectorXd())
-      : n_(x.rows()), p_(x.cols()), wide_(max_bin > 256), lo_(static_cast<size_t>(x.cols())), hi_(lo_.size()) {
-    if (max_bin < 2 || max_bin > 65536) throw std::invalid_argument("miser: max_bin must be in 2..65536");
-    if (x.rows() >= std::numeric_limits<int>::max())
-      throw std::invalid_argument("miser: too many rows for 32-bit row indices");
-    if (w.size() && w.size() != n_) throw std::invalid_argument("miser: one weight per row of x is needed");
-    if (wide_) bin16_.resize(static_cast<size_t>(n_ * p_));
-    else bin8_.resize(static_cast<size_t>(n_ * p_));
-    pool.run(p_, 1, [&](Index begin, Index end) {
-      std::vector<std::pair<double, double>> v;
-      for (Index j = begin; j < end; ++j) {
-        if (check_interrupt && calling_thread()) check_interrupt();
-        cut_column(x.col(j).data(), w, max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
-        const std::vector<double>& hi = hi_[static_cast<size_t>(j)];
-        for (Index i = 0; i < n_; ++i) {  // the first bin whose largest value is >= x: exact, no rounding
-          const double xi = x(i, j);
-          const auto b = static_cast<unsigned>(std::lower_bound(hi.begin(), hi.end(), xi) - hi.begin());
-          if (wide_) bin16_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint16_t>(b);
-          else bin8_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint8_t>(b);
-        }
-      }
+      : BinnedColumns(x.rows(), x.cols(), max_bin, w) {
+    bin_columns(pool, check_interrupt, max_bin, [&](Index j, std::vector<std::pair<double, double>>& v) {
+      for (Index i = 0; i < n_; ++i) v.emplace_back(x(i, j), w.size() ? w(i) : 1.0);
+    }, [&](Index j) {
+      for (Index i = 0; i < n_; ++i) put(i, j, bin_of(j, x(i, j)));
     });
-    offset_.assign(static_cast<size_t>(p_) + 1, 0);
-    for (Index j = 0; j < p_; ++j) offset_[static_cast<size_t>(j) + 1] = offset_[static_cast<size_t>(j)] + n_bins(j);
   }
+
+  // A sparse x, binned from its stored values: the pairs of a column are its stored values and its
+  // zeros (one pair for all of them without weights), and its rows get the bin of 0 but for the stored
+  // ones. The bins and bin numbers are those of the same x dense.
+  BinnedColumns(const SparseMap& x, int max_bin, WorkerPool& pool,
+                const InterruptCheck& check_interrupt = InterruptCheck(), const VectorXd& w = VectorXd())
+      : BinnedColumns(x.rows(), x.cols(), max_bin, w) {
+    const auto stored = [&x](Index j) {
+      const Index b = x.outerIndexPtr()[j], e = x.outerIndexPtr()[j + 1];
+      return std::make_pair(b, e);
+    };
+    bin_columns(pool, check_interrupt, max_bin, [&](Index j, std::vector<std::pair<double, double>>& v) {
+      const auto be = stored(j);
+      for (Index k = be.first; k < be.second; ++k)
+        v.emplace_back(x.valuePtr()[k], w.size() ? w(x.innerIndexPtr()[k]) : 1.0);
+      const Index zeros = n_ - (be.second - be.first);
+      if (zeros == 0) return;
+      if (!w.size()) {
+        v.emplace_back(0.0, static_cast<double>(zeros));
+        return;
+      }
+      Index k = be.first;  // the rows of a column are stored in increasing order
+      for (Index i = 0; i < n_; ++i) {
+        if (k < be.second && x.innerIndexPtr()[k] == i) ++k;
+        else v.emplace_back(0.0, w(i));
+      }
+    }, [&](Index j) {
+      const auto be = stored(j);
+      const unsigned zero = bin_of(j, 0.0);
+      if (be.second - be.first < n_)
+        for (Index i = 0; i < n_; ++i) put(i, j, zero);
+      for (Index k = be.first; k < be.second; ++k) put(x.innerIndexPtr()[k], j, bin_of(j, x.valuePtr()[k]));
+    });
+  }
+
   Index rows() const { return n_; }
   Index cols() const { return p_; }
   bool wide() const { return wide_; }
@@ -258,12 +277,48 @@ class BinnedColumns {
   std::vector<std::vector<double>> lo_, hi_;
   std::vector<Index> offset_;
 
-  // The bins of one column (n values at col, weights w or empty): smallest and largest value of each
-  // bin, in order.
-  void cut_column(const double* col, const VectorXd& w, int max_bin, std::vector<std::pair<double, double>>& v,
-                  std::vector<double>& lo, std::vector<double>& hi) const {
-    v.resize(static_cast<size_t>(n_));
-    for (Index i = 0; i < n_; ++i) v[static_cast<size_t>(i)] = {col[i], w.size() ? w(i) : 1.0};
+  BinnedColumns(Index n, Index p, int max_bin, const VectorXd& w)
+      : n_(n), p_(p), wide_(max_bin > 256), lo_(static_cast<size_t>(p)), hi_(lo_.size()) {
+    if (max_bin < 2 || max_bin > 65536) throw std::invalid_argument("miser: max_bin must be in 2..65536");
+    if (n >= std::numeric_limits<int>::max()) throw std::invalid_argument("miser: too many rows for 32-bit row indices");
+    if (w.size() && w.size() != n_) throw std::invalid_argument("miser: one weight per row of x is needed");
+    if (wide_) bin16_.resize(static_cast<size_t>(n_ * p_));
+    else bin8_.resize(static_cast<size_t>(n_ * p_));
+  }
+
+  // Cuts every column, in parallel over columns: pairs(j, v) appends the (value, weight) pairs of
+  // column j to v, then bins(j) puts the bin number of each row (put(), bin_of()).
+  template <class Pairs, class Bins>
+  void bin_columns(WorkerPool& pool, const InterruptCheck& check_interrupt, int max_bin, const Pairs& pairs,
+                   const Bins& bins) {
+    pool.run(p_, 1, [&](Index begin, Index end) {
+      std::vector<std::pair<double, double>> v;
+      for (Index j = begin; j < end; ++j) {
+        if (check_interrupt && calling_thread()) check_interrupt();
+        v.clear();
+        pairs(j, v);
+        cut_column(max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
+        bins(j);
+      }
+    });
+    offset_.assign(static_cast<size_t>(p_) + 1, 0);
+    for (Index j = 0; j < p_; ++j) offset_[static_cast<size_t>(j) + 1] = offset_[static_cast<size_t>(j)] + n_bins(j);
+  }
+
+  // The bin of value x in column j: the first whose largest value is >= x (exact, no rounding).
+  unsigned bin_of(Index j, double x) const {
+    const std::vector<double>& hi = hi_[static_cast<size_t>(j)];
+    return static_cast<unsigned>(std::lower_bound(hi.begin(), hi.end(), x) - hi.begin());
+  }
+  void put(Index i, Index j, unsigned b) {
+    if (wide_) bin16_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint16_t>(b);
+    else bin8_[static_cast<size_t>(j * n_ + i)] = static_cast<std::uint8_t>(b);
+  }
+
+  // The bins of one column from its (value, weight) pairs v (sorted here): smallest and largest value
+  // of each bin, in order.
+  void cut_column(int max_bin, std::vector<std::pair<double, double>>& v, std::vector<double>& lo,
+                  std::vector<double>& hi) const {
     std::sort(v.begin(), v.end());
     std::vector<double> value;  // distinct values and their total weights
     std::vector<double> weight;
@@ -979,10 +1034,25 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const Vector
   return init;
 }
 
+// The exact search's learner, on a dense x (its columns sorted into `sorted`); a sparse x throws.
+inline std::unique_ptr<TreeLearner> exact_learner(const Eigen::Ref<const MatrixXd>& x, std::unique_ptr<SortedColumns>& sorted,
+                                                  const std::vector<int>& group_of, const Measurements& cost,
+                                                  const MiserControl& c, const VectorXd& weights,
+                                                  const InterruptCheck& check_interrupt) {
+  sorted.reset(new SortedColumns(x, check_interrupt));
+  return std::unique_ptr<TreeLearner>(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
+}
+inline std::unique_ptr<TreeLearner> exact_learner(const SparseMap&, std::unique_ptr<SortedColumns>&, const std::vector<int>&,
+                                                  const Measurements&, const MiserControl&, const VectorXd&,
+                                                  const InterruptCheck&) {
+  throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
+}
+
 }  // namespace detail
 
-// Fits the miser. x: n x p; Y: n x P targets (squared: the response; logistic: a 0/1 column;
-// multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: the
+// Fits the miser. x: n x p, dense (a MatrixXd or a map of one) or sparse (SparseMap: histogram search
+// only; binned from its stored values); Y: n x P targets (squared: the response; logistic: a 0/1
+// column; multinomial: one 0/1 indicator column per class); group_of: 0-based group of each column; cost: the
 // measurements of each group and their costs (measurements.hpp; a vector of one cost per group makes
 // each group its own measurement). weights: n positive observation weights, or empty for 1 each: they
 // multiply every row's gradient in the trees' sums and counts (gains and leaf values are those of the
@@ -990,7 +1060,8 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const Vector
 // empty for 0: each row's starting score, added to the starting constants (which are then the best
 // given the offset). No iteration starts once ctl.max_time seconds have passed since the call: the fit
 // then holds the iterations done so far and partial = true.
-inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y, const VectorXd& weights,
+template <class X>
+MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
                           const MiserControl& ctl, const InterruptCheck& check_interrupt = InterruptCheck(),
                           const MiserProgress& progress = MiserProgress()) {
@@ -1025,8 +1096,7 @@ inline MiserFit miser_fit(const Eigen::Ref<const MatrixXd>& x, const MatrixXd& Y
   std::unique_ptr<BinnedColumns> binned;
   std::unique_ptr<TreeLearner> learner;
   if (c.split == SplitSearch::Exact) {
-    sorted.reset(new SortedColumns(x, check_interrupt));
-    learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
+    learner = detail::exact_learner(x, sorted, group_of, cost, c, weights, check_interrupt);
   } else {
     binned.reset(new BinnedColumns(x, c.max_bin, pool, check_interrupt, weights));
     learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
