@@ -223,7 +223,10 @@ test_that("bad sparse input and bad options stop with clear messages", {
   fit <- fgseq(xs, d$y, d$group, d$cost)
   expect_error(predict(fit, bad), "`newx` contains NA, NaN or Inf")
   expect_error(predict(fit, xs[, 1:5]), "`newx` must have 36 columns")
-  expect_error(miser(xs, d$y, cost = rep(1, 36)), "`x` is a sparse matrix; this function needs a dense numeric matrix")
+  expect_error(miser_path(xs, d$y, cost = rep(1, 36), newx = d$x, newy = d$y),
+               "`x` is a sparse matrix; this function needs a dense numeric matrix")
+  expect_error(miser(xs, d$y, cost = rep(1, 36), split = "exact"), "split = \"exact\" needs a dense one",
+               class = "fgseq_error_sparse_exact")
   expect_error(fgseq(d$x, d$y, engine = "fast"), "`engine` must be one of", class = "fgseq_error_input")
   expect_error(withr_options(list(fgseq.threads = 0), fgseq(d$x, d$y)), "option `fgseq.threads` must be a whole number >= 1")
 })
