@@ -8,7 +8,9 @@
 #' columns (`Z'W(y - mu)`, `Z'WZ`) and of the gradients of every group (`X'W(y - mu)`).
 #'
 #' Each chunk is a list with `x` (numeric matrix, the same columns in the same order in every chunk),
-#' `y` (numeric vector) and optionally `weights` and `offset` (numeric vectors). Chunks are read again
+#' `y` (numeric vector) and optionally `weights` and `offset` (numeric vectors; `offset` for the binomial
+#' and Poisson families: a fit whose chunks carry one predicts only with `newoffset`, as an in-memory fit
+#' with an offset; a Gaussian fit from chunks refuses it, subtract it from `y`). Chunks are read again
 #' at every pass, in parallel when a future plan is set (for example
 #' `future::plan(future::multisession, workers = 2)`, or a cluster backend as in the recipe of
 #' [fgseq_stats()]); the results are the in-memory fit's up to the Newton tolerance.
@@ -22,7 +24,7 @@
 #' @section Errors: Stops when `source` is none of the three kinds, when `n_chunks` is missing or not a
 #'   whole number >= 1 for a function, or is given for files or a list. A fit stops, naming the chunk,
 #'   when a chunk is not a list with `x` and `y`, has NA, NaN or Inf, or its columns differ from the
-#'   first chunk's.
+#'   first chunk's, or, for the Gaussian family, carries an `offset` (class `fgseq_error_chunk_offset`).
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group
 #'   sequencing for anytime linear prediction, first version, appendix B.
 #'   \url{https://arxiv.org/abs/1409.5495v1}
@@ -144,7 +146,7 @@ check_chunk <- function(chunk, i) {
   }
   w <- if (is.null(chunk$weights)) rep(1, n) else check_weights(chunk$weights, n)
   off <- if (is.null(chunk$offset)) rep(0, n) else drop(check_offset(chunk$offset, n, 1L))
-  list(x = x, y = as.numeric(y), w = w, off = off, names = x_names(x))
+  list(x = x, y = as.numeric(y), w = w, off = off, has_offset = !is.null(chunk$offset), names = x_names(x))
 }
 
 chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call) {
@@ -187,7 +189,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
              family = family,
              response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),
-             has_offset = FALSE, fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call)
+             has_offset = mom$offsets > 0, fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call)
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
@@ -200,7 +202,8 @@ moments_pass <- function(names_x, family, gram) {
     wrong <- family_def(family)$values(ch$y)
     if (!is.null(wrong)) abort(wrong)
     m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
-    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]))
+    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]),
+         offsets = as.integer(ch$has_offset))
   }
 }
 

@@ -145,6 +145,12 @@ chunk_stats <- function(group, deadline = Inf) {
     if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
       abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
     }
+    if (!is.null(chunk$offset)) {
+      # the statistics hold no offset: ignoring it would fit y without it, silently
+      in_chunk(i, abort("an `offset` has no place in the Gaussian statistics of chunks: subtract it from `y` ",
+                        "(a Gaussian fit with an offset is the fit of y - offset) and add it to the predictions.",
+                        class = "chunk_offset"))
+    }
     if (as.numeric(Sys.time()) < deadline) {
       return(in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights)))
     }

@@ -201,3 +201,27 @@ test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, ma
   expect_error(fgseq(flaky, group = d$group, family = "binomial"), "chunk source went away",
                class = "fgseq_error_input")
 })
+
+test_that("chunks with an offset: predictions ask for newoffset, as the in-memory fit's; Gaussian chunks refuse it", {
+  d <- glm_chunk_data(seed = 8)
+  y <- rpois(nrow(d$x), exp(0.3 * d$x[, 1] - 0.2 * d$x[, 7] + d$off))
+  chunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i], offset = d$off[i]))
+  b <- fgseq(fgseq_chunks(chunks), group = d$group, cost = d$cost, family = "poisson", lambda = 1e-10)
+  expect_true(b$has_offset)
+  newx <- d$x[1:7, ]
+  expect_error(predict(b, newx), class = "fgseq_error_input", regexp = "`newoffset` is needed")
+  # with newoffset, glm() with the offset on every column, at the last step
+  g <- glm(y ~ d$x, family = poisson(), offset = d$off)
+  eta <- drop(cbind(1, newx) %*% coef(g)) + d$off[1:7]
+  expect_equal(unname(predict(b, newx, newoffset = d$off[1:7])[, ncol(b$beta)]), eta, tolerance = 1e-6)
+  # chunks without an offset: no newoffset asked
+  plain <- fgseq(fgseq_chunks(lapply(chunks, function(ch) ch[c("x", "y")])), group = d$group, family = "poisson")
+  expect_false(plain$has_offset)
+  expect_equal(dim(predict(plain, newx)), c(7L, ncol(plain$beta)))
+  # the Gaussian statistics hold no offset: refused, naming the chunk, rather than ignored
+  yg <- drop(d$x[, 1:3] %*% c(1, -1, 0.5)) + rnorm(nrow(d$x))
+  gchunks <- lapply(d$idx, function(i) list(x = d$x[i, ], y = yg[i], offset = d$off[i]))
+  expect_error(fgseq(fgseq_chunks(gchunks), group = d$group), class = "fgseq_error_chunk_offset",
+               regexp = "chunk 1: an `offset` has no place")
+  expect_error(fgseq_stats(gchunks, group = d$group), class = "fgseq_error_chunk_offset")
+})
