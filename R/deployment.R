@@ -138,6 +138,23 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
   c(req, list(design = design, x = design$x, steps = steps, labels = if (per_row) "per_row" else names(steps)))
 }
 
+# The prediction a request of prediction_request() asks for: the link of the requested steps on the
+# design's x, finished in the requested type and shape (finish_prediction()). With missing = "prefix"
+# or per_row, each row is predicted by the longest prefix it has, and the steps used are attached.
+predict_request <- function(object, req) {
+  prefix <- req$missing == "prefix" || req$per_row
+  pre <- prediction_link(object, req$x, req$steps, prefix, req$per_row)
+  finish_prediction(object, pre$link, req$type, rownames(req$x), req$labels, req$per_row, pre$step, req$design)
+}
+
+# The link of an anytime fit at `steps` on the rows of x: list(link = n x (m P) matrix, the P columns
+# of request b side by side; step = n x m steps used with `prefix`, else NULL). Each fit reads only
+# the columns its models at those steps use.
+prediction_link <- function(object, x, steps, prefix, per_row) {
+  link <- if (inherits(object, "miser")) miser_link else sequence_link
+  link(object, x, steps, prefix, per_row)
+}
+
 # The design of a prediction (prediction_request()): the training design without newx and newdata,
 # else new_design(). Its `offset` is what finish_prediction() adds to the link (NULL for a fit without
 # an offset, else m x P): the fit's offset() terms and `offset` argument evaluated in newdata (formula

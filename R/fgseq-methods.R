@@ -227,25 +227,29 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$needs)) return(req$needs)
-  x <- req$x
+  predict_request(object, req)
+}
+
+# The linear predictor of a sequence at `steps` on the rows of x, for prediction_link(). Without
+# `prefix`, only the columns with a nonzero coefficient in the requested steps are read: the others
+# (all of them at step 0, whose prediction is the intercept) may hold anything, as the training x of a
+# fit whose check of x max_time cut short, which the fit keeps unchecked.
+sequence_link <- function(object, x, steps, prefix, per_row) {
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
-  a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
-  P <- length(beta)
-  steps <- req$steps
-  used <- NULL
-  if (req$missing == "error" && !req$per_row) {
-    cf <- coef(object, step = steps)
-    eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
-      e <- as.matrix(x %*% b[-1L, , drop = FALSE])  # a sparse x gives a Matrix object
-      sweep(e, 2L, b[1L, ], "+")
-    }, matrix(0, nrow(x), length(steps)))
-    link <- aperm(array(eta, c(nrow(x), length(steps), P)), c(1L, 3L, 2L))  # the P columns of a step side by side
-  } else {
-    pre <- linear_prefix(object, x, steps, req$per_row, a0, beta)
-    link <- pre$link
-    used <- pre$step
+  if (prefix) {
+    a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
+    return(linear_prefix(object, x, steps, per_row, a0, beta))
   }
-  finish_prediction(object, matrix(link, nrow(x)), req$type, rownames(x), req$labels, req$per_row, used, req$design)
+  cf <- coef(object, step = steps)
+  eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
+    slopes <- b[-1L, , drop = FALSE]
+    used <- which(rowSums(slopes != 0) > 0)
+    e <- if (length(used) == ncol(x)) x %*% slopes else x[, used, drop = FALSE] %*% slopes[used, , drop = FALSE]
+    sweep(as.matrix(e), 2L, b[1L, ], "+")  # a sparse x gives a Matrix object
+  }, matrix(0, nrow(x), length(steps)))
+  # the P columns of a step side by side
+  link <- aperm(array(eta, c(nrow(x), length(steps), length(beta))), c(1L, 3L, 2L))
+  list(link = matrix(link, nrow(x)), step = NULL)
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits

@@ -198,7 +198,9 @@
 #'   its `x` is not read). When the time is spent in one of them the fit is
 #'   the null model (the weighted mean of `y`, less `offset`, for the Gaussian families; the intercepts
 #'   of the GLM with no group otherwise; every coefficient 0), marked partial, with the warning. That
-#'   model reads no column of `x`, so an `x` whose sweep was cut short is not checked for NA.
+#'   model reads no column of `x`, so an `x` whose sweep was cut short is not checked for NA; its
+#'   [fitted()][fitted.fgseq] values, residuals and `predict()` without new data read none either (the
+#'   intercept plus the offset on every row).
 #' @param progress Logical: show a progress bar (cli) over the steps of the selection.
 #' @param engine Linear engine for the Gaussian families: `"auto"` (the rule in the section
 #'   Computation), `"gram"` (the `p x p` Gram matrix, fastest for tall data) or `"sample"` (sample space,

@@ -456,10 +456,14 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$needs)) return(req$needs)
+  predict_request(object, req)
+}
+
+# The link of a Greedy Miser fit at `steps` (boosting iterations) on the rows of x, for
+# prediction_link(): the trees read only the columns they split on.
+miser_link <- function(object, x, steps, prefix, per_row) {
   check_forest(object)
-  x <- req$x
   if (methods::is(x, "sparseMatrix")) x <- as.matrix(x)
-  steps <- req$steps
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))
   predict_steps <- function(x, steps) {
@@ -468,15 +472,8 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                    ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
                    as.integer(steps))
   }
-  used <- NULL
-  if (req$missing == "error" && !req$per_row) {
-    link <- predict_steps(x, steps)
-  } else {
-    pre <- miser_prefix(object, x, steps, req$per_row, predict_steps)
-    link <- pre$link
-    used <- pre$step
-  }
-  finish_prediction(object, link, req$type, rownames(x), req$labels, req$per_row, used, req$design)
+  if (prefix) return(miser_prefix(object, x, steps, per_row, predict_steps))
+  list(link = predict_steps(x, steps), step = NULL)
 }
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.

@@ -15,9 +15,7 @@ one_step <- function(object, budget = NULL, step = NULL) {
 # (without the rows na.action dropped).
 training_fit <- function(object, budget = NULL, step = NULL) {
   k <- one_step(object, budget, step)
-  design <- training_design(object)
-  design$rows <- NULL
-  mu <- predict_design(object, design, k)
+  mu <- training_means(object, k)
   y <- object[["y"]]
   n <- NROW(y)
   w <- object[["weights"]]
@@ -25,12 +23,21 @@ training_fit <- function(object, budget = NULL, step = NULL) {
   list(y = y, mu = mu, w = w, step = k, family = family_def(object$family))
 }
 
-# Response-scale predictions of step k on a design (from training_design()): a vector, or an n x P
-# matrix for multinomial and mgaussian fits.
-predict_design <- function(object, design, k) {
-  args <- list(object, design$x, step = k, type = "response")
-  if (!is.null(design$offset)) args$newoffset <- design$offset
-  p <- do.call(predict, args)
+# The prediction of step k on the fitted rows (without the rows na.action dropped), as predict()
+# without new data gives it, in `type`. The training x is not checked again as new data: it was checked
+# when fitting, or left unread by the null model of a fit whose check max_time cut short; the
+# prediction reads only the columns the step's model uses.
+training_prediction <- function(object, k, type = "response") {
+  req <- prediction_request(object, newdata = NULL, newoffset = NULL, budget = NULL, step = k, type = type,
+                            missing = "error", per_row = FALSE)
+  req$design$rows <- NULL
+  predict_request(object, req)
+}
+
+# The fitted means of step k on the fitted rows: a vector, or an n x P matrix for multinomial and
+# mgaussian fits.
+training_means <- function(object, k) {
+  p <- training_prediction(object, k)
   if (length(dim(p)) == 3L) return(matrix(p[, , 1L], dim(p)[1L], dim(p)[2L], dimnames = dimnames(p)[1:2]))
   stats::setNames(p[, 1L], rownames(p))
 }
@@ -40,7 +47,8 @@ predict_design <- function(object, design, k) {
 #' The methods of [stats::glm()] fits for the model after one step of a sequence (or a number of trees of
 #' a [miser()] fit), on the training data: by default the full model (the last step). With
 #' `na.action = na.exclude` fitted values and residuals are padded with NA at the rows left out, as
-#' for [stats::glm()].
+#' for [stats::glm()]. The training `x` is read as the fit keeps it (not checked again as new data), in
+#' the columns of the described model only.
 #'
 #' @section Definitions:
 #' With `mu` the fitted means (probabilities for binomial fits, class probabilities for multinomial),
@@ -89,8 +97,7 @@ predict_design <- function(object, design, k) {
 fitted.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
   check_dots(...)
   k <- one_step(object, budget, step)
-  design <- training_design(object)
-  pad_rows(predict_design(object, design, k), design)
+  pad_rows(training_means(object, k), training_design(object))
 }
 
 #' @rdname fitted.fgseq

@@ -124,12 +124,10 @@ augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.pred
     data <- if (!is.null(x$model)) x$model else as.data.frame(as.matrix(design$x))
     design$rows <- NULL
   }
-  args <- list(x, design$x, step = k, type = type.predict)
-  if (!is.null(design$offset)) args$newoffset <- design$offset
-  fitted <- do.call(predict, args)
+  fitted <- training_prediction(x, k, type.predict)
   resid <- NULL
   if (length(dim(fitted)) == 2L) {
-    mu <- if (type.predict == "response") fitted[, 1L] else predict_design(x, design, k)
+    mu <- if (type.predict == "response") fitted[, 1L] else training_means(x, k)
     resid <- pad_rows(x[["y"]] - mu, design)
   }
   fitted <- pad_rows(fitted, design)
