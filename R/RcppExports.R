@@ -41,8 +41,8 @@
     .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected)
 }
 
-.glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, gains, control, progress) {
-    .Call(`_fgseq_glm_chunked_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, gains, control, progress)
+.glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress) {
+    .Call(`_fgseq_glm_chunked_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress)
 }
 
 .prefix_predict <- function(x, column_step, requested, a0, coef) {

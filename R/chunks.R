@@ -83,7 +83,11 @@ print.fgseq_chunks <- function(x, ...) {
 #'   border and diagonal block and of its gradient), then the Schur complements as in memory, and the
 #'   refit of the chosen group starts from its Newton step. The fit equals the in-memory fit of the same
 #'   rows up to the Newton tolerance. `fr_gain = "exact"` would refit every candidate at every step, each
-#'   Newton point a pass over the chunks; it is refused (an error of class `fgseq_error_input`).
+#'   Newton point a pass over the chunks; it is refused (an error of class `fgseq_error_input`). The
+#'   first pass of a binomial or Poisson fit (the column moments) also keeps what the null model needs:
+#'   a chunk without an `offset` its total weight and weighted mean of `y`, a chunk with one its `y`,
+#'   weights and offset (three numbers a row, held until the fit ends), since with an offset the
+#'   intercept has no closed form.
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
                                lambda = 1e-6, family = "gaussian",
@@ -112,7 +116,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
           "exact gain refits every candidate group at every step, each Newton point a pass over the chunks.")
   }
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
-  chunked_glm(x, group, cost, needs, family, control, progress, call)
+  chunked_glm(x, group, cost, needs, family, control, progress, call, started)
 }
 
 # ---- the map-reduce GLM path --------------------------------------------------------------------
@@ -133,11 +137,14 @@ checked_chunk_part <- function(f) {
   }
 }
 
-check_chunk <- function(chunk, i) {
+# `read_x = FALSE`: the checks that read no value of x (a chunk of the moments pass started after
+# max_time, whose x is not used).
+check_chunk <- function(chunk, i, read_x = TRUE) {
   if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
     abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
   }
-  x <- check_x(chunk$x, min_rows = 1L)  # the union must have 2 rows (checked in chunked_glm())
+  # the union must have 2 rows (checked in chunked_glm())
+  x <- if (read_x) check_x(chunk$x, min_rows = 1L) else check_dense_x(chunk$x, min_rows = 1L)
   n <- nrow(x)
   y <- chunk$y
   if (is.logical(y)) y <- as.numeric(y)
@@ -149,24 +156,37 @@ check_chunk <- function(chunk, i) {
   list(x = x, y = as.numeric(y), w = w, off = off, has_offset = !is.null(chunk$offset), names = x_names(x))
 }
 
-chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call) {
-  started <- proc.time()[["elapsed"]]
-  # pass 1: column moments (weighted), the response's totals, the checks of every chunk
-  first <- check_chunk(read_chunk(chunks$get, chunks$items[[1L]], 1L), 1L)
+chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call, started) {
+  # pass 1: column moments (weighted), the response's totals and the rows of the null model, the checks
+  # of every chunk; on the fit's clock: a chunk started after max_time adds its response alone
+  first <- check_chunk(read_chunk(chunks$get, chunks$items[[1L]], 1L), 1L, read_x = FALSE)
   names_x <- first$names
   group <- check_group(group, first$x)
   rm(first)
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
-  mom <- chunk_pass(chunks, moments_pass(names_x, family, gram_backend()))
-  moments <- Reduce(.merge_moments, mom$moments)
+  deadline <- as.numeric(Sys.time()) + control$max_time - (proc.time()[["elapsed"]] - started)
+  mom <- map_reduce_chunks(chunks$items, chunks$get, moments_part(names_x, family, gram_backend(), deadline), add_parts)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   classes <- family_def(family)$numeric_classes
   if (!is.null(classes) && (mom$ones <= 0 || mom$ones >= W)) {
     abort("`y` has a single class over all chunks; a binomial model needs both classes.")
   }
-  wh <- chunk_whitening(moments, group, labels, 1e-9)
+  response <- list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L])
+  report <- progress_reporter(progress)
+  # the null model (the intercept of the GLM with no group) from the rows the chunks left
+  rows <- lapply(c("y", "w", "off"), function(v) unlist(lapply(mom$null_rows, `[[`, v), use.names = FALSE))
+  null_model <- .fit_path(NULL, matrix(rows[[1L]]), rows[[2L]], if (mom$offsets > 0) matrix(rows[[3L]]) else matrix(0, 0, 0),
+                    match(group, labels) - 1L, length(labels), measurement_index(meas, labels), family,
+                    control, NULL)
+  if (mom$late > 0 || proc.time()[["elapsed"]] - started >= control$max_time) {
+    # max_time was spent in the pass: the null model, marked partial (it reads no column of x)
+    return(finish_fit(null_model, names_x = names_x, group = group, meas = meas, control = control,
+                      method = control$method, family = family, response = response, has_offset = mom$offsets > 0,
+                      fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call))
+  }
+  wh <- chunk_whitening(Reduce(.merge_moments, mom$moments), group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
 
   # The sums over the chunks of a fit over the groups `set` (1-based, in selection order) at theta:
@@ -182,28 +202,41 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   gains <- function(theta, set, candidates) {
     chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family))[[1L]]
   }
-  report <- progress_reporter(progress)
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
-                           mom$wy / W, family, sums, if (control$method != "omp") gains,
+                           null_model$a0[, 1L], sums, if (control$method != "omp") gains,
                            timed_control(control, started), report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
-             family = family,
-             response = list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L]),
-             has_offset = mom$offsets > 0, fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call)
+             family = family, response = response, has_offset = mom$offsets > 0, fr_gain = control$fr_gain,
+             nobs = as.integer(mom$n), call = call)
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
 # here so that what is shipped to the workers holds only their arguments.
-moments_pass <- function(names_x, family, gram) {
-  function(ch) {
-    if (!identical(ch$names, names_x)) {
-      abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
-    }
-    wrong <- family_def(family)$values(ch$y)
-    if (!is.null(wrong)) abort(wrong)
-    m <- .moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)
-    list(moments = list(m), n = nrow(ch$x), wy = sum(ch$w * ch$y), w = sum(ch$w), ones = sum(ch$w[ch$y > 0]),
-         offsets = as.integer(ch$has_offset))
+
+# A chunk's part of the moments pass (see map_reduce_chunks() for the contract): the weighted moments
+# of its columns, the response's totals, and its rows of the null model. A chunk started after
+# `deadline` (seconds since the epoch; the fit's max_time) adds no moments and counts in `late`: its x
+# is not read (nor checked for NA). The null model's intercept has a closed form only without offsets,
+# so a chunk with an `offset` keeps its rows (y, weight, offset), and a chunk without one a single row
+# of the same loss at every intercept: its weighted mean of y, with its total weight.
+moments_part <- function(names_x, family, gram, deadline) {
+  force(deadline)
+  function(chunk, i) {
+    in_chunk(i, {
+      on_time <- as.numeric(Sys.time()) < deadline
+      ch <- check_chunk(chunk, i, read_x = on_time)
+      if (!identical(ch$names, names_x)) {
+        abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
+      }
+      wrong <- family_def(family)$values(ch$y)
+      if (!is.null(wrong)) abort(wrong)
+      W <- sum(ch$w)
+      wy <- sum(ch$w * ch$y)
+      null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0, w = W, off = 0)
+      list(moments = if (on_time) list(.moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)), n = nrow(ch$x),
+           wy = wy, w = W, ones = sum(ch$w[ch$y > 0]), offsets = as.integer(ch$has_offset), late = as.integer(!on_time),
+           null_rows = list(null_rows))
+    })
   }
 }
 

@@ -84,7 +84,7 @@ fgseq_families <- list(
         y01 <- as.numeric(y == classes[2L])
       } else if (is.logical(y) || is.numeric(y)) {
         if (anyNA(y)) abort("`y` contains NA; remove those rows first.")
-        if (!all(y %in% c(0, 1))) {
+        if (!all(y == 0 | y == 1)) {
           abort("`y` must be 0/1, logical or a two-level factor for family = \"binomial\"; it has other values (",
                 paste(utils::head(setdiff(unique(y), c(0, 1)), 3), collapse = ", "), ").")
         }
@@ -95,14 +95,15 @@ fgseq_families <- list(
       }
       check_y_length(y01, n)
       if (anyNA(y01)) abort("`y` contains NA; remove those rows first.")
-      counts <- table(factor(y01, levels = c(0, 1)))
+      ones <- sum(y01)
+      counts <- c(length(y01) - ones, ones)
       if (any(counts < 2L)) {
         abort("`y` has a class with fewer than two observations (", paste(classes, counts, sep = ": ", collapse = ", "),
               "); a binomial model needs both classes.")
       }
       list(y = matrix(y01), classes = classes, responses = classes[2L])
     },
-    values = function(y) if (!all(y %in% c(0, 1))) "`y` must be 0/1 for family = \"binomial\".",
+    values = function(y) if (!all(y == 0 | y == 1)) "`y` must be 0/1 for family = \"binomial\".",
     test_deviance = function(y, p, w = 1) {
       p <- pmin(pmax(p, 1e-15), 1 - 1e-15)
       -2 * sum(w * (y * log(p) + (1 - y) * log(1 - p)))

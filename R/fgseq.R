@@ -193,9 +193,9 @@
 #'   abandoned when the time is spent. The passes over `x` before the first step count too, and are
 #'   checked as they go: the sweep of a dense `x` for NA, NaN, Inf and extreme scales (between columns,
 #'   every `2^20` values), the linear engines' statistics pass (between chunks of rows, or between
-#'   groups), the GLM families' (between groups) and, for data in chunks ([fgseq_chunks()]), the
-#'   Gaussian pass over the chunks (between chunks: a chunk started after `max_time` adds its `y` alone,
-#'   its `x` is not read). When the time is spent in one of them the fit is
+#'   groups), the GLM families' (between groups) and, for data in chunks ([fgseq_chunks()]), the first
+#'   pass over the chunks (between chunks: a chunk started after `max_time` adds its `y`, weights and
+#'   offset alone, its `x` is not read). When the time is spent in one of them the fit is
 #'   the null model (the weighted mean of `y`, less `offset`, for the Gaussian families; the intercepts
 #'   of the GLM with no group otherwise; every coefficient 0), marked partial, with the warning. That
 #'   model reads no column of `x`, so an `x` whose sweep was cut short is not checked for NA; its

@@ -173,8 +173,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // glm_chunked_path_cpp
-Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::VectorXd>& ybar, const std::string& family, Rcpp::Function sums, Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_glm_chunked_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP ybarSEXP, SEXP familySEXP, SEXP sumsSEXP, SEXP gainsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function sums, Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_glm_chunked_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP sumsSEXP, SEXP gainsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -183,13 +183,12 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
     Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type ybar(ybarSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type theta0(theta0SEXP);
     Rcpp::traits::input_parameter< Rcpp::Function >::type sums(sumsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type gains(gainsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunked_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, ybar, family, sums, gains, control, progress));
+    rcpp_result_gen = Rcpp::wrap(glm_chunked_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -252,7 +251,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
     {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
-    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 11},
+    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
     {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},

@@ -341,7 +341,7 @@ Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const 
 // The path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R): the core's
 // greedy engine and Newton solver, over sums from R. whitening: the list of .moments_whitening()
 // (mean, scale, constant, T); group_of: 0-based group of each column; weight_sum: the total weight;
-// ybar: the weighted mean response (length P), whose link starts the null model; sums: an R
+// theta0: the null model's intercepts (length P; its refit starts there); sums: an R
 // function(theta, groups) (theta: vec of (m + 1) x P; groups: 1-based, in selection order) returning
 // the list of .glm_chunk_sums() added over every chunk at theta; gains: NULL (CS-G-OMP) or, for FR and
 // Doubling with the quadratic gain, an R function(theta, groups, candidates) (candidates: 1-based, in
@@ -350,7 +350,7 @@ Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const 
 // [[Rcpp::export(.glm_chunked_path)]]
 Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups,
                                 const Rcpp::List& measurements, double weight_sum,
-                                const Eigen::Map<Eigen::VectorXd>& ybar, const std::string& family, Rcpp::Function sums,
+                                const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function sums,
                                 Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control,
                                 Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
@@ -387,8 +387,7 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
       return fgseq::unpack_gain_sums(v, gl, theta.cols());
     };
   }
-  const Eigen::MatrixXd theta0 = fgseq::FamilyOps{fgseq::from_name<fgseq::Family>(family)}.null_intercepts(ybar);
-  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0,
+  return result_list(fgseq::fit_glm_refit(wh, st, lay, weight_sum, theta0.transpose(),
                                           fgseq::sums_refitter(source, weight_sum, ctl),
                                           measurements_from(measurements), ctl, svc, gain_source));
 }

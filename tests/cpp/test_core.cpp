@@ -37,6 +37,7 @@ int main() {
   test_option_names();
   test_worker_pool();
   test_glm_time_up(pb);
+  test_null_model_rows();
   test_wide_group(pb);
   test_symmetric_solve();
   test_group_lasso_path();

@@ -450,6 +450,55 @@ static void test_glm_time_up(const Problem& pb) {
         "GlmRefitModel: a refit stopped by max_time leaves the fit before it", refit_model.objective(), null_objective);
 }
 
+// null_fit() of a binomial and a Poisson response with weights and an offset on rows spanning several
+// of the blocks the null model sums over (detail::kNullBlock): its intercept is the root of the score
+// sum_i w_i (y_i - mu(a + o_i)), found here by bisection, and its null risk the weighted mean of
+// Phi(eta) - y eta at that root. Its own random stream.
+static void test_null_model_rows() {
+  std::mt19937 rng(17);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  const Index n = 3 * detail::kNullBlock + 17, p = 4;
+  VectorXd w(n);
+  MatrixXd off(n, 1), yb(n, 1), yp(n, 1);
+  for (Index i = 0; i < n; ++i) {
+    w(i) = 0.5 + 1.5 * unif(rng);
+    off(i, 0) = 0.5 * normal(rng);
+    yb(i, 0) = unif(rng) < 1.0 / (1.0 + std::exp(-(0.3 + off(i, 0)))) ? 1.0 : 0.0;
+    yp(i, 0) = std::floor(3.0 * unif(rng) * std::exp(off(i, 0)));
+  }
+  const std::vector<int> group_of{0, 0, 1, 1};
+  for (Family family : {Family::Binomial, Family::Poisson}) {
+    const FamilyOps fam{family};
+    const MatrixXd& y = family == Family::Binomial ? yb : yp;
+    const auto score = [&](double a) {
+      double s = 0.0;
+      for (Index i = 0; i < n; ++i) {
+        const double e = a + off(i, 0);
+        s += w(i) * (y(i, 0) - (family == Family::Binomial ? 1.0 / (1.0 + std::exp(-e)) : std::exp(e)));
+      }
+      return s;
+    };
+    double lo = -10.0, hi = 10.0;  // the score decreases in a
+    for (int k = 0; k < 200; ++k) {
+      const double mid = 0.5 * (lo + hi);
+      (score(mid) > 0 ? lo : hi) = mid;
+    }
+    const double a = 0.5 * (lo + hi);
+    const MatrixXd eta = (off.array() + a).matrix();
+    const double risk = fam.loss(eta, y, w) / w.sum();
+    Control ctl;
+    const FitResult f = null_fit(p, y, w, off, group_of, 2, Measurements(std::vector<double>{1.0, 2.0}), family, ctl);
+    check(f.path.partial && f.path.sequence.empty() && f.beta[0].cwiseAbs().maxCoeff() == 0.0 &&
+              std::abs(f.a0(0, 0) - a) < 1e-8,
+          family == Family::Binomial ? "null_fit: the binomial intercept with weights and an offset over row blocks"
+                                     : "null_fit: the Poisson intercept with weights and an offset over row blocks",
+          f.a0(0, 0), a);
+    check(std::abs(f.null_risk - risk) < 1e-12 * std::max(1.0, std::abs(risk)),
+          "null_fit: the null risk over row blocks", f.null_risk, risk);
+  }
+}
+
 // symmetric_solve() (newton.hpp): H X = B through the blocked Cholesky on a positive definite H, and
 // through the pivoted LDL' of the restored H where the Cholesky meets a non-positive pivot (here an
 // indefinite H); both checked against a full-pivoting LU of the same H. Sizes past Eigen's blocking

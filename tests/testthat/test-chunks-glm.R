@@ -225,3 +225,55 @@ test_that("chunks with an offset: predictions ask for newoffset, as the in-memor
                regexp = "chunk 1: an `offset` has no place")
   expect_error(fgseq_stats(gchunks, group = d$group), class = "fgseq_error_chunk_offset")
 })
+
+test_that("max_time spent in the moments pass of a GLM from chunks gives glm()'s intercept-only model", {
+  # four chunks from a function; reading chunk 1 takes 0.3 s, more than max_time: chunks 2 to 4 start
+  # after the deadline and add their response alone (x not read: chunk 4's NA is not seen). Chunk 2
+  # has no offset (0 for its rows). The fit is the GLM on the intercept alone over all the rows, with
+  # their weights and offsets, marked partial; its null risk is the weighted mean negative
+  # log-likelihood (up to a constant of y) at that intercept.
+  d <- glm_chunk_data(seed = 11, n = 1200)
+  idx <- split(seq_len(1200), rep(1:4, each = 300))
+  off <- d$off
+  off[idx[[2]]] <- 0
+  yb <- rbinom(1200, 1, plogis(0.5 + d$x[, 1] + off))
+  yp <- rpois(1200, exp(0.2 + 0.3 * d$x[, 1] + off))
+  for (family in c("binomial", "poisson")) {
+    y <- if (family == "binomial") yb else yp
+    chunk <- function(i) {
+      if (i == 1) Sys.sleep(0.3)
+      xi <- d$x[idx[[i]], ]
+      if (i == 4) xi[1, 1] <- NA
+      list(x = xi, y = y[idx[[i]]], weights = d$w[idx[[i]]], offset = if (i != 2) off[idx[[i]]])
+    }
+    chunks <- fgseq_chunks(chunk, n_chunks = 4)
+    elapsed <- system.time(expect_warning(
+      fit <- fgseq(chunks, group = d$group, cost = d$cost, family = family, max_time = 0.2),
+      "was spent before step 1", class = "fgseq_warning_partial"))[["elapsed"]]
+    expect_lt(elapsed, 5)
+    expect_true(fit$partial)
+    expect_true(fit$has_offset)
+    expect_length(fit$sequence, 0L)
+    expect_identical(fit$nobs, 1200L)
+    ref <- suppressWarnings(stats::glm(y ~ 1, family = family, weights = d$w, offset = off,
+                                       control = stats::glm.control(epsilon = 1e-14, maxit = 100)))
+    a <- unname(coef(ref))
+    # the Newton solver stops at glm()'s deviance criterion (1e-8): the intercepts agree to ~1e-8
+    expect_close(unname(coef(fit)[, 1]), c(a, rep(0, 12)), 1e-7, family)
+    eta <- a + off
+    loss <- if (family == "binomial") log1p(exp(eta)) - y * eta else exp(eta) - y * eta
+    expect_close(fit$null_risk, sum(d$w * loss) / sum(d$w), 1e-10, paste(family, "null risk"))
+    expect_close(unname(predict(fit, d$x[1:5, ], newoffset = off[1:5], type = "response")[, 1]),
+                 unname(fitted(ref)[1:5]), 1e-7, paste(family, "predict"))
+  }
+  # with time, every chunk is read: chunk 4's NA is an error
+  expect_error(fgseq(chunks, group = d$group, family = "poisson"), "chunk 4: `x` contains NA, NaN or Inf",
+               class = "fgseq_error_input")
+  # spent before the first chunk: every chunk adds its response alone; without offsets the intercept is
+  # the link of the weighted mean
+  plain <- fgseq_chunks(lapply(idx, function(i) list(x = d$x[i, ], y = yb[i], weights = d$w[i])))
+  expect_warning(fit <- fgseq(plain, group = d$group, family = "binomial", method = "fr", fr_gain = "quadratic",
+                              max_time = 1e-9), class = "fgseq_warning_partial")
+  expect_false(fit$has_offset)
+  expect_close(unname(coef(fit)[1, 1]), qlogis(sum(d$w * yb) / sum(d$w)), 1e-10, "closed form")
+})

@@ -121,29 +121,47 @@ inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const 
 }
 
 // The null model from the rows of y (n x P, less the offset for the Gaussian families), the weights w
-// (empty: 1 each) and the offset; x contributes its column count p only.
+// (empty: 1 each) and the offset; x contributes its column count p only. The GLM families' intercepts
+// come from the Newton solver of fits from chunks (sums_refitter()), over blocks of kNullBlock rows:
+// every Newton point is one pass over the rows with block-sized buffers, so a time-out on many rows
+// answers without making n-row copies.
+constexpr Index kNullBlock = 8192;
 inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w, const MatrixXd& offset,
                             Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                             const Services& svc) {
-  const Index n = y.rows();
-  if (FamilyOps{family}.least_squares())
+  const Index n = y.rows(), P = y.cols();
+  const FamilyOps fam{family};
+  if (fam.least_squares())
     return null_gram(standardize(centred_moments(MatrixXd(n, 0), y, w)), p, lay, cost, ctl, svc);
-  const MatrixXd ym = y;  // the model keeps a reference
-  const VectorXd wt = w.size() ? w : VectorXd::Ones(n);
   GramStats st;
   st.n = n;
-  st.weight_sum = wt.sum();
+  st.weight_sum = w.size() ? w.sum() : static_cast<double>(n);
   const Whitened wh = no_columns(st, p, lay);
   const std::vector<int> outer(static_cast<size_t>(p) + 1, 0);
   const int no_index = 0;
   const double no_value = 0.0;
-  const SparseDesign none(SparseMap(n, p, 0, outer.data(), &no_index, &no_value));  // n x p, no stored value
+  const GlmSumsSource sums = [&](const std::vector<Index>&, const MatrixXd& theta) {
+    GlmSums total;
+    for (Index b = 0; b < n; b += kNullBlock) {
+      const Index m = std::min(kNullBlock, n - b);
+      const SparseDesign none(SparseMap(m, p, 0, outer.data(), &no_index, &no_value));  // m x p, no stored value
+      const MatrixXd yb = y.middleRows(b, m);
+      const VectorXd wb = w.size() ? VectorXd(w.segment(b, m)) : VectorXd::Ones(m);
+      const MatrixXd ob = offset.size() ? MatrixXd(offset.middleRows(b, m)) : MatrixXd();
+      GlmSums part = glm_chunk_sums(none, yb, wb, ob, family, st, SelectedColumns(), theta);
+      if (b == 0) total = std::move(part);
+      else total += part;
+    }
+    return total;
+  };
+  VectorXd ybar = VectorXd::Zero(P);  // the start: the link of the weighted mean response
+  for (Index i = 0; i < n; ++i) ybar += (w.size() ? w(i) : 1.0) * y.row(i).transpose();
   Control spent = ctl;
   spent.max_time = 0.0;
-  const auto now = Clock::now();
-  GlmModel model(none, ym, wt, offset.size() ? offset : MatrixXd::Zero(n, y.cols()), family, wh, st, lay, spent,
-                 timed_poll(svc, spent, now));
-  FitResult out = run_path(model, cost, spent, now, svc);
+  spent.method = Method::OMP;  // nothing is selected
+  GlmRefitModel model(wh, st, lay, st.weight_sum, fam.null_intercepts(ybar / st.weight_sum),
+                      sums_refitter(sums, st.weight_sum, spent), spent);
+  FitResult out = run_path(model, cost, spent, Clock::now(), svc);
   out.path.partial = true;
   return out;
 }
