@@ -75,6 +75,13 @@ test_that("max_time spent in the sweep over x for NA and extreme scales gives th
   ref <- suppressWarnings(stats::glm(yb ~ 1, family = "binomial", weights = w, offset = off,
                                      control = stats::glm.control(epsilon = 1e-14, maxit = 100)))
   expect_close(unname(coef(bin)[, 1]), c(unname(coef(ref)), rep(0, 10)), 1e-8, "binomial")
+  # multinomial: the null model's class probabilities are the weighted class frequencies
+  yc <- cut(y, c(-Inf, -1, 0.5, Inf), labels = c("low", "mid", "high"))
+  expect_warning(mult <- fgseq(x, yc, weights = w, family = "multinomial", max_time = 1e-9),
+                 class = "fgseq_warning_partial")
+  expect_length(mult$sequence, 0L)
+  freq <- tapply(w, yc, sum) / sum(w)
+  expect_close(predict(mult, x[1:3, ], type = "response")[1, , 1], freq, 1e-8, "multinomial")
 })
 
 test_that("max_time bounds a binomial exact-FR fit whose every step refits each candidate", {
