@@ -93,8 +93,10 @@
 #'
 #' @section Anytime training:
 #' With `max_time`, no boosting iteration starts once that many seconds have passed since the call
-#' (binning or sorting included): the fit holds the iterations grown so far (its `n_steps` is their
-#' number) and `partial = TRUE`. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
+#' (the check of `x` for NA and Inf, and the binning or sorting, included): the fit holds the iterations
+#' grown so far (its `n_steps` is their number) and `partial = TRUE`. When the time is spent before the
+#' first iteration, in the check or the binning of `x`, the fit is the starting score alone (the weighted
+#' mean of `y`, or the best constant given the offset), `n_steps = 0`, and `x` is not read further. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
 #' during the binning; `progress = TRUE` shows a progress bar (cli) over the iterations.
 #'
 #' `paid = "after_tree"` is the paper's order (Algorithm 1): `phi` is updated after each tree, so a
@@ -159,7 +161,7 @@
 #' @param max_bin Whole number between 2 and 65536: the most bins per column of the histogram search
 #'   (ignored by `"exact"`).
 #' @param max_time Positive number of seconds, or `Inf`: no iteration starts after this much time since
-#'   the call (the checks of the input included); the fit then holds the iterations grown so far and
+#'   the call (the checks of the input and the binning of `x` included); the fit then holds the iterations grown so far and
 #'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
 #'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.
@@ -276,7 +278,10 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
     abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
           "default), which bins the sparse columns as they are, or give as.matrix(x).", class = "sparse_exact")
   }
-  x <- check_x(x, sparse = TRUE)
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  # the sweep over a dense x counts towards max_time: when it is spent there, x is left unread and the
+  # fit is the starting score alone (the core checks the clock before it reads x)
+  x <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))$x
   n <- nrow(x)
   family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
@@ -293,7 +298,6 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
   max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   cost_unit <- check_cost_unit(cost_unit)
   report <- progress_reporter(progress, name = "Growing trees")
 
@@ -307,7 +311,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                   lambda = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
                   n_iter = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
-  raw <- .miser_fit(if (all(fit_rows)) x else x[fit_rows, , drop = FALSE], Y[fit_rows, , drop = FALSE], w,
+  raw <- .miser_fit(if (all(fit_rows)) x else x[fit_rows, , drop = FALSE], if (all(fit_rows)) Y else Y[fit_rows, , drop = FALSE], w,
                     if (is.null(offset)) matrix(0, 0, 0) else offset[fit_rows, , drop = FALSE],
                     match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started),
                     report)

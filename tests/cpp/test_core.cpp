@@ -31,6 +31,7 @@ int main() {
   test_quadratic_gains(pb);
   test_moment_sizes(pb);
   test_tampered_forest(pb);
+  test_miser_time_up(pb);
   test_prefix_predict();
   test_families();
   test_group_lasso_family(pb);

@@ -28,3 +28,35 @@ static void test_tampered_forest(Problem& pb) {
     check(threw, "miser_predict: a tampered forest throws", what, 1);
   }
 }
+
+// max_time spent in the binning (histogram) or the sorting (exact) of x: the poll is called before it
+// and between columns, the fit stops at the column where the time ran out and is the starting score
+// alone (the weighted mean of y), no tree, partial. The interrupt check here sleeps 30 ms, so with
+// max_time = 0.05 s the first call passes and the second (before the first column) stops the fit.
+static void test_miser_time_up(Problem& pb) {
+  const MatrixXd& x = pb.x;
+  const VectorXd& y = pb.y;
+  VectorXd w(x.rows());
+  for (Index i = 0; i < w.size(); ++i) w(i) = 0.5 + static_cast<double>(i % 3);
+  const double wmean = w.dot(y) / w.sum();
+  for (int exact = 0; exact < 2; ++exact) {
+    MiserControl mc;
+    mc.n_iter = 3;
+    mc.depth = 2;
+    mc.threads = 1;
+    mc.split = exact ? SplitSearch::Exact : SplitSearch::Histogram;
+    mc.max_time = 0.05;
+    int calls = 0;
+    const InterruptCheck slow = [&calls] {
+      ++calls;
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    };
+    const MiserFit mf = miser_fit(x, y, w, MatrixXd(), pb.group_of, pb.cost, mc, slow);
+    check(mf.partial && mf.forest.n_trees() == 0 && mf.loss.size() == 1 && calls == 2,
+          exact ? "miser_fit: max_time spent sorting x (two polls, no tree, partial)"
+                : "miser_fit: max_time spent binning x (two polls, no tree, partial)",
+          static_cast<double>(calls), 2);
+    check(std::abs(mf.init(0) - wmean) < 1e-12 && mf.paid_by.size() == pb.cost.size(),
+          "miser_fit: the starting score alone when max_time was spent before the first tree", mf.init(0), wmean);
+  }
+}

@@ -291,15 +291,23 @@ class BinnedColumns {
   template <class Pairs, class Bins>
   void bin_columns(WorkerPool& pool, const InterruptCheck& check_interrupt, int max_bin, const Pairs& pairs,
                    const Bins& bins) {
+    // the calling thread polls before each column and between its three phases; when its poll throws,
+    // the other threads stop at their own next check instead of finishing their column
+    const SharedCheck shared(check_interrupt);
     pool.run(p_, 1, [&](Index begin, Index end) {
-      std::vector<std::pair<double, double>> v;
-      for (Index j = begin; j < end; ++j) {
-        if (check_interrupt && calling_thread()) check_interrupt();
-        v.clear();
-        pairs(j, v);
-        cut_column(max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
-        bins(j);
-      }
+      const InterruptCheck check = shared.check();
+      shared.run([&] {
+        std::vector<std::pair<double, double>> v;
+        for (Index j = begin; j < end; ++j) {
+          if (check) check();
+          v.clear();
+          pairs(j, v);
+          if (check) check();
+          cut_column(max_bin, v, lo_[static_cast<size_t>(j)], hi_[static_cast<size_t>(j)]);
+          if (check) check();
+          bins(j);
+        }
+      });
     });
     offset_.assign(static_cast<size_t>(p_) + 1, 0);
     for (Index j = 0; j < p_; ++j) offset_[static_cast<size_t>(j) + 1] = offset_[static_cast<size_t>(j)] + n_bins(j);
@@ -1034,18 +1042,47 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const Vector
   return init;
 }
 
-// The exact search's learner, on a dense x (its columns sorted into `sorted`); a sparse x throws.
-inline std::unique_ptr<TreeLearner> exact_learner(const Eigen::Ref<const MatrixXd>& x, std::unique_ptr<SortedColumns>& sorted,
-                                                  const std::vector<int>& group_of, const Measurements& cost,
-                                                  const MiserControl& c, const VectorXd& weights,
-                                                  const InterruptCheck& check_interrupt) {
-  sorted.reset(new SortedColumns(x, check_interrupt));
-  return std::unique_ptr<TreeLearner>(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
+// The columns of a dense x sorted for the exact search (poll: between columns, may throw); a sparse x throws.
+inline std::unique_ptr<SortedColumns> sort_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll) {
+  return std::unique_ptr<SortedColumns>(new SortedColumns(x, poll));
 }
-inline std::unique_ptr<TreeLearner> exact_learner(const SparseMap&, std::unique_ptr<SortedColumns>&, const std::vector<int>&,
-                                                  const Measurements&, const MiserControl&, const VectorXd&,
-                                                  const InterruptCheck&) {
+inline std::unique_ptr<SortedColumns> sort_columns(const SparseMap&, const InterruptCheck&) {
   throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
+}
+
+// The exact search's learner, on a dense x and its sorted columns (a sparse x has none: sort_columns() threw).
+inline std::unique_ptr<TreeLearner> exact_learner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted,
+                                                  const std::vector<int>& group_of, const Measurements& cost,
+                                                  const MiserControl& c, const VectorXd& weights) {
+  return std::unique_ptr<TreeLearner>(new ExactTreeLearner(x, sorted, group_of, cost, c, weights));
+}
+inline std::unique_ptr<TreeLearner> exact_learner(const SparseMap&, const SortedColumns&, const std::vector<int>&,
+                                                  const Measurements&, const MiserControl&, const VectorXd&) {
+  throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
+}
+
+// The loss of the starting score (init, plus the offset: n x P or empty) summed over the rows with
+// weights w, and the weighted sum of squares of the first negative gradient (for the relative lambda),
+// both summed over blocks of rows: no n x P buffer, so a fit stopped before its first tree answers
+// without making one.
+struct StartSums {
+  double loss = 0.0;
+  double gradient_ss = 0.0;
+};
+inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const VectorXd& init, const MatrixXd& offset,
+                            const VectorXd& w) {
+  constexpr Index kBlock = 8192;
+  StartSums s;
+  for (Index b = 0; b < Y.rows(); b += kBlock) {
+    const Index m = std::min(kBlock, Y.rows() - b);
+    MatrixXd H = init.transpose().replicate(m, 1);
+    if (offset.size()) H += offset.middleRows(b, m);
+    const MatrixXd Yb = Y.middleRows(b, m);
+    const VectorXd wb = w.segment(b, m);
+    s.loss += fam.loss(H, Yb, wb);
+    s.gradient_ss += wb.dot((Yb - fam.mean(H)).rowwise().squaredNorm());
+  }
+  return s;
 }
 
 }  // namespace detail
@@ -1059,7 +1096,8 @@ inline std::unique_ptr<TreeLearner> exact_learner(const SparseMap&, std::unique_
 // weighted squared error), the bins' quantiles, the starting constants and the loss. offset: n x P, or
 // empty for 0: each row's starting score, added to the starting constants (which are then the best
 // given the offset). No iteration starts once ctl.max_time seconds have passed since the call: the fit
-// then holds the iterations done so far and partial = true.
+// then holds the iterations done so far and partial = true (none when the time is spent in the binning
+// or sorting of x, which reads no value of x after that).
 template <class X>
 MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
@@ -1078,32 +1116,44 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
     throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
   if (weighted && !(weights.array() > 0.0).all()) throw std::invalid_argument("miser_fit: weights must be positive");
   if (!weights.allFinite() || !offset.allFinite()) throw std::invalid_argument("miser_fit: weights and offset must be finite");
-  const VectorXd w = weighted ? weights : VectorXd::Ones(n);
-  const double W = w.sum();
-
   MiserFit out;
-  out.init = detail::miser_init(fam, Y, w, W, weighted, offset);
-  MatrixXd H = out.init.transpose().replicate(n, 1);
-  if (offset.size()) H += offset;
-  out.loss.push_back(detail::miser_loss(fam, Y, H, w, W));
-  MatrixXd R = Y - fam.mean(H);  // the first negative gradient
-  MiserControl c = ctl;
-  if (ctl.lambda_relative) c.lambda = ctl.lambda * 0.5 * w.dot(R.rowwise().squaredNorm()) / static_cast<double>(P);
-  out.lambda = c.lambda;
-
-  WorkerPool pool(c.split == SplitSearch::Histogram ? c.threads : 1);
+  out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
+  WorkerPool pool(ctl.split == SplitSearch::Histogram ? ctl.threads : 1);
   std::unique_ptr<SortedColumns> sorted;
   std::unique_ptr<BinnedColumns> binned;
-  std::unique_ptr<TreeLearner> learner;
-  if (c.split == SplitSearch::Exact) {
-    learner = detail::exact_learner(x, sorted, group_of, cost, c, weights, check_interrupt);
-  } else {
-    binned.reset(new BinnedColumns(x, c.max_bin, pool, check_interrupt, weights));
-    learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
+  // The binning (or sorting) of x counts towards max_time, and comes first: the poll checks the clock
+  // before it and between the phases of every column; when the time is spent there the fit is the
+  // starting score alone, partial, found without n-row buffers.
+  const InterruptCheck poll = [&check_interrupt, started, limit = ctl.max_time] {
+    if (check_interrupt) check_interrupt();
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= limit) throw TimeUp();
+  };
+  try {
+    poll();
+    if (ctl.split == SplitSearch::Exact) sorted = detail::sort_columns(x, poll);
+    else binned.reset(new BinnedColumns(x, ctl.max_bin, pool, poll, weights));
+  } catch (const TimeUp&) {
+    out.partial = true;
   }
 
+  const VectorXd w = weighted ? weights : VectorXd::Ones(n);
+  const double W = w.sum();
+  out.init = detail::miser_init(fam, Y, w, W, weighted, offset);
+  const detail::StartSums start = detail::start_sums(fam, Y, out.init, offset, w);
+  out.loss.push_back(start.loss / W);
+  MiserControl c = ctl;
+  if (ctl.lambda_relative) c.lambda = ctl.lambda * 0.5 * start.gradient_ss / static_cast<double>(P);
+  out.lambda = c.lambda;
+  if (out.partial) return out;
+
+  std::unique_ptr<TreeLearner> learner;
+  if (c.split == SplitSearch::Exact) learner = detail::exact_learner(x, *sorted, group_of, cost, c, weights);
+  else learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
+  MatrixXd H = out.init.transpose().replicate(n, 1);
+  if (offset.size()) H += offset;
+  MatrixXd R = Y - fam.mean(H);  // the first negative gradient
+
   std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
-  out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
   VectorXd fitted;
   for (Index t = 0; t < ctl.n_iter; ++t) {
     if (check_interrupt) check_interrupt();
