@@ -338,3 +338,14 @@ expect_same_path <- function(fit, ref, tol = 1e-8, beta = TRUE, label = "") {
 settings <- expand.grid(method = c("omp", "fr", "doubling"),
                         criterion = c("whitened", "l2", "linf"),
                         cost_sensitive = c(TRUE, FALSE), stringsAsFactors = FALSE)
+
+# A tall x whose sweep for NA and Inf a tiny max_time cuts short: 2^17 rows and 10 columns, and the
+# sweep polls the clock after 8 columns (2^20 values), so the Inf in the last row of column 'x10' is
+# never reached. With y, weights w and offset off (one per row).
+unread_inf_problem <- function(seed = 9) {
+  set.seed(seed)
+  n <- 2^17
+  x <- matrix(rnorm(n * 10), n, 10, dimnames = list(NULL, paste0("x", 1:10)))
+  x[n, 10] <- Inf
+  list(x = x, y = x[, 1] + rnorm(n), w = runif(n, 0.5, 2), off = rnorm(n, sd = 0.1))
+}

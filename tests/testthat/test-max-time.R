@@ -52,16 +52,13 @@ test_that("max_time spent in the linear engines' pass over x gives the null mode
 })
 
 test_that("max_time spent in the sweep over x for NA and extreme scales gives the null model, x unread", {
-  # 2^17 rows and 10 columns: the sweep polls the clock after 8 columns (2^20 values), so an Inf in the
-  # last column is never reached; the fit is the null model of y, weights and offset (lm() and glm()
-  # with the intercept alone), never a fit on unchecked data. With time, the Inf is an error.
-  set.seed(9)
-  n <- 2^17
-  x <- matrix(rnorm(n * 10), n, 10, dimnames = list(NULL, paste0("x", 1:10)))
-  x[n, 10] <- Inf
-  y <- x[, 1] + rnorm(n)
-  w <- runif(n, 0.5, 2)
-  off <- rnorm(n, sd = 0.1)
+  # the Inf in column x10 is never reached; the fit is the null model of y, weights and offset (lm()
+  # and glm() with the intercept alone), never a fit on unchecked data. With time, the Inf is an error.
+  d <- unread_inf_problem()
+  x <- d$x
+  y <- d$y
+  w <- d$w
+  off <- d$off
   expect_error(fgseq(x, y), "`x` contains NA, NaN or Inf \\(first in column 'x10'\\)", class = "fgseq_error_input")
   expect_warning(fit <- fgseq(x, y, weights = w, offset = off, max_time = 1e-9), "was spent before step 1",
                  class = "fgseq_warning_partial")

@@ -2,15 +2,12 @@
 # there the fit is the starting score alone, x unread beyond that point, never a fit on unchecked data.
 
 test_that("max_time spent in the sweep over x gives the starting score of lm()/glm() on the intercept", {
-  # 2^17 rows and 10 columns: the sweep polls the clock after 8 columns (2^20 values), so the Inf in the
-  # last column is never reached; with time, it is an error
-  set.seed(9)
-  n <- 2^17
-  x <- matrix(rnorm(n * 10), n, 10, dimnames = list(NULL, paste0("x", 1:10)))
-  x[n, 10] <- Inf
-  y <- x[, 1] + rnorm(n)
-  w <- runif(n, 0.5, 2)
-  off <- rnorm(n, sd = 0.1)
+  # the Inf in column x10 is never reached (unread_inf_problem()); with time, it is an error
+  d <- unread_inf_problem()
+  x <- d$x
+  y <- d$y
+  w <- d$w
+  off <- d$off
   expect_error(miser(x, y, cost = 1:10), "`x` contains NA, NaN or Inf \\(first in column 'x10'\\)",
                class = "fgseq_error_input")
   ref <- stats::glm(y ~ 1, weights = w, offset = off)  # gaussian: deviance residuals sqrt(w) (y - mu)
