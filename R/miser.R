@@ -92,9 +92,11 @@
 #' the exact search runs on one. The trees do not depend on the number of threads.
 #'
 #' @section Anytime training:
-#' With `max_time`, no boosting iteration starts once that many seconds have passed since the call
-#' (the check of `x` for NA and Inf, and the binning or sorting, included): the fit holds the iterations
-#' grown so far (its `n_steps` is their number) and `partial = TRUE`. When the time is spent before the
+#' With `max_time`, once that many seconds have passed since the call (the check of `x` for NA and Inf,
+#' and the binning or sorting, included) no boosting iteration starts, and the one in progress is
+#' abandoned (its trees check the clock before every level; a multinomial iteration is one tree per
+#' class): the fit holds the iterations completed so far (its `n_steps` is their number) and
+#' `partial = TRUE`. When the time is spent before the
 #' first iteration, in the check or the binning of `x`, the fit is the starting score alone (the weighted
 #' mean of `y`, or the best constant given the offset), `n_steps = 0`, and `x` is not read further. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
 #' during the binning; `progress = TRUE` shows a progress bar (cli) over the iterations.
@@ -160,8 +162,9 @@
 #'   section Split search.
 #' @param max_bin Whole number between 2 and 65536: the most bins per column of the histogram search
 #'   (ignored by `"exact"`).
-#' @param max_time Positive number of seconds, or `Inf`: no iteration starts after this much time since
-#'   the call (the checks of the input and the binning of `x` included); the fit then holds the iterations grown so far and
+#' @param max_time Positive number of seconds, or `Inf`: no iteration starts, and the one in progress
+#'   is abandoned, after this much time since the call (the checks of the input and the binning of `x`
+#'   included); the fit then holds the iterations grown so far and
 #'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
 #'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.

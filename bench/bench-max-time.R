@@ -69,4 +69,12 @@ for (mt in rep(c(0.2, 0.5, 2), each = reps)) {
 for (mt in rep(c(0.2, 0.5), each = reps)) {
   report("miser n = 1e6, p = 60 (sweep and binning)", mt, miser(xt, yt, cost = rep(1, 60), max_steps = 10, max_time = mt))
 }
+# a multinomial Miser whose iteration is ten trees (one per class) of about 0.1 s each: the trees check
+# the clock before every level, so an iteration in progress at the deadline is abandoned
+xm <- xt[seq_len(4e5), 1:40]
+cls <- factor(max.col(xm[, 1:10] + matrix(rnorm(4e5 * 10), 4e5, 10)))
+for (mt in c(6, 6.5, 7, 7.5)) {
+  report("miser multinomial n = 4e5, p = 40, 10 classes", mt,
+         miser(xm, cls, cost = rep(1, 40), family = "multinomial", max_steps = 50, depth = 6, max_time = mt))
+}
 cat("load after:", load_average(), "\n")

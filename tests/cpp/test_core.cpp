@@ -32,6 +32,7 @@ int main() {
   test_moment_sizes(pb);
   test_tampered_forest(pb);
   test_miser_time_up(pb);
+  test_miser_time_up_in_iteration(pb);
   test_prefix_predict();
   test_families();
   test_group_lasso_family(pb);

@@ -60,3 +60,41 @@ static void test_miser_time_up(Problem& pb) {
           "miser_fit: the starting score alone when max_time was spent before the first tree", mf.init(0), wmean);
   }
 }
+
+// max_time spent within an iteration: the trees poll before the tree and before every level, and the
+// iteration in progress is abandoned. A multinomial fit (3 classes, one tree each per iteration) of
+// depth 1 polls twice per tree; here the time runs out at the third poll of iteration 1, within class
+// 1's tree, after class 0's tree was appended. The fit keeps iteration 0 alone: the forest, the paid
+// groups and the losses of a fit of one iteration.
+static void test_miser_time_up_in_iteration(Problem& pb) {
+  const MatrixXd& x = pb.x;
+  const Index n = x.rows();
+  MatrixXd Y = MatrixXd::Zero(n, 3);
+  for (Index i = 0; i < n; ++i) Y(i, x(i, 0) < -0.4 ? 0 : (x(i, 1) < 0.3 ? 1 : 2)) = 1.0;
+  MiserControl mc;
+  mc.family = Family::Multinomial;
+  mc.n_iter = 4;
+  mc.depth = 1;
+  mc.threads = 1;
+  MiserControl one = mc;
+  one.n_iter = 1;
+  const MiserFit ref = miser_fit(x, Y, VectorXd(), MatrixXd(), pb.group_of, pb.cost, one);
+  bool armed = false;
+  int polls = 0;
+  const InterruptCheck spent_in_iteration_1 = [&] {
+    if (armed && ++polls == 3) throw TimeUp();
+  };
+  const MiserProgress arm = [&](Index t, Index) { armed = t == 1; };
+  const MiserFit mf = miser_fit(x, Y, VectorXd(), MatrixXd(), pb.group_of, pb.cost, mc, spent_in_iteration_1, arm);
+  check(mf.partial && polls == 3 && mf.forest.n_trees() == 3 && mf.loss.size() == 2,
+        "miser_fit: max_time spent within an iteration keeps the iterations before it", static_cast<double>(mf.forest.n_trees()), 3);
+  const auto same_values = [](const std::vector<double>& a, const std::vector<double>& b) {  // NaN: a leaf's threshold
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](double u, double v) { return u == v || (std::isnan(u) && std::isnan(v)); });
+  };
+  const bool same = mf.forest.start == ref.forest.start && mf.forest.feature == ref.forest.feature &&
+                    same_values(mf.forest.threshold, ref.forest.threshold) && same_values(mf.forest.value, ref.forest.value) &&
+                    mf.forest.left == ref.forest.left && mf.forest.right == ref.forest.right &&
+                    mf.paid_by == ref.paid_by && same_values(mf.loss, ref.loss);
+  check(same, "miser_fit: the iterations kept are those of a fit of one iteration", 0, 0);
+}

@@ -49,8 +49,9 @@
 // wins); across columns every penalized gain within a relative tie_tol of the best ties and the first
 // column wins. Gains at most zero_tol * 1/2 sum_i r_i^2 count as 0 (no split).
 //
-// Training is anytime: miser_fit() stops adding trees once max_time seconds have passed since it
-// started (binning or sorting included) and returns the trees grown so far, marked partial.
+// Training is anytime: miser_fit() stops once max_time seconds have passed since it started (binning
+// or sorting included; an iteration in progress is abandoned) and returns the iterations completed so
+// far, marked partial.
 //
 // Losses (the families of family.hpp): squared (gaussian; r = y - H, leaf value = mean r), logistic
 // (binomial; y in {0, 1}, r = y - p, p = 1/(1+e^-H)), multinomial (one tree per class per iteration
@@ -427,9 +428,10 @@ class TreeLearner {
 
   // Grows the tree on r with unpaid[m] true for every measurement m not paid by an earlier tree,
   // appends it to `forest` and writes its output (leaf value, before eta) for every training row to
-  // `fitted`.
+  // `fitted`. poll (an interrupt check, a clock) runs before the tree and before each level; when it
+  // throws, the tree is abandoned and `forest` is unchanged.
   virtual void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
-                    VectorXd& fitted) = 0;
+                    VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) = 0;
 
   // Groups split on by the last grown tree.
   std::vector<int> groups_used() const {
@@ -528,7 +530,8 @@ class ExactTreeLearner : public TreeLearner {
   }
 
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
-            VectorXd& fitted) override {
+            VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) override {
+    if (poll) poll();
     const Index n = x_.rows(), p = x_.cols();
     const Index m = ctl_.min_node_size;
     start(r);
@@ -542,6 +545,7 @@ class ExactTreeLearner : public TreeLearner {
 
     std::vector<Index> level{0};  // nodes of the current level, left to right
     for (int d = 0; d < ctl_.depth && !level.empty(); ++d) {
+      if (poll) poll();
       // the nodes of this level that may split, numbered 0..A-1 in order
       std::vector<Index> active;
       std::vector<int> slot_of(nodes_.size(), -1);
@@ -703,7 +707,8 @@ class HistogramTreeLearner : public TreeLearner {
         right_(rows_.size()), ordered_(rows_.size()), wordered_(weighted() ? rows_.size() : 0) {}
 
   void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
-            VectorXd& fitted) override {
+            VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) override {
+    if (poll) poll();
     const Index n = bins_.rows(), p = bins_.cols(), m = ctl_.min_node_size;
     start(r);
     std::iota(rows_.begin(), rows_.end(), 0);
@@ -714,6 +719,7 @@ class HistogramTreeLearner : public TreeLearner {
 
     std::vector<Index> level{0};
     for (int d = 0; d < ctl_.depth && !level.empty(); ++d) {
+      if (poll) poll();
       std::vector<Index> active;  // the nodes of this level that may split: each has its histogram
       for (Index v : level)
         if (nodes_[static_cast<size_t>(v)].n >= 2 * m) active.push_back(v);
@@ -1085,6 +1091,21 @@ inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const Vecto
   return s;
 }
 
+// Keeps the first `trees` trees of a fit: the forest is cut back to them, and a group first paid by a
+// later tree is unpaid again.
+inline void keep_trees(MiserFit& fit, Index trees) {
+  Forest& f = fit.forest;
+  f.start.resize(static_cast<size_t>(trees) + 1);
+  const size_t nodes = static_cast<size_t>(f.start.back());
+  f.feature.resize(nodes);
+  f.threshold.resize(nodes);
+  f.left.resize(nodes);
+  f.right.resize(nodes);
+  f.value.resize(nodes);
+  for (Index& by : fit.paid_by)
+    if (by >= trees) by = -1;
+}
+
 }  // namespace detail
 
 // Fits the miser. x: n x p, dense (a MatrixXd or a map of one) or sparse (SparseMap: histogram search
@@ -1095,9 +1116,10 @@ inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const Vecto
 // multiply every row's gradient in the trees' sums and counts (gains and leaf values are those of the
 // weighted squared error), the bins' quantiles, the starting constants and the loss. offset: n x P, or
 // empty for 0: each row's starting score, added to the starting constants (which are then the best
-// given the offset). No iteration starts once ctl.max_time seconds have passed since the call: the fit
-// then holds the iterations done so far and partial = true (none when the time is spent in the binning
-// or sorting of x, which reads no value of x after that).
+// given the offset). Training is anytime: once ctl.max_time seconds have passed since the call, no
+// iteration starts and the one in progress is abandoned (its trees poll the clock before every level);
+// the fit then holds the iterations completed so far and partial = true (none when the time is spent
+// in the binning or sorting of x, which reads no value of x after that).
 template <class X>
 MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
@@ -1164,14 +1186,20 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
       break;
     }
     if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
-    for (Index k = 0; k < P; ++k) {
-      learner->grow(R.col(k), unpaid, out.forest, fitted);
-      H.col(k).noalias() += ctl.eta * fitted;
-      const Index tree = out.forest.n_trees() - 1;
-      for (int g : learner->groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
-        if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
-        for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
+    try {  // the trees poll the clock before every level: a deadline within an iteration abandons it
+      for (Index k = 0; k < P; ++k) {
+        learner->grow(R.col(k), unpaid, out.forest, fitted, poll);
+        H.col(k).noalias() += ctl.eta * fitted;
+        const Index tree = out.forest.n_trees() - 1;
+        for (int g : learner->groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
+          if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
+          for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
+        }
       }
+    } catch (const TimeUp&) {
+      detail::keep_trees(out, t * P);  // the classes' trees of this iteration grown before the deadline
+      out.partial = true;
+      break;
     }
     out.loss.push_back(detail::miser_loss(fam, Y, H, w, W));
   }
