@@ -47,8 +47,10 @@ new_anytime_fit <- function(fields, class) {
 
 # max_time counts from the call of a verb: the options the core gets when the R side has worked since
 # `started` (proc.time()[["elapsed"]] at the call) hold what is left of it.
-timed_control <- function(control, started) {
-  control$max_time <- control$max_time - (proc.time()[["elapsed"]] - started)
+timed_control <- function(control, started, spent = FALSE) {
+  # spent: the sweep of x found the time spent (x left unread); the core then reads none of x, whatever
+  # its own clock says of the millisecond left
+  control$max_time <- if (spent) 0 else control$max_time - (proc.time()[["elapsed"]] - started)
   control
 }
 

@@ -1,7 +1,7 @@
 #' Cross-validated anytime curves, the ridge constant and the budget
 #'
-#' The workflow of [glmnet::cv.glmnet()] for anytime fits. For each ridge constant `lambda` of a grid
-#' and each fold, fits [fgseq()] on the other folds and computes the held-out anytime curve of `metric`
+#' The workflow of `cv.glmnet()` (package glmnet) for anytime fits. For each ridge constant `lambda` of
+#' a grid and each fold, fits [fgseq()] on the other folds and computes the held-out anytime curve of `metric`
 #' ([anytime_curve()]); scores every `lambda` by its cross-validated timeliness (Hu et al. 2016,
 #' section 5.2), picks `lambda.min` (the best) and `lambda.1se` (the largest `lambda` within one
 #' standard error of the best), and fits on all the data at every `lambda`. Then it answers the next

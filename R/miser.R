@@ -96,10 +96,11 @@
 #' and the binning or sorting, included) no boosting iteration starts, and the one in progress is
 #' abandoned (its trees check the clock before every level; a multinomial iteration is one tree per
 #' class): the fit holds the iterations completed so far (its `n_steps` is their number) and
-#' `partial = TRUE`. When the time is spent before the
-#' first iteration, in the check or the binning of `x`, the fit is the starting score alone (the weighted
-#' mean of `y`, or the best constant given the offset), `n_steps = 0`, and `x` is not read further. A user interrupt (Ctrl-C, Esc) is checked before every iteration and
-#' during the binning; `progress = TRUE` shows a progress bar (cli) over the iterations.
+#' `partial = TRUE`. When the time is spent before the first iteration, in the check or the binning of
+#' `x`, the fit is the starting score alone (the weighted mean of `y`, or the best constant given the
+#' offset), `n_steps = 0`, and `x` is not read further. A user interrupt (Ctrl-C, Esc) is checked during
+#' the binning and before every level of every tree; `progress = TRUE` shows a progress bar (cli) over
+#' the iterations.
 #'
 #' `paid = "after_tree"` is the paper's order (Algorithm 1): `phi` is updated after each tree, so a
 #' feature used by tree `t` is free from tree `t + 1` on, and within tree `t` every split on a feature
@@ -284,7 +285,8 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   # the sweep over a dense x counts towards max_time: when it is spent there, x is left unread and the
   # fit is the starting score alone (the core checks the clock before it reads x)
-  x <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))$x
+  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))
+  x <- scan$x
   n <- nrow(x)
   family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
@@ -316,7 +318,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                   threads = fit_threads(), max_time = max_time)
   raw <- .miser_fit(if (all(fit_rows)) x else x[fit_rows, , drop = FALSE], if (all(fit_rows)) Y else Y[fit_rows, , drop = FALSE], w,
                     if (is.null(offset)) matrix(0, 0, 0) else offset[fit_rows, , drop = FALSE],
-                    match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started),
+                    match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started, spent = scan$spent),
                     report)
   if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data

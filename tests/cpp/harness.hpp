@@ -6,11 +6,9 @@
 #include <fgseq/fgseq.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <thread>
 #include <vector>
 
 using namespace fgseq;

@@ -30,9 +30,9 @@ static void test_tampered_forest(Problem& pb) {
 }
 
 // max_time spent in the binning (histogram) or the sorting (exact) of x: the poll is called before it
-// and between columns, the fit stops at the column where the time ran out and is the starting score
-// alone (the weighted mean of y), no tree, partial. The interrupt check here sleeps 30 ms, so with
-// max_time = 0.05 s the first call passes and the second (before the first column) stops the fit.
+// and before every column (here its interrupt check reports the time spent at its second call, before
+// the first column); the fit stops there and is the starting score alone (the weighted mean of y), no
+// tree, partial. The same with the clock: max_time = 0 stops it at the first poll.
 static void test_miser_time_up(Problem& pb) {
   const MatrixXd& x = pb.x;
   const VectorXd& y = pb.y;
@@ -45,19 +45,22 @@ static void test_miser_time_up(Problem& pb) {
     mc.depth = 2;
     mc.threads = 1;
     mc.split = exact ? SplitSearch::Exact : SplitSearch::Histogram;
-    mc.max_time = 0.05;
     int calls = 0;
-    const InterruptCheck slow = [&calls] {
-      ++calls;
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const InterruptCheck spent_at_second = [&calls] {
+      if (++calls == 2) throw TimeUp();
     };
-    const MiserFit mf = miser_fit(x, y, w, MatrixXd(), pb.group_of, pb.cost, mc, slow);
+    const MiserFit mf = miser_fit(x, y, w, MatrixXd(), pb.group_of, pb.cost, mc, spent_at_second);
     check(mf.partial && mf.forest.n_trees() == 0 && mf.loss.size() == 1 && calls == 2,
           exact ? "miser_fit: max_time spent sorting x (two polls, no tree, partial)"
                 : "miser_fit: max_time spent binning x (two polls, no tree, partial)",
           static_cast<double>(calls), 2);
     check(std::abs(mf.init(0) - wmean) < 1e-12 && mf.paid_by.size() == pb.cost.size(),
           "miser_fit: the starting score alone when max_time was spent before the first tree", mf.init(0), wmean);
+    mc.max_time = 0.0;
+    calls = 0;
+    const MiserFit clock = miser_fit(x, y, w, MatrixXd(), pb.group_of, pb.cost, mc, [&calls] { ++calls; });
+    check(clock.partial && clock.forest.n_trees() == 0 && calls == 1 && clock.loss == mf.loss,
+          "miser_fit: max_time = 0 stops at the first poll, before x is read", static_cast<double>(calls), 1);
   }
 }
 

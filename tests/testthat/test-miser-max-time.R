@@ -30,8 +30,9 @@ test_that("max_time spent in the sweep over x gives the starting score of lm()/g
   }
 })
 
-test_that("max_time spent before the binning of a sparse x gives the starting score, no tree", {
-  # a sparse x is checked whole (no clock); the core then polls before it bins x and stops there
+test_that("max_time spent before the binning of a sparse x gives the starting score and its loss", {
+  # a sparse x is checked whole (no clock); the core then polls before it bins x and stops there, with
+  # the starting loss (half the weighted mean squared error about the weighted mean) summed by row blocks
   set.seed(3)
   n <- 500
   x <- Matrix::rsparsematrix(n, 6, density = 0.3)
@@ -42,4 +43,5 @@ test_that("max_time spent before the binning of a sparse x gives the starting sc
   expect_identical(fit$n_steps, 0L)
   expect_close(fitted(fit), rep(weighted.mean(y, w), n), 1e-12, "sparse: weighted mean")
   expect_close(predict(fit, x[1:3, ]), rep(weighted.mean(y, w), 3), 1e-12, "sparse: predict")
+  expect_close(fit$path$loss, 0.5 * sum(w * (y - weighted.mean(y, w))^2) / sum(w), 1e-12, "sparse: starting loss")
 })

@@ -78,6 +78,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -1138,6 +1139,8 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
     throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
   if (weighted && !(weights.array() > 0.0).all()) throw std::invalid_argument("miser_fit: weights must be positive");
   if (!weights.allFinite() || !offset.allFinite()) throw std::invalid_argument("miser_fit: weights and offset must be finite");
+  if (ctl.split == SplitSearch::Exact && std::is_same<X, SparseMap>::value)  // before any time-out can hide it
+    throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
   MiserFit out;
   out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
   WorkerPool pool(ctl.split == SplitSearch::Histogram ? ctl.threads : 1);
