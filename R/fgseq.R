@@ -195,7 +195,10 @@
 #'   every `2^20` values), the linear engines' statistics pass (between chunks of rows, or between
 #'   groups), the GLM families' (between groups) and, for data in chunks ([fgseq_chunks()]), the first
 #'   pass over the chunks (between chunks: a chunk started after `max_time` adds its `y`, weights and
-#'   offset alone, its `x` is not read). When the time is spent in one of them the fit is
+#'   offset alone, its `x` is not read; the chunk in progress is finished). The null model needs every
+#'   row's response, so a fit from chunks still reads each chunk's `y`, weights and offset after the time
+#'   is spent and, with an offset, solves for the intercept over all rows: past `max_time` it takes time
+#'   in proportion to the rows. When the time is spent in one of them the fit is
 #'   the null model (the weighted mean of `y`, less `offset`, for the Gaussian families; the intercepts
 #'   of the GLM with no group otherwise; every coefficient 0), marked partial, with the warning. That
 #'   model reads no column of `x`, so an `x` whose sweep was cut short is not checked for NA; its
