@@ -316,10 +316,11 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                   lambda = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
                   n_iter = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
-  raw <- .miser_fit(if (all(fit_rows)) x else x[fit_rows, , drop = FALSE], if (all(fit_rows)) Y else Y[fit_rows, , drop = FALSE], w,
-                    if (is.null(offset)) matrix(0, 0, 0) else offset[fit_rows, , drop = FALSE],
-                    match(group, labels) - 1L, measurement_index(meas, labels), timed_control(control, started, spent = scan$spent),
-                    report)
+  every_row <- all(fit_rows)
+  fit_part <- function(m) if (every_row) m else m[fit_rows, , drop = FALSE]  # no copy when every row takes part
+  raw <- .miser_fit(fit_part(x), fit_part(Y), w, if (is.null(offset)) matrix(0, 0, 0) else fit_part(offset),
+                    match(group, labels) - 1L, measurement_index(meas, labels),
+                    timed_control(control, started, spent = scan$spent), report)
   if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data
   new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,

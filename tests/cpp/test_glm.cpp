@@ -451,14 +451,14 @@ static void test_glm_time_up(const Problem& pb) {
 }
 
 // null_fit() of a binomial and a Poisson response with weights and an offset on rows spanning several
-// of the blocks the null model sums over (detail::kNullBlock): its intercept is the root of the score
+// of the blocks the null model sums over (kRowBlock): its intercept is the root of the score
 // sum_i w_i (y_i - mu(a + o_i)), found here by bisection, and its null risk the weighted mean of
 // Phi(eta) - y eta at that root. Its own random stream.
 static void test_null_model_rows() {
   std::mt19937 rng(17);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> unif(0.0, 1.0);
-  const Index n = 3 * detail::kNullBlock + 17, p = 4;
+  const Index n = 3 * kRowBlock + 17, p = 4;
   VectorXd w(n);
   MatrixXd off(n, 1), yb(n, 1), yp(n, 1);
   for (Index i = 0; i < n; ++i) {

@@ -122,10 +122,9 @@ inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const 
 
 // The null model from the rows of y (n x P, less the offset for the Gaussian families), the weights w
 // (empty: 1 each) and the offset; x contributes its column count p only. The GLM families' intercepts
-// come from the Newton solver of fits from chunks (sums_refitter()), over blocks of kNullBlock rows:
+// come from the Newton solver of fits from chunks (sums_refitter()), over blocks of kRowBlock rows:
 // every Newton point is one pass over the rows with block-sized buffers, so a time-out on many rows
 // answers without making n-row copies.
-constexpr Index kNullBlock = 8192;
 inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w, const MatrixXd& offset,
                             Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                             const Services& svc) {
@@ -142,8 +141,8 @@ inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const 
   const double no_value = 0.0;
   const GlmSumsSource sums = [&](const std::vector<Index>&, const MatrixXd& theta) {
     GlmSums total;
-    for (Index b = 0; b < n; b += kNullBlock) {
-      const Index m = std::min(kNullBlock, n - b);
+    for (Index b = 0; b < n; b += kRowBlock) {
+      const Index m = std::min(kRowBlock, n - b);
       const SparseDesign none(SparseMap(m, p, 0, outer.data(), &no_index, &no_value));  // m x p, no stored value
       const MatrixXd yb = y.middleRows(b, m);
       const VectorXd wb = w.size() ? VectorXd(w.segment(b, m)) : VectorXd::Ones(m);

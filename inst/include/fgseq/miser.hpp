@@ -1049,25 +1049,6 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const Vector
   return init;
 }
 
-// The columns of a dense x sorted for the exact search (poll: between columns, may throw); a sparse x throws.
-inline std::unique_ptr<SortedColumns> sort_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll) {
-  return std::unique_ptr<SortedColumns>(new SortedColumns(x, poll));
-}
-inline std::unique_ptr<SortedColumns> sort_columns(const SparseMap&, const InterruptCheck&) {
-  throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
-}
-
-// The exact search's learner, on a dense x and its sorted columns (a sparse x has none: sort_columns() threw).
-inline std::unique_ptr<TreeLearner> exact_learner(const Eigen::Ref<const MatrixXd>& x, const SortedColumns& sorted,
-                                                  const std::vector<int>& group_of, const Measurements& cost,
-                                                  const MiserControl& c, const VectorXd& weights) {
-  return std::unique_ptr<TreeLearner>(new ExactTreeLearner(x, sorted, group_of, cost, c, weights));
-}
-inline std::unique_ptr<TreeLearner> exact_learner(const SparseMap&, const SortedColumns&, const std::vector<int>&,
-                                                  const Measurements&, const MiserControl&, const VectorXd&) {
-  throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
-}
-
 // The loss of the starting score (init, plus the offset: n x P or empty) summed over the rows with
 // weights w, and the weighted sum of squares of the first negative gradient (for the relative lambda),
 // both summed over blocks of rows: no n x P buffer, so a fit stopped before its first tree answers
@@ -1078,10 +1059,9 @@ struct StartSums {
 };
 inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const VectorXd& init, const MatrixXd& offset,
                             const VectorXd& w) {
-  constexpr Index kBlock = 8192;
   StartSums s;
-  for (Index b = 0; b < Y.rows(); b += kBlock) {
-    const Index m = std::min(kBlock, Y.rows() - b);
+  for (Index b = 0; b < Y.rows(); b += kRowBlock) {
+    const Index m = std::min(kRowBlock, Y.rows() - b);
     MatrixXd H = init.transpose().replicate(m, 1);
     if (offset.size()) H += offset.middleRows(b, m);
     const MatrixXd Yb = Y.middleRows(b, m);
@@ -1139,7 +1119,8 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
     throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
   if (weighted && !(weights.array() > 0.0).all()) throw std::invalid_argument("miser_fit: weights must be positive");
   if (!weights.allFinite() || !offset.allFinite()) throw std::invalid_argument("miser_fit: weights and offset must be finite");
-  if (ctl.split == SplitSearch::Exact && std::is_same<X, SparseMap>::value)  // before any time-out can hide it
+  constexpr bool sparse = std::is_same<X, SparseMap>::value;  // binned from its stored values; no exact search
+  if (sparse && ctl.split == SplitSearch::Exact)
     throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
   MiserFit out;
   out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
@@ -1155,8 +1136,11 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   };
   try {
     poll();
-    if (ctl.split == SplitSearch::Exact) sorted = detail::sort_columns(x, poll);
-    else binned.reset(new BinnedColumns(x, ctl.max_bin, pool, poll, weights));
+    if (ctl.split == SplitSearch::Exact) {
+      if constexpr (!sparse) sorted.reset(new SortedColumns(x, poll));
+    } else {
+      binned.reset(new BinnedColumns(x, ctl.max_bin, pool, poll, weights));
+    }
   } catch (const TimeUp&) {
     out.partial = true;
   }
@@ -1172,8 +1156,11 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   if (out.partial) return out;
 
   std::unique_ptr<TreeLearner> learner;
-  if (c.split == SplitSearch::Exact) learner = detail::exact_learner(x, *sorted, group_of, cost, c, weights);
-  else learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
+  if (c.split == SplitSearch::Exact) {
+    if constexpr (!sparse) learner.reset(new ExactTreeLearner(x, *sorted, group_of, cost, c, weights));
+  } else {
+    learner.reset(new HistogramTreeLearner(*binned, pool, group_of, cost, c, weights));
+  }
   MatrixXd H = out.init.transpose().replicate(n, 1);
   if (offset.size()) H += offset;
   MatrixXd R = Y - fam.mean(H);  // the first negative gradient
@@ -1181,15 +1168,12 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
   VectorXd fitted;
   for (Index t = 0; t < ctl.n_iter; ++t) {
-    if (check_interrupt) check_interrupt();
-    if (progress) progress(t, ctl.n_iter);
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
-    if (spent.count() >= ctl.max_time) {  // training is anytime too: keep the trees grown so far
-      out.partial = true;
-      break;
-    }
-    if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
-    try {  // the trees poll the clock before every level: a deadline within an iteration abandons it
+    // polled before the iteration, and by the trees before they start and before every level: a
+    // deadline before or within an iteration abandons it, and the fit keeps the iterations completed
+    try {
+      poll();
+      if (progress) progress(t, ctl.n_iter);
+      if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
       for (Index k = 0; k < P; ++k) {
         learner->grow(R.col(k), unpaid, out.forest, fitted, poll);
         H.col(k).noalias() += ctl.eta * fitted;

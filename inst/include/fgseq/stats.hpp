@@ -63,6 +63,11 @@ using InterruptCheck = std::function<void()>;
 // rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
 using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
 
+// Rows per block of the passes that sum over blocks of rows instead of making n-row buffers (the GLM
+// null model's Newton passes, the Greedy Miser's starting loss): a time-out on many rows then answers
+// without touching fresh n-row memory.
+constexpr Index kRowBlock = 8192;
+
 struct GramStats {
   Index n = 0;
   double weight_sum = 0.0;  // W = sum of the observation weights (n when unweighted)
