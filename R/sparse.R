@@ -166,7 +166,7 @@ fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda
 }
 
 # The cost-weighted group lasso path of the non-constant groups (whitened by whiten_groups_r()), with
-# m_g = c(g) / mean(c), and its entry lambdas, named by group, by the core's solver (grouplasso.hpp); the
+# m_g = c(g) / mean(c), and its entry lambdas, named by group, by the core's solver (sparse/grouplasso.hpp); the
 # path's coefficients are mapped to the original scale of x (p x nlambda, 0 for constant columns).
 grlasso_entry <- function(wh, y, cost, family, nlambda, lambda_min_ratio, weights = NULL, offset = NULL) {
   live <- names(wh$rank)[wh$rank > 0L]

@@ -1,6 +1,6 @@
 ## Benchmark of the Sparse baseline, sparse_sequence(): the cost-weighted group lasso path (block
 ## coordinate descent on the whitened groups, each group's entry located by Brent's method) by the
-## package's core (grouplasso.hpp), against the same algorithm in plain R (tests/testthat/helper-glasso-r.R,
+## package's core (sparse/grouplasso.hpp), against the same algorithm in plain R (tests/testthat/helper-glasso-r.R,
 ## the test reference and the package's solver before the core had one) and against grpreg's compiled
 ## group lasso path on the same standardized columns, the same lambda values and multipliers scaled to at
 ## least sqrt(group size) (where grpreg's path is right). Times are the best of `reps` runs in one R

@@ -146,7 +146,7 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 
 }  // namespace
 
-// Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see fit.hpp); weights: length n
+// Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see greedy/fit.hpp); weights: length n
 // or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; measurements: the list
 // of measurement_index() (R/measurements.R), the measurements each group needs and their costs
 // (measurements_from() above); control: the named
@@ -222,7 +222,7 @@ Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<in
                             Rcpp::Named("rank") = std::vector<int>(wh.rank.begin(), wh.rank.end()));
 }
 
-// The checks' sweep over a dense x (scan_columns() in fit.hpp), polled between columns with max_time
+// The checks' sweep over a dense x (scan_columns() in greedy/fit.hpp), polled between columns with max_time
 // seconds left (Inf: no limit): nonfinite, the 1-based first column with NA, NaN or Inf (0: none);
 // max_abs, the largest magnitude of each column; spent, TRUE when the time ran out (the rest unset).
 // [[Rcpp::export(.scan_columns)]]
@@ -234,7 +234,7 @@ Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_tim
                             Rcpp::Named("max_abs") = s.max_abs, Rcpp::Named("spent") = s.spent);
 }
 
-// The Greedy Miser (miser.hpp). x: a numeric matrix or a Matrix::dgCMatrix (read in place, histogram
+// The Greedy Miser (miser/). x: a numeric matrix or a Matrix::dgCMatrix (read in place, histogram
 // search only); y: n x P targets (see miser_fit); weights: n positive weights or
 // numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
 // the list measurements_from() reads (the measurements each group needs and their costs); control: the
@@ -392,7 +392,7 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
                                           measurements_from(measurements), ctl, svc, gain_source));
 }
 
-// Anytime prediction of rows that may lack values (predict.hpp). x: a numeric matrix or a
+// Anytime prediction of rows that may lack values (greedy/predict.hpp). x: a numeric matrix or a
 // Matrix::dgCMatrix, NaN where a value was not computed; column_step: the step from which the model
 // reads each column (> K: never); requested: 1 x m or n x m requested steps; a0: P x (K + 1)
 // intercepts; coef: p x ((K + 1) P) coefficients (response c's steps in columns c (K + 1) ..).
@@ -414,14 +414,14 @@ Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const
                             Rcpp::Named("n_infinite") = static_cast<double>(out.n_infinite));
 }
 
-// For each row of x, the first step whose columns it lacks, or max_step + 1 (predict.hpp).
+// For each row of x, the first step whose columns it lacks, or max_step + 1 (greedy/predict.hpp).
 // [[Rcpp::export(.first_missing_step)]]
 std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& column_step,
                                         int max_step) {
   return fgseq::first_missing_step(x, column_step, max_step);
 }
 
-// The cost-weighted group lasso path (grouplasso.hpp) on whitened groups z (n x r, group g's `sizes[g]`
+// The cost-weighted group lasso path (sparse/grouplasso.hpp) on whitened groups z (n x r, group g's `sizes[g]`
 // columns after group g - 1's), with weights w and offset (numeric(0): none), multipliers m, family
 // "gaussian", "binomial" or "poisson". Returns lambda, beta (r x nlambda), a0, entry (NA: not entered)
 // and kkt.

@@ -1,4 +1,4 @@
-// The response families (family.hpp) that the GLM models and the Greedy Miser share.
+// The response families (common/family.hpp) that the GLM models and the Greedy Miser share.
 
 // For every family, with weights: the gradient of loss() in eta is diag(w) (mean(eta) - y) (central
 // differences); for the Gaussian families and 0/1 responses loss() is half the deviance() (the Miser's

@@ -1,4 +1,4 @@
-// The GLM models (glm.hpp): chunk sums, the Newton solver over either evaluator (newton.hpp), the path
+// The GLM models (glm/): chunk sums, the Newton solver over either evaluator (common/newton.hpp), the path
 // through a refit callback, and the one-pass quadratic FR gains.
 
 // ---- the quadratic FR gain as GlmModel computed it before the one-pass form (a reference) ----
@@ -499,7 +499,7 @@ static void test_null_model_rows() {
   }
 }
 
-// symmetric_solve() (newton.hpp): H X = B through the blocked Cholesky on a positive definite H, and
+// symmetric_solve() (common/newton.hpp): H X = B through the blocked Cholesky on a positive definite H, and
 // through the pivoted LDL' of the restored H where the Cholesky meets a non-positive pivot (here an
 // indefinite H); both checked against a full-pivoting LU of the same H. Sizes past Eigen's blocking
 // threshold (32) so that the blocked factorization runs. Its own random stream.

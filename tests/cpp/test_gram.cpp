@@ -1,4 +1,4 @@
-// Group whitening (whiten.hpp), the Gram model's path (gram.hpp) and the original scale (model.hpp).
+// Group whitening (common/whiten.hpp), the Gram model's path (linear/gram.hpp) and the original scale (greedy/model.hpp).
 
 // On the shared problem at lambda 0 and 0.1: 1. every diagonal block of the whitened Gram matrix is the
 // identity (+ lambda); 2. the objective after each step equals rho~' C^-1 rho~ / 2 computed by a direct

@@ -1,4 +1,4 @@
-// The cost-weighted group lasso path (grouplasso.hpp), through its public functions: the first lambda
+// The cost-weighted group lasso path (sparse/grouplasso.hpp), through its public functions: the first lambda
 // of the path in closed form, the optimality (KKT) conditions at every solution of the path, each
 // group's entry lambda between the grid values that bracket its entry, and Brent's root finder.
 // Its own random stream (the shared problem's is left to the checks before it).

@@ -1,4 +1,4 @@
-// The threaded dense kernels (kernels.hpp).
+// The threaded dense kernels (common/kernels.hpp).
 
 // 9. the dense kernels A'M and Y -= A C agree with Eigen's products for every instruction set the CPU
 //    has, for sizes that are not multiples of the vector width and column counts beyond one block

@@ -1,6 +1,6 @@
-// Measurements shared by groups (measurements.hpp) on the greedy path (engine.hpp).
+// Measurements shared by groups (common/measurements.hpp) on the greedy path (greedy/engine.hpp).
 
-// 10. measurements shared by groups (measurements.hpp): the marginal cost paid at each step is the cost
+// 10. measurements shared by groups (common/measurements.hpp): the marginal cost paid at each step is the cost
 //    of the group's measurements not paid before; a group of zero marginal cost with a gain is taken
 //    before any group that costs; a vector of group costs is the same as each group its own measurement
 static void test_shared_measurements(Problem& pb) {

@@ -1,4 +1,4 @@
-// The Greedy Miser (miser.hpp).
+// The Greedy Miser (miser/).
 
 // Forests may come from files: Forest::validate() accepts a fitted forest, and miser_predict() throws
 // on a tampered one (a child out of range, a loop, a column out of range, a wrong tree start).

@@ -1,4 +1,4 @@
-// Anytime prediction of partially computed rows (predict.hpp).
+// Anytime prediction of partially computed rows (greedy/predict.hpp).
 
 // prefix_predict(): each row's prediction at its step equals the direct sum over the columns of
 // the prefix it has, for dense and sparse x, one and two responses, shared and per-row steps,

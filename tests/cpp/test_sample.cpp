@@ -1,4 +1,4 @@
-// The sample-space engine (sample.hpp) and its screened CS-G-OMP (screen.hpp).
+// The sample-space engine (linear/sample.hpp) and its screened CS-G-OMP (linear/screen.hpp).
 
 // 5. the sample-space engine, on the dense x and on the same x stored sparse, gives the Gram engine's
 // sequence and objectives for every method (with two OpenMP threads when compiled with them).

@@ -1,4 +1,4 @@
-// The 16-bit screening copy (screen.hpp).
+// The 16-bit screening copy (linear/screen.hpp).
 
 // 8. the 16-bit screening copy: every product within its bound, for 1, 5, 13 and 20 columns (one-column,
 //    8-wide and 16-wide kernels), with the vector and the plain kernels, rows and columns not multiples

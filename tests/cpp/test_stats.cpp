@@ -1,4 +1,4 @@
-// Column statistics and their moments (stats.hpp).
+// Column statistics and their moments (common/stats.hpp).
 
 // Moments may come from files: wrong sizes throw, never index out of bounds.
 static void test_moment_sizes(Problem& pb) {

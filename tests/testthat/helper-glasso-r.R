@@ -1,4 +1,4 @@
-# The plain-R version of the group lasso solver of sparse_sequence() (the core's grouplasso.hpp does the
+# The plain-R version of the group lasso solver of sparse_sequence() (the core's sparse/grouplasso.hpp does the
 # same in C++): the reference the C++ path is checked against, step for step the same algorithm.
 #
 # min_{a, b} 1/W sum_i w_i loss(y_i, o_i + a + sum_g Z_g b_g) + lambda sum_g m_g ||b_g||, with

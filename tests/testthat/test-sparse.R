@@ -84,7 +84,7 @@ test_that("the path satisfies the group lasso's optimality conditions at every l
   }
 })
 
-# The core's solver (grouplasso.hpp) and the plain-R one (helper-glasso-r.R) on the same whitened groups:
+# The core's solver (sparse/grouplasso.hpp) and the plain-R one (helper-glasso-r.R) on the same whitened groups:
 # the same grid, entry lambdas to the solver's tolerance, coefficients and intercepts along the path.
 expect_same_path <- function(both) {
   expect_equal(both$cpp$lambda, both$r$lambda, tolerance = 1e-12)

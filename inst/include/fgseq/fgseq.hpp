@@ -1,33 +1,42 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
-// Header-only C++17 core on Eigen, free of R. In the order data flows through it (README, "Code
-// layout"): stats.hpp (one pass over the data), measurements.hpp (groups need measurements; marginal
-// costs), whiten.hpp (group whitening inside the Gram matrix), design.hpp (dense or sparse x),
-// family.hpp (the response families), newton.hpp (the damped Newton solver over an evaluator of the
-// risk), engine.hpp (the greedy selection loop of CS-G-OMP, CS-G-FR and Doubling), model.hpp (the
-// fit's Control, the selection criteria, the models' common base), gram.hpp (the linear model on the
-// Gram matrix), sample.hpp (the linear model in sample space, for wide data; screen.hpp and kernels.hpp
-// its reduced-precision screening and threaded products), glm.hpp (binomial, Poisson, multinomial:
-// IRLS refits, and one chunk of rows' parts of them), fit.hpp (a whole fit from x and y, coefficients
-// on the original scale), miser.hpp (the Greedy Miser: cost-penalized gradient-boosted trees),
-// predict.hpp (anytime prediction of partially computed rows), grouplasso.hpp (the cost-weighted group
-// lasso path of the Sparse baseline).
+// Header-only C++17 core on Eigen, free of R, in rooms by role (ARCHITECTURE.md):
+//   common/  what every learner shares: option names (options.hpp), the clock (deadline.hpp),
+//            threads (threads.hpp), one pass over the data (stats.hpp), measurements and their costs,
+//            whitening, dense or sparse x (design.hpp), threaded products (kernels.hpp), the response
+//            families (family.hpp) and the damped Newton solver (newton.hpp)
+//   greedy/  the greedy selection loop of CS-G-OMP, CS-G-FR and Doubling (engine.hpp), the fit's
+//            Control and the models' common base (model.hpp), a whole fit (fit.hpp) and the anytime
+//            prediction of partially computed rows (predict.hpp)
+//   linear/  the least-squares models: on the whitened Gram matrix (gram.hpp), in sample space for
+//            wide data (sample.hpp, with its 16-bit screening copy in screen.hpp)
+//   glm/     binomial, Poisson and multinomial models: the risk over rows (evaluator.hpp), one chunk's
+//            sums (sums.hpp), the models over rows in memory (model.hpp) and refitted elsewhere (refit.hpp)
+//   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
+//            searches, boosting (boost.hpp)
+//   sparse/  the cost-weighted group lasso path of the Sparse baseline
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
-#include "stats.hpp"
-#include "measurements.hpp"
-#include "whiten.hpp"
-#include "design.hpp"
-#include "family.hpp"
-#include "newton.hpp"
-#include "engine.hpp"
-#include "model.hpp"
-#include "gram.hpp"
-#include "sample.hpp"
-#include "glm.hpp"
-#include "fit.hpp"
-#include "miser.hpp"
-#include "predict.hpp"
-#include "grouplasso.hpp"
+#include "common/options.hpp"
+#include "common/deadline.hpp"
+#include "common/threads.hpp"
+#include "common/stats.hpp"
+#include "common/measurements.hpp"
+#include "common/whiten.hpp"
+#include "common/design.hpp"
+#include "common/family.hpp"
+#include "common/newton.hpp"
+#include "greedy/engine.hpp"
+#include "greedy/model.hpp"
+#include "linear/gram.hpp"
+#include "linear/sample.hpp"
+#include "glm/evaluator.hpp"
+#include "glm/sums.hpp"
+#include "glm/model.hpp"
+#include "glm/refit.hpp"
+#include "greedy/fit.hpp"
+#include "greedy/predict.hpp"
+#include "miser/boost.hpp"
+#include "sparse/grouplasso.hpp"
 
 #endif

@@ -1,15 +1,16 @@
-// The response families, shared by the GLM models (glm.hpp: binomial, Poisson, multinomial, with
-// their risk and its derivatives) and the Greedy Miser's losses (miser.hpp: gaussian, binomial,
+// The response families, shared by the GLM models (glm/: binomial, Poisson, multinomial, with
+// their risk and its derivatives) and the Greedy Miser's losses (miser/: gaussian, binomial,
 // multinomial, whose negative gradients are y - mu). A family is its value of Family, its name
 // (Names<Family>) and its case in each member of FamilyOps: adding one is done here.
-#ifndef FGSEQ_FAMILY_HPP
-#define FGSEQ_FAMILY_HPP
+#ifndef FGSEQ_COMMON_FAMILY_HPP
+#define FGSEQ_COMMON_FAMILY_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 
-#include "stats.hpp"
+#include "options.hpp"
+#include "types.hpp"
 
 namespace fgseq {
 

@@ -2,18 +2,20 @@
 // draw). Every group needs one or more measurements, and a measurement shared by several groups is
 // paid once: a set of groups costs the total cost of the union of their measurements, and the
 // marginal cost of a group given the measurements already paid is the cost of its measurements not
-// yet paid. The greedy path (engine.hpp) and the Greedy Miser (miser.hpp) read costs only through
+// yet paid. The greedy path (greedy/engine.hpp) and the Greedy Miser (miser/) read costs only through
 // these marginal costs. When each group is its own measurement (the default, built from one cost per
 // group) the marginal cost of a group is its cost, and costs are modular as in Hu et al. (2016).
-#ifndef FGSEQ_MEASUREMENTS_HPP
-#define FGSEQ_MEASUREMENTS_HPP
+#ifndef FGSEQ_COMMON_MEASUREMENTS_HPP
+#define FGSEQ_COMMON_MEASUREMENTS_HPP
 
 #include <cmath>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "stats.hpp"
+#include "types.hpp"
+
+
 
 namespace fgseq {
 

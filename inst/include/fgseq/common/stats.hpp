@@ -7,57 +7,24 @@
 // (Hu, Grubb, Bagnell & Hebert 2016, section 2: "all feature dimensions and responses are normalized").
 // x is read in place (an Eigen::Ref to R's memory); rows are centred in small chunks, so the
 // cross-product is accurate even when column means are large compared with their spread.
-#ifndef FGSEQ_STATS_HPP
-#define FGSEQ_STATS_HPP
+#ifndef FGSEQ_COMMON_STATS_HPP
+#define FGSEQ_COMMON_STATS_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <exception>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "deadline.hpp"
+#include "threads.hpp"
+#include "types.hpp"
 
 namespace fgseq {
-
-using Eigen::Index;
-using Eigen::MatrixXd;
-using Eigen::VectorXd;
-
-// The names of an option's values as R spells them. Beside each option's enum E, a specialization
-// Names<E> holds `what` (the option's name) and `table`, the pairs (value, name); from_name() and
-// name_of() read it both ways, so the glue needs no change when a value is added.
-template <class E>
-struct Names;
-
-template <class E>
-E from_name(const std::string& name) {
-  for (const auto& entry : Names<E>::table)
-    if (name == entry.second) return entry.first;
-  throw std::invalid_argument(std::string("unknown ") + Names<E>::what + " '" + name + "'");
-}
-
-template <class E>
-const char* name_of(E value) {
-  for (const auto& entry : Names<E>::table)
-    if (value == entry.first) return entry.second;
-  throw std::logic_error(std::string(Names<E>::what) + ": a value without a name");
-}
-
-// Called between chunks and steps; may throw to abort (the R glue wires R's interrupt check).
-using InterruptCheck = std::function<void()>;
 
 // gram (lower triangle) += block' block, block a chunk of centred rows. Empty: Eigen's own symmetric
 // rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
@@ -81,192 +48,6 @@ struct GramStats {
   double yy_total() const { return yy.sum(); }
 };
 
-// Runs body(begin, end) over [0, n) split into `threads` contiguous ranges (OpenMP when available).
-// An exception in any range (an interrupt, say) is rethrown after every thread has finished, never
-// across the parallel region; the other ranges stop at their next check of `failed`.
-template <class Body>
-void parallel_ranges(Index n, int threads, const Body& body) {
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<Index>(n, 1))));
-  if (threads == 1) {
-    body(Index(0), n);
-    return;
-  }
-  std::exception_ptr error = nullptr;
-  std::atomic<bool> failed(false);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-#endif
-  for (int t = 0; t < threads; ++t) {
-    const Index begin = n * t / threads, end = n * (t + 1) / threads;
-    try {
-      if (!failed.load()) body(begin, end);
-    } catch (...) {
-#ifdef _OPENMP
-#pragma omp critical(fgseq_error)
-#endif
-      if (!error) error = std::current_exception();
-      failed.store(true);
-    }
-  }
-  if (error) std::rethrow_exception(error);
-}
-
-// True on the threads of a WorkerPool.
-inline bool& pool_worker() {
-  thread_local bool worker = false;
-  return worker;
-}
-
-// True on the thread that called into the core (the only one allowed to poll R's interrupt check).
-inline bool calling_thread() {
-  if (pool_worker()) return false;
-#ifdef _OPENMP
-  return omp_get_thread_num() == 0;
-#else
-  return true;
-#endif
-}
-
-// Threads that run the chunks of many short loops beside the calling thread (the levels of the Greedy
-// Miser's trees). run(n, chunk, body) calls body(begin, end) over [0, n) cut into chunks of `chunk`
-// items, which the calling thread and the workers claim in turn. Unlike an OpenMP parallel region, a
-// loop waits for no worker that has not started on it: it ends once its chunks are done, so on a
-// machine shared with other work a worker the system has descheduled costs at most the chunk it holds,
-// not a time slice per loop. For items whose results do not depend on which thread ran them. An
-// exception in a body stops the claiming and is rethrown on the calling thread once the loop's
-// running chunks are done. The workers never call back into R (calling_thread() is false on them).
-class WorkerPool {
- public:
-  explicit WorkerPool(int threads) {
-    for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work(); });
-  }
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      quit_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread& w : workers_) w.join();
-  }
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
-
-  template <class Body>
-  void run(Index n, Index chunk, const Body& body) {
-    chunk = std::max<Index>(chunk, 1);
-    const Index n_chunks = (n + chunk - 1) / chunk;
-    if (workers_.empty() || n_chunks <= 1) {
-      if (n > 0) body(Index(0), n);
-      return;
-    }
-    Loop loop([&](Index begin, Index end) { body(begin, end); }, n, chunk, n_chunks);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      loop_ = &loop;
-      ++generation_;
-    }
-    wake_.notify_all();
-    loop.claim();
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      loop_ = nullptr;  // no worker joins the loop from now on; wait for those inside it
-      done_.wait(lock, [&] { return loop.active == 0; });
-    }
-    if (loop.error) std::rethrow_exception(loop.error);
-  }
-
- private:
-  struct Loop {
-    Loop(std::function<void(Index, Index)> b, Index n_, Index chunk_, Index n_chunks_)
-        : body(std::move(b)), n(n_), chunk(chunk_), n_chunks(n_chunks_) {}
-    std::function<void(Index, Index)> body;
-    Index n, chunk, n_chunks;
-    std::atomic<Index> next{0};
-    int active = 0;  // workers inside claim() (under the pool's mutex)
-    std::mutex error_mutex;
-    std::exception_ptr error = nullptr;
-    void claim() {
-      for (Index c = next.fetch_add(1); c < n_chunks; c = next.fetch_add(1)) {
-        try {
-          body(c * chunk, std::min(n, (c + 1) * chunk));
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          if (!error) error = std::current_exception();
-          next.store(n_chunks);
-        }
-      }
-    }
-  };
-
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  Loop* loop_ = nullptr;
-  std::atomic<unsigned long> generation_{0};  // loops started (changed under mutex_)
-  bool quit_ = false;
-
-  void work() {
-    pool_worker() = true;
-    unsigned long seen = 0;
-    for (;;) {
-      // the next loop of a fit usually follows within microseconds: look for it, yielding the core to
-      // other work, for up to a millisecond before sleeping (a sleeping worker wakes late on a busy
-      // machine, when the loop may be over)
-      const auto idle = std::chrono::steady_clock::now();
-      while (generation_.load() == seen && std::chrono::steady_clock::now() - idle < std::chrono::milliseconds(1))
-        std::this_thread::yield();
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return quit_ || (loop_ != nullptr && generation_.load() != seen); });
-      if (quit_) return;
-      seen = generation_.load();
-      Loop* loop = loop_;
-      ++loop->active;
-      lock.unlock();
-      loop->claim();
-      lock.lock();
-      if (--loop->active == 0) done_.notify_all();
-    }
-  }
-};
-
-// The interrupt check of a pass split over threads (parallel_ranges()): the calling thread polls
-// `check` (R's interrupt check, a clock), the only one allowed to; when that throws, every other
-// thread stops at its own next check too (instead of finishing its range), and the calling thread's
-// exception is the one parallel_ranges() rethrows. Each range's body runs inside run().
-class SharedCheck {
- public:
-  explicit SharedCheck(const InterruptCheck& check) : check_(check) {}
-  // the check of the thread that calls it
-  InterruptCheck check() const {
-    if (!check_) return InterruptCheck();
-    if (calling_thread()) {
-      return [this] {
-        try {
-          check_();
-        } catch (...) {
-          stop_.store(true);
-          throw;
-        }
-      };
-    }
-    return [this] {
-      if (stop_.load()) throw Abandoned();
-    };
-  }
-  template <class Body>
-  void run(const Body& body) const {
-    try {
-      body();
-    } catch (const Abandoned&) {  // stopped because the calling thread's check threw
-    }
-  }
-
- private:
-  struct Abandoned {};
-  InterruptCheck check_;
-  mutable std::atomic<bool> stop_{false};
-};
-
 // What the checks before a fit need from a dense x, read in place in one sweep: the first column
 // (0-based) holding NA, NaN or Inf (-1 when every value is finite; the sweep stops at it) and the
 // largest magnitude of each column (for the extreme-scale rule). `poll` runs between columns, once per
@@ -274,7 +55,7 @@ class SharedCheck {
 struct ColumnScan {
   Index nonfinite = -1;
   VectorXd max_abs;
-  bool spent = false;  // set by scan_columns() in fit.hpp when max_time ran out: nothing else is set
+  bool spent = false;  // set by scan_columns() in greedy/fit.hpp when max_time ran out: nothing else is set
 };
 
 inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll = InterruptCheck()) {

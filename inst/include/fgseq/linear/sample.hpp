@@ -1,5 +1,5 @@
 // The linear model in sample space, for wide data (p large, possibly larger than n): the same
-// selection, refits and path as GramModel (gram.hpp) without any p x p matrix.
+// selection, refits and path as GramModel (linear/gram.hpp) without any p x p matrix.
 //
 // Notation as in GramModel. With sw = sqrt(w / W), the whitened columns are
 //   A_g = diag(sw) (X_g - 1 m_g') D_g^-1 T_g    (n x r_g; A'A = T' Sigma T, C = A'A + lambda I),
@@ -16,23 +16,23 @@
 // and the small per-group blocks.
 //
 // Screening (CS-G-OMP, dense x, ctl.screen): the pass A'R reads a 16-bit copy of A
-// (screen.hpp), which gives b~ with ||b~_h - b_h||_F <= beta_h = ||eta_h|| ||R||_F, and so a range for
+// (linear/screen.hpp), which gives b~ with ||b~_h - b_h||_F <= beta_h = ||eta_h|| ||R||_F, and so a range for
 // each group's score: (||b~_h||_F -+ beta_h)^2 for the whitened criterion, the same with ||S_h b~_h||
 // and beta_h ||S_h||_2 for "l2" and "linf". greedy_path() asks for the exact score (b_h = A_h'R from x)
 // of the few groups whose range reaches the best. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
 // does not screen: near saturation its Schur complements fall to the size of their reduced-precision error
 // bounds, and the exact blocks of every group would then have to be formed at once.
-#ifndef FGSEQ_SAMPLE_HPP
-#define FGSEQ_SAMPLE_HPP
+#ifndef FGSEQ_LINEAR_SAMPLE_HPP
+#define FGSEQ_LINEAR_SAMPLE_HPP
 
 #include <Eigen/Dense>
 #include <vector>
 
-#include "design.hpp"
-#include "kernels.hpp"
-#include "model.hpp"
+#include "../common/design.hpp"
+#include "../common/kernels.hpp"
+#include "../greedy/model.hpp"
 #include "screen.hpp"
-#include "whiten.hpp"
+#include "../common/whiten.hpp"
 
 namespace fgseq {
 
@@ -119,7 +119,7 @@ class SampleModel : public GroupModel {
     };
     // one block Gram-Schmidt pass in the C inner product against the stored blocks (U_t, Q_t): the
     // coefficients of V on block t are Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
-    // coordinates selected up to its last column); the products run on the fit's threads (kernels.hpp)
+    // coordinates selected up to its last column); the products run on the fit's threads (common/kernels.hpp)
     auto project_out = [&]() {
       for (const Block& blk : blocks_) {
         const auto Ut = blk.U.leftCols(blk.cols);

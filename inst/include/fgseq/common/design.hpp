@@ -3,8 +3,8 @@
 // M (the sample-space engine's one pass per step), and the column statistics with the standardized
 // diagonal blocks of every group (for whitening without a p x p matrix). Centring is implicit for
 // sparse x: x'M - mean (1'M), so no n x p centred copy is ever formed.
-#ifndef FGSEQ_DESIGN_HPP
-#define FGSEQ_DESIGN_HPP
+#ifndef FGSEQ_COMMON_DESIGN_HPP
+#define FGSEQ_COMMON_DESIGN_HPP
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "threads.hpp"
+#include "deadline.hpp"
 #include "stats.hpp"
 #include "whiten.hpp"
 
@@ -41,7 +43,7 @@ class Design {
 class DenseDesign : public Design {
  public:
   explicit DenseDesign(const Eigen::Ref<const MatrixXd>& x) : x_(x) {}
-  // read in place by the dense kernels (kernels.hpp)
+  // read in place by the dense kernels (common/kernels.hpp)
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
     return kernels::tmul(x_, M, threads);
   }

@@ -2,9 +2,9 @@
 // Algorithm 1, section 2 "CS-G-FR", Algorithm 2) and by every family: one selection loop
 // (candidates, Doubling's cost rule, scores per unit of marginal cost, ties, stopping) over a
 // SelectionModel that knows how to score an unselected group and how to refit after adding one.
-// The models themselves are in model.hpp (their common base), gram.hpp, sample.hpp and glm.hpp.
-#ifndef FGSEQ_ENGINE_HPP
-#define FGSEQ_ENGINE_HPP
+// The models themselves are in greedy/model.hpp (their common base), linear/gram.hpp, linear/sample.hpp and glm/.
+#ifndef FGSEQ_GREEDY_ENGINE_HPP
+#define FGSEQ_GREEDY_ENGINE_HPP
 
 #include <Eigen/Dense>
 #include <chrono>
@@ -15,8 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "measurements.hpp"
-#include "stats.hpp"
+#include "../common/measurements.hpp"
+#include "../common/options.hpp"
+#include "../common/deadline.hpp"
 
 namespace fgseq {
 
@@ -28,7 +29,7 @@ struct Names<Method> {
       {Method::OMP, "omp"}, {Method::FR, "fr"}, {Method::Doubling, "doubling"}};
 };
 
-// What the selection loop reads; part of a fit's Control (model.hpp).
+// What the selection loop reads; part of a fit's Control (greedy/model.hpp).
 struct PathControl {
   Method method = Method::OMP;
   bool cost_sensitive = true;
@@ -43,16 +44,6 @@ struct PathControl {
 
 // Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
 using ProgressCallback = std::function<void(Index, Index)>;
-
-// Thrown by a poll when max_time is spent in the middle of a step: the step is abandoned and the path
-// keeps the steps completed before it.
-struct TimeUp : std::runtime_error {
-  TimeUp() : std::runtime_error("max_time spent") {}
-};
-
-// Called within long steps (between candidates, at every Newton iteration): checks for an interrupt
-// and throws TimeUp once max_time is spent.
-using Poll = std::function<void()>;
 
 // What a greedy run needs from a model family.
 class SelectionModel {
@@ -94,7 +85,7 @@ struct Path {
 };
 
 // The greedy selection loop. Costs enter only as the marginal cost of a candidate given the groups
-// selected so far (measurements.hpp: the cost of its measurements not yet paid); with one measurement
+// selected so far (common/measurements.hpp: the cost of its measurements not yet paid); with one measurement
 // per group that is the group's cost. Scores are divided by it (cost_sensitive), Doubling's rule
 // compares it, max_cost bounds the cumulative cost. A candidate of zero marginal cost with a positive
 // gain is taken before any group of positive marginal cost (largest gain first; its recorded score is

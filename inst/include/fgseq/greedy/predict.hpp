@@ -9,8 +9,8 @@
 // a0(c, s) + sum_{j : column_step[j] <= s} x(i, j) beta_c(j, s) with s = used(i, b): one pass over the
 // values of x, never a prediction at every step. Values of columns beyond the reached prefix are never
 // read into a sum, so NaN there is harmless.
-#ifndef FGSEQ_PREDICT_HPP
-#define FGSEQ_PREDICT_HPP
+#ifndef FGSEQ_GREEDY_PREDICT_HPP
+#define FGSEQ_GREEDY_PREDICT_HPP
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -19,7 +19,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "stats.hpp"
+#include "../common/deadline.hpp"
+#include "../common/types.hpp"
 
 namespace fgseq {
 

@@ -1,20 +1,22 @@
 // A whole fit end to end: statistics, whitening, greedy path, coefficients on the original scale.
-#ifndef FGSEQ_FIT_HPP
-#define FGSEQ_FIT_HPP
+#ifndef FGSEQ_GREEDY_FIT_HPP
+#define FGSEQ_GREEDY_FIT_HPP
 
 #include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include "design.hpp"
+#include "../common/design.hpp"
 #include "engine.hpp"
-#include "glm.hpp"
-#include "gram.hpp"
-#include "measurements.hpp"
-#include "sample.hpp"
-#include "stats.hpp"
-#include "whiten.hpp"
+#include "../glm/model.hpp"
+#include "../glm/refit.hpp"
+#include "../linear/gram.hpp"
+#include "../common/measurements.hpp"
+#include "../linear/sample.hpp"
+#include "../common/deadline.hpp"
+#include "../common/stats.hpp"
+#include "../common/whiten.hpp"
 
 namespace fgseq {
 
@@ -36,12 +38,6 @@ struct Services {
 };
 
 namespace detail {
-using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point started) {
-  return std::chrono::duration<double>(Clock::now() - started).count();
-}
-
 // max_time counts from the start of the fit: the selection gets what the statistics pass left
 inline Control selection_control(const Control& ctl, Clock::time_point started) {
   Control c = ctl;
@@ -213,9 +209,9 @@ inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, 
 }
 }  // namespace detail
 
-// x: n x p, dense or sparse (see design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
+// x: n x p, dense or sparse (see common/design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
 // responses; binomial: one 0/1 column; Poisson: one column of counts; multinomial: one indicator
-// column per class); cost: the measurements each group needs and their costs (measurements.hpp; a
+// column per class); cost: the measurements each group needs and their costs (common/measurements.hpp; a
 // vector of one cost per group makes each group its own measurement); weights: n (or empty); offset:
 // n x P (or empty). ctl.engine picks the linear engine (Gram or sample space); the GLM families need
 // only the diagonal blocks of the Gram matrix.
@@ -228,7 +224,7 @@ inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, 
   if (y.rows() != x.rows() || (weights.size() && weights.size() != x.rows()) ||
       (offset.size() && (offset.rows() != x.rows() || offset.cols() != y.cols())))
     throw std::invalid_argument("fit_path: y, weights and offset need one row per row of x");
-  const auto started = detail::Clock::now();
+  const auto started = Clock::now();
   const GroupLayout lay = make_layout(group_of, n_groups);
   if (FamilyOps{family}.least_squares()) {
     MatrixXd store;
@@ -271,14 +267,14 @@ inline FitResult null_fit(Index p, const Eigen::Ref<const MatrixXd>& y, const Ve
   return detail::null_model(p, yn, weights, offset, family, lay, cost, ctl, svc);
 }
 
-// The sweep of the checks over a dense x (scan_columns() in stats.hpp) on a fit's clock: with max_time
+// The sweep of the checks over a dense x (scan_columns() in common/stats.hpp) on a fit's clock: with max_time
 // seconds left, polled between columns (the interrupt check, then the clock); when the time runs out
 // only `spent` is set, and the fit is null_fit().
 inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, double max_time, const Services& svc = Services()) {
   Control ctl;
   ctl.max_time = max_time;
   try {
-    return scan_columns(x, detail::timed_poll(svc, ctl, detail::Clock::now()));
+    return scan_columns(x, detail::timed_poll(svc, ctl, Clock::now()));
   } catch (const TimeUp&) {
     ColumnScan out;
     out.spent = true;
@@ -304,7 +300,7 @@ inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const Gr
                                const Services& svc = Services(), const GlmGainSource& gains = GlmGainSource()) {
   if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
-  const auto started = detail::Clock::now();
+  const auto started = Clock::now();
   GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl, gains);
   return detail::run_path(model, cost, ctl, started, svc);
 }
@@ -316,7 +312,7 @@ inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of,
                              const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != m.mean.size())
     throw std::invalid_argument("fit_moments: one group per column is needed");
-  const auto started = detail::Clock::now();
+  const auto started = Clock::now();
   const GroupLayout lay = make_layout(group_of, n_groups);
   return detail::fit_gram(standardize(m), lay, cost, ctl, started, svc);
 }

@@ -7,8 +7,8 @@
 // and halves the step until the Armijo condition R(theta + t d) <= R(theta) - 1e-4 t g'H^-1 g holds.
 // The Newton system is solved by symmetric_solve(): a blocked Cholesky factorization, the pivoted LDL'
 // only where the Cholesky meets a pivot that is not positive.
-#ifndef FGSEQ_NEWTON_HPP
-#define FGSEQ_NEWTON_HPP
+#ifndef FGSEQ_COMMON_NEWTON_HPP
+#define FGSEQ_COMMON_NEWTON_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -17,7 +17,9 @@
 #include <limits>
 #include <utility>
 
-#include "stats.hpp"
+#include "types.hpp"
+
+
 
 namespace fgseq {
 
@@ -39,7 +41,7 @@ inline MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B)
   return H.ldlt().solve(B);
 }
 
-// When the solver stops (see newton_solve()); part of a fit's Control (model.hpp).
+// When the solver stops (see newton_solve()); part of a fit's Control (greedy/model.hpp).
 struct NewtonControl {
   double newton_tol = 1e-10;  // relative decrease of the risk that ends the Newton iterations
   double deviance_tol = 1e-8; // glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol

@@ -12,7 +12,7 @@
 // Z' diag(w) Z / W with q kept up to date (no pass over the rows); once the non-zero groups have stayed
 // the same for 10 passes, Newton's method on them finishes the solve. Binomial: v = 1/4. Poisson: v
 // starts at max(mu) and doubles until the step decreases the loss as its quadratic bound promises (the
-// family's mean, loss and curvature bound are its FamilyOps, family.hpp). The
+// family's mean, loss and curvature bound are its FamilyOps, common/family.hpp). The
 // intercept is an unpenalized block (gaussian: the weighted mean of y - o, the columns being centred).
 // A solve cycles over the non-zero groups until each meets its optimality condition to a relative
 // 1e-9, then adds every group that violates ||q_g|| <= lambda m_g, until none does.
@@ -21,8 +21,8 @@
 // ratio * lambda_max, warm-started. A group's first entry is located between the two grid values that
 // bracket it as the root of h(lambda) = ||q_g(lambda)|| - lambda m_g, q_g taken at the solution that
 // holds the group at 0, by Brent's method to 1e-10 * the upper grid value.
-#ifndef FGSEQ_GROUPLASSO_HPP
-#define FGSEQ_GROUPLASSO_HPP
+#ifndef FGSEQ_SPARSE_GROUPLASSO_HPP
+#define FGSEQ_SPARSE_GROUPLASSO_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "family.hpp"
+#include "../common/family.hpp"
 
 namespace fgseq {
 

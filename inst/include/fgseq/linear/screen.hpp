@@ -18,8 +18,8 @@
 // with ||a~ - a|| and ||a~|| measured when the copy is made, and nb the number of row blocks (plus a
 // few for the last sums and the scaling). For columns without extreme entries ||a~ - a|| is about
 // 1e-5 ||a||.
-#ifndef FGSEQ_SCREEN_HPP
-#define FGSEQ_SCREEN_HPP
+#ifndef FGSEQ_LINEAR_SCREEN_HPP
+#define FGSEQ_LINEAR_SCREEN_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -29,8 +29,8 @@
 #include <memory>
 #include <vector>
 
-#include "kernels.hpp"  // the x86 vector kernel switch and CPU detection
-#include "stats.hpp"
+#include "../common/kernels.hpp"  // the x86 vector kernel switch and CPU detection
+#include "../common/threads.hpp"
 
 namespace fgseq {
 

@@ -1,14 +1,14 @@
 // The linear model on the p x p Gram matrix (gaussian and mgaussian, the default engine): CS-G-OMP,
-// CS-G-FR and Doubling from the statistics of one pass over the data (stats.hpp, whiten.hpp).
-#ifndef FGSEQ_GRAM_HPP
-#define FGSEQ_GRAM_HPP
+// CS-G-FR and Doubling from the statistics of one pass over the data (common/stats.hpp, common/whiten.hpp).
+#ifndef FGSEQ_LINEAR_GRAM_HPP
+#define FGSEQ_LINEAR_GRAM_HPP
 
 #include <Eigen/Dense>
 #include <vector>
 
-#include "model.hpp"
-#include "stats.hpp"
-#include "whiten.hpp"
+#include "../greedy/model.hpp"
+#include "../common/stats.hpp"
+#include "../common/whiten.hpp"
 
 namespace fgseq {
 

@@ -13,14 +13,14 @@
 // The same kernels form the weighted cross-products of the GLM families (weighted_cross(): Hessians,
 // and the borders of every candidate group for the quadratic FR gains), over blocks of rows held in
 // cache, each thread summing its own rows.
-#ifndef FGSEQ_KERNELS_HPP
-#define FGSEQ_KERNELS_HPP
+#ifndef FGSEQ_COMMON_KERNELS_HPP
+#define FGSEQ_COMMON_KERNELS_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <vector>
 
-#include "stats.hpp"
+#include "threads.hpp"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>

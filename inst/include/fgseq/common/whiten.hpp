@@ -6,8 +6,8 @@
 //   S_g = U_r diag(d_r)^(+1/2)   (un-whitening: standardized gradient = S_g * whitened gradient).
 // The whitened Gram matrix C = T' Sigma T + lambda I and rho~ = T' rho are formed group block by group
 // block, never from a copy of x. A group whose columns are all constant gets rank 0.
-#ifndef FGSEQ_WHITEN_HPP
-#define FGSEQ_WHITEN_HPP
+#ifndef FGSEQ_COMMON_WHITEN_HPP
+#define FGSEQ_COMMON_WHITEN_HPP
 
 #include <Eigen/Dense>
 #include <stdexcept>

@@ -1,12 +1,12 @@
 // What every model of the greedy engine shares: the fit's Control, the selection criteria of CS-G-OMP
 // with their range bounds for screening, the pseudo-inverse quadratic forms of the FR gains, and
-// GroupModel, the common base of GramModel (gram.hpp), SampleModel (sample.hpp) and the GLM models
-// (glm.hpp), which holds the groups, their whitening and the groups selected so far.
+// GroupModel, the common base of GramModel (linear/gram.hpp), SampleModel (linear/sample.hpp) and the GLM models
+// (glm/), which holds the groups, their whitening and the groups selected so far.
 //
 // A new CS-G-OMP criterion is one value of Criterion with its name (Names<Criterion>) and one case in
 // criterion_score().
-#ifndef FGSEQ_MODEL_HPP
-#define FGSEQ_MODEL_HPP
+#ifndef FGSEQ_GREEDY_MODEL_HPP
+#define FGSEQ_GREEDY_MODEL_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "engine.hpp"
-#include "newton.hpp"
-#include "stats.hpp"
-#include "whiten.hpp"
+#include "../common/newton.hpp"
+#include "../common/options.hpp"
+#include "../common/threads.hpp"
+#include "../common/stats.hpp"
+#include "../common/whiten.hpp"
 
 namespace fgseq {
 
@@ -45,8 +47,8 @@ struct Names<Engine> {
   static constexpr std::pair<Engine, const char*> table[] = {{Engine::Gram, "gram"}, {Engine::Sample, "sample"}};
 };
 
-// Everything a fit reads: the selection loop's part (PathControl, engine.hpp), the Newton solver's
-// (NewtonControl, newton.hpp), and the models'.
+// Everything a fit reads: the selection loop's part (PathControl, greedy/engine.hpp), the Newton solver's
+// (NewtonControl, common/newton.hpp), and the models'.
 struct Control : PathControl, NewtonControl {
   Criterion criterion = Criterion::Whitened;  // OMP only
   FrGain fr_gain = FrGain::Exact;             // FR and Doubling with GLM families
@@ -197,7 +199,7 @@ class GroupModel : public SelectionModel {
   }
 
   // The linear models' FR gains: the Schur complement blocks M_hh of the unselected groups in the
-  // whitened Gram matrix C (gram.hpp), started at C_hh and downdated by each step's new directions.
+  // whitened Gram matrix C (linear/gram.hpp), started at C_hh and downdated by each step's new directions.
   std::vector<MatrixXd> schur_;
 
   // tr(b_h' pinv(M_hh) b_h) / 2, eigenvalues of M_hh at or below pivot_tol * (1 + lambda) ignored.

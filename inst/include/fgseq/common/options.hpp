@@ -1,0 +1,34 @@
+// The names of every option's values as R spells them, read both ways (the typed boundary between
+// the core's enums and the strings of the R package).
+#ifndef FGSEQ_COMMON_OPTIONS_HPP
+#define FGSEQ_COMMON_OPTIONS_HPP
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace fgseq {
+
+// The names of an option's values as R spells them. Beside each option's enum E, a specialization
+// Names<E> holds `what` (the option's name) and `table`, the pairs (value, name); from_name() and
+// name_of() read it both ways, so the glue needs no change when a value is added.
+template <class E>
+struct Names;
+
+template <class E>
+E from_name(const std::string& name) {
+  for (const auto& entry : Names<E>::table)
+    if (name == entry.second) return entry.first;
+  throw std::invalid_argument(std::string("unknown ") + Names<E>::what + " '" + name + "'");
+}
+
+template <class E>
+const char* name_of(E value) {
+  for (const auto& entry : Names<E>::table)
+    if (value == entry.first) return entry.second;
+  throw std::logic_error(std::string(Names<E>::what) + ": a value without a name");
+}
+
+}  // namespace fgseq
+
+#endif

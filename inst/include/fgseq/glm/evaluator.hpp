@@ -1,0 +1,147 @@
+// Generalized linear models for the greedy engine (Hu, Grubb, Bagnell & Hebert 2014, appendix B):
+// binomial, Poisson and multinomial families, with observation weights, offsets and unpenalized
+// intercepts. The risk of a set S of groups is the ridge-regularized weighted mean negative
+// log-likelihood
+//   R(S) = min_{a, W} (1/sum(w)) sum_i w_i [Phi(eta_i) - y_i' eta_i] + lambda/2 ||W||_F^2,
+//   eta_i = offset_i + a + z_{i,S} W,
+// with z the standardized, group-whitened columns (as for the linear model). It is minimized by a
+// damped Newton (IRLS) solver (common/newton.hpp), warm-started from the previous step. OMP scores the
+// gradient of R with respect to each unselected group's coefficients (zero at the current fit); FR
+// scores the decrease of R, exactly (a refit per candidate) or by its quadratic approximation (one
+// Newton step through the Schur complement of the Hessian). The risk, gradient and Hessian are sums
+// over rows: glm_chunk_sums() gives one chunk's part, so fits from chunks of rows share all of this.
+// GlmModel fits the rows in memory; GlmRefitModel runs the same CS-G-OMP selection with its refits done
+// by a callback (the chunked fits: a Newton solve whose every point is one pass over the chunks).
+//
+// This header: the risk, gradient and Hessian over rows in memory and glm_evaluator(), which the
+// Greedy Miser also uses for its starting constants (no model class here).
+#ifndef FGSEQ_GLM_EVALUATOR_HPP
+#define FGSEQ_GLM_EVALUATOR_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "../common/family.hpp"
+#include "../common/kernels.hpp"
+#include "../common/newton.hpp"
+#include "../common/stats.hpp"
+
+namespace fgseq {
+
+// ---- sums over rows, shared by the in-memory and the chunked fits ----
+// theta is (m + 1) x P: the intercepts in row 0 (unpenalized), the whitened coefficients below; vectors
+// in theta's space are vec(theta), response by response. W divides the sums over rows (the total
+// weight; 1 for a chunk's raw sums).
+
+// Penalized risk from the loss sum_i w_i [Phi(eta_i) - y_i' eta_i]: loss / W + lambda/2 ||coefficients||^2
+inline double ridge_risk(double loss, double W, const MatrixXd& theta, double lambda) {
+  return loss / W + 0.5 * lambda * theta.bottomRows(theta.rows() - 1).squaredNorm();
+}
+
+// The ridge's part of the gradient and of the Hessian (m1 = m + 1 rows of theta per response)
+inline void add_ridge_gradient(MatrixXd& G, const MatrixXd& theta, double lambda) {
+  G.bottomRows(G.rows() - 1) += lambda * theta.bottomRows(theta.rows() - 1);
+}
+inline void add_ridge_hessian(MatrixXd& H, Index m1, Index P, double lambda) {
+  for (Index c = 0; c < P; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += lambda;
+}
+
+// Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P, on
+// `threads` threads
+inline MatrixXd glm_gradient(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, const MatrixXd& mu,
+                             const MatrixXd& y, double W, int threads = 1) {
+  return kernels::tmul(Z1, w.asDiagonal() * (mu - y), threads) / W;
+}
+
+// The linear predictors offset + Z1 theta (n x P), on `threads` threads
+inline MatrixXd glm_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta, const MatrixXd& offset,
+                        int threads = 1) {
+  MatrixXd eta = offset;
+  kernels::sub_mul(eta, Z1, -theta, threads);
+  return eta;
+}
+
+// The Hessian weights of the pairs of responses c <= d, w * dmu_c/deta_d / W: one column per pair,
+// in the order (0, 0), (0, 1), ..., (0, P - 1), (1, 1), ... (pair_column() gives the column).
+inline MatrixXd glm_pair_weights(const FamilyOps& fam, const MatrixXd& mu, const VectorXd& w, double W) {
+  const Index P = mu.cols();
+  MatrixXd V(mu.rows(), P * (P + 1) / 2);
+  Index k = 0;
+  for (Index c = 0; c < P; ++c)
+    for (Index d = c; d < P; ++d) V.col(k++) = w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W;
+  return V;
+}
+inline Index pair_column(Index c, Index d, Index P) {
+  if (c > d) std::swap(c, d);
+  return c * P - c * (c - 1) / 2 + (d - c);
+}
+
+// The (m P) x (m P) matrix of the symmetric blocks G[k] (m x m, lower triangles filled) of the pairs of
+// responses (pair_column() order): block (c, d) at rows c * m, columns d * m.
+inline MatrixXd pair_blocks(const std::vector<MatrixXd>& G, Index P, Index first = 0, Index stride = 1) {
+  const Index m = G[static_cast<size_t>(first)].rows();
+  MatrixXd H(m * P, m * P);
+  for (Index c = 0; c < P; ++c)
+    for (Index d = c; d < P; ++d) {
+      MatrixXd b = G[static_cast<size_t>(first + stride * pair_column(c, d, P))];
+      b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
+      H.block(c * m, d * m, m, m) = b;
+      if (c != d) H.block(d * m, c * m, m, m) = b;
+    }
+  return H;
+}
+
+// The P x P blocks A' diag(w * dmu_c/deta_d / W) A, ordered response by response (row c * cols(A) + j,
+// column d * cols(A) + k): every pair of responses in one pass over the rows (kernels::weighted_cross).
+inline MatrixXd glm_weighted_cross(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& A, const MatrixXd& mu,
+                                   const VectorXd& w, double W, int threads = 1) {
+  const Index m = A.cols();
+  return pair_blocks(kernels::weighted_cross(A, glm_pair_weights(fam, mu, w, W), {{0, m, 0, m, true}}, threads),
+                     mu.cols());
+}
+
+// Hessian of the penalized risk in theta over Z1 = [1, Z]: the weighted cross-product plus the ridge
+inline MatrixXd glm_hessian(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu,
+                            const VectorXd& w, double W, double lambda, int threads = 1) {
+  MatrixXd H = glm_weighted_cross(fam, Z1, mu, w, W, threads);
+  add_ridge_hessian(H, Z1.cols(), mu.cols(), lambda);
+  return H;
+}
+
+// The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
+// with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
+// iterate; the products with Z1 run on `threads` threads.
+inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y,
+                                     const VectorXd& w, double W, const MatrixXd& offset, double lambda,
+                                     int threads = 1) {
+  return [&fam, Z1, &y, &w, W, &offset, lambda, threads](NewtonPoint& pt, NewtonNeed need) {
+    const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
+    if (pt.level < NewtonNeed::Risk) {
+      pt.eta = glm_eta(Z1, theta, offset, threads);
+      pt.loss = fam.loss(pt.eta, y, w);
+      pt.risk = ridge_risk(pt.loss, W, theta, lambda);
+    }
+    if (need >= NewtonNeed::Accept && pt.level < NewtonNeed::Accept) {
+      pt.mu = fam.mean(pt.eta);
+      pt.deviance = fam.deviance(pt.mu, y, w) + 2.0 * (W * pt.risk - pt.loss);
+    }
+    if (need >= NewtonNeed::Gradient && pt.level < NewtonNeed::Gradient) {
+      MatrixXd G = glm_gradient(Z1, w, pt.mu, y, W, threads);
+      add_ridge_gradient(G, theta, lambda);
+      pt.gradient = Eigen::Map<const VectorXd>(G.data(), G.size());
+    }
+    if (need >= NewtonNeed::Hessian && pt.level < NewtonNeed::Hessian) pt.hessian = glm_hessian(fam, Z1, pt.mu, w, W, lambda, threads);
+    pt.level = need;
+  };
+}
+
+}  // namespace fgseq
+
+#endif
