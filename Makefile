@@ -60,11 +60,12 @@ readme-figure: deps-demo install
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
 
 # The C++ core alone, without R: tests/cpp/test_core.cpp includes the check file of each header (one
-# program), compiled against the Eigen headers that RcppEigen ships.
+# program), compiled against the Eigen headers that RcppEigen ships. Every test has its own seed: they
+# run in order, then last first (./tests/cpp/test_core NAME runs one alone; --list names them).
 test-core: deps-demo
 	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
 	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \
-	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core
+	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core && ./tests/cpp/test_core --reverse
 
 # A separate library (asan-lib/) holds the sanitizer build; the system's and yours are untouched.
 check-asan: deps
