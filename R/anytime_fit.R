@@ -22,6 +22,50 @@
 # formula fields set by with_formula():
 # `terms`, `xlevels`, `contrasts`, `na.action`, `model`.
 
+# ---- The learner seam ----
+# What every anytime fit answers beyond its fields, one generic each; a learner (a class beside
+# "fgseq" and "miser" that inherits "anytime_fit") has a method of each, in its own file. predict(),
+# the model methods, write_predictor() and the anytime measures reach a learner only through these
+# and the fields above.
+
+# The link (linear predictor or additive score, before the offset) at `steps` on the rows of x:
+# list(link = n x (m P) matrix, the P columns of request b side by side; step = n x m steps used with
+# `prefix` (each row at the longest prefix it has, see linear_prefix() and prefix_by_step()), else
+# NULL). A fit reads only the columns its models at those steps use.
+fit_link <- function(object, x, steps, prefix, per_row) UseMethod("fit_link")
+
+# The step from which the fit reads each column of the training x: integer, one per column, K + 1 for
+# a column it never reads.
+column_steps <- function(object) UseMethod("column_steps")
+
+# The record of what is paid: a data frame with one row per group in the order the fit pays it,
+# columns `group`, `step` (the step that pays it) and `group_cost` (the cost of its measurements not
+# paid before it, cost units, as the core paid it). The path's group_cost is its sum per step.
+paid_groups <- function(object) UseMethod("paid_groups")
+
+# What write_predictor() writes of the model: list(model = its name in the document ("linear",
+# "trees"), step = function(k) the fields of step k beside the common ones, parts = the fields added
+# to the document after the steps).
+predictor_model <- function(fit) UseMethod("predictor_model")
+
+# The groups and the measurements each step pays first: a data frame of steps 0..K with list columns
+# `groups` and `measurements` (character vectors; empty at step 0 and at steps that pay nothing).
+step_groups <- function(object) {
+  gs <- paid_groups(object)
+  steps <- object$path$step
+  groups <- lapply(steps, function(k) gs$group[gs$step == k])
+  seen <- character(0)
+  measurements <- lapply(groups, function(g) {
+    new <- setdiff(unique(unlist(object$needs[g], use.names = FALSE)), seen)
+    seen <<- c(seen, new)
+    new
+  })
+  out <- data.frame(step = steps)
+  out$groups <- groups
+  out$measurements <- measurements
+  out
+}
+
 anytime_fields <- c("path", "sequence", "group", "cost", "needs", "measurement_cost", "family", "classes",
                     "responses", "nobs", "null_risk", "call")
 path_columns <- c("step", "group", "group_cost", "cost", "objective", "r2")

@@ -44,6 +44,11 @@ check_flag <- function(value, name) {
   value
 }
 
+# The values of an option of the core (method, criterion, fr_gain, engine, family, paid, split), as its
+# name tables list them, the default first (.option_names() in src/fgseq.cpp): the choices every
+# check of such an argument reads, so that R never repeats them by hand.
+core_choices <- function(what) .option_names()[[what]]
+
 # One of `choices`; the whole default vector means its first element.
 check_choice <- function(value, choices, name) {
   if (identical(value, choices)) return(choices[1L])

@@ -100,7 +100,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
   method <- check_method(method)
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
-  fr_gain <- check_choice(fr_gain, c("exact", "quadratic"), "fr_gain")
+  fr_gain <- check_choice(fr_gain, core_choices("fr_gain"), "fr_gain")
   if (family_def(family)$linear) {
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial

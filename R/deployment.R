@@ -1,41 +1,15 @@
-# Anytime prediction at deployment, shared by predict.fgseq() and predict.miser(): rows that lack
+# Anytime prediction at deployment, shared by every learner (predict.anytime_fit()): rows that lack
 # some groups (missing = "prefix"), one budget per row (per_row = TRUE), and what a prediction at a
 # budget needs (type = "groups", "measurements").
-
-# The step from which a prediction reads each column of x (integer, one per column; K + 1 for a column
-# it never reads): for a sequence, the step of the column's group; for a Greedy Miser fit, the first
-# iteration whose trees split on the column.
-column_steps <- function(object) {
-  K <- nrow(object$path) - 1L
-  if (inherits(object, "miser")) {
-    tr <- object$trees[!is.na(object$trees$column), ]
-    first <- rep(K + 1L, length(object$group))
-    used <- tapply(tr$step, tr$column, min)
-    first[as.integer(names(used))] <- as.integer(used)
-    return(first)
-  }
-  step <- match(object$group, object$sequence)
-  step[is.na(step)] <- K + 1L
-  as.integer(step)
-}
-
-# The groups of the fit in the order they are paid, with the step that pays each: a data frame with
-# columns `group` and `step`.
-group_steps <- function(object) {
-  col <- column_steps(object)
-  step <- vapply(object$sequence, function(g) min(col[object$group == g]), integer(1))
-  data.frame(group = object$sequence, step = unname(step), stringsAsFactors = FALSE)
-}
 
 # What the prediction at each requested step needs (type = "groups" or "measurements"): a list, one data
 # frame per step (named like the prediction's columns). Groups: `step`, `group`, `group_cost` (the cost
 # of its measurements not needed by earlier groups) and `cost` (cumulative). Measurements:
 # `measurement`, `step` (the first step that needs it) and `cost`.
 prediction_needs <- function(object, steps, type) {
-  gs <- group_steps(object)
+  gs <- paid_groups(object)
   table <- if (type == "groups") {
-    marginal <- marginal_costs(gs$group, object$needs, object$measurement_cost)
-    data.frame(step = gs$step, group = gs$group, group_cost = marginal, cost = cumsum(marginal),
+    data.frame(step = gs$step, group = gs$group, group_cost = gs$group_cost, cost = cumsum(gs$group_cost),
                stringsAsFactors = FALSE)
   } else {
     needed <- object$needs[gs$group]
@@ -90,9 +64,10 @@ linear_prefix <- function(object, x, steps, per_row, a0, beta) {
   out
 }
 
-# The same for a Greedy Miser fit: rows are grouped by the step they use, and each group is predicted
-# by the first trees only (no row is predicted at every step).
-miser_prefix <- function(object, x, steps, per_row, predict_steps) {
+# The same for a learner whose steps are not one linear predictor each (the Greedy Miser's trees): rows
+# are grouped by the step they use, and each group is predicted by predict_steps(x, step), the model
+# of its first steps only (no row is predicted at every step).
+prefix_by_step <- function(object, x, steps, per_row, predict_steps) {
   if (any(is.infinite(x))) {
     abort("`newx` contains Inf or -Inf; only NA (not computed) is allowed.", class = "input")
   }
@@ -100,7 +75,7 @@ miser_prefix <- function(object, x, steps, per_row, predict_steps) {
   first <- .first_missing_step(x, column_steps(object), max(c(steps, 0L)))
   requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), n, length(steps), byrow = TRUE)
   used <- pmin(requested, first - 1L)
-  P <- length(object$init)
+  P <- length(object$responses)
   link <- matrix(0, n, ncol(used) * P)
   for (s in unique(as.vector(used))) {
     hit <- used == s
@@ -143,16 +118,8 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
 # or per_row, each row is predicted by the longest prefix it has, and the steps used are attached.
 predict_request <- function(object, req) {
   prefix <- req$missing == "prefix" || req$per_row
-  pre <- prediction_link(object, req$x, req$steps, prefix, req$per_row)
+  pre <- fit_link(object, req$x, req$steps, prefix, req$per_row)
   finish_prediction(object, pre$link, req$type, rownames(req$x), req$labels, req$per_row, pre$step, req$design)
-}
-
-# The link of an anytime fit at `steps` on the rows of x: list(link = n x (m P) matrix, the P columns
-# of request b side by side; step = n x m steps used with `prefix`, else NULL). Each fit reads only
-# the columns its models at those steps use.
-prediction_link <- function(object, x, steps, prefix, per_row) {
-  link <- if (inherits(object, "miser")) miser_link else sequence_link
-  link(object, x, steps, prefix, per_row)
 }
 
 # The design of a prediction (prediction_request()): the training design without newx and newdata,

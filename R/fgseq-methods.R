@@ -132,10 +132,12 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
   one(object$beta, object$a0)
 }
 
-#' Predict with a fitted sequence at budgets or steps
+#' Predict with an anytime fit at budgets or steps
 #'
 #' Anytime prediction: at budget `B` the model uses the groups of the longest prefix of the sequence
-#' whose cumulative cost is at most `B` (Hu et al. 2016, section 1, `G<B>`).
+#' whose cumulative cost is at most `B` (Hu et al. 2016, section 1, `G<B>`). One method serves every
+#' anytime fit: sequences (`"fgseq"`: [fgseq()], [fgseq_stats()], [fgseq_chunks()],
+#' [sparse_sequence()]) and Greedy Miser fits (`"miser"`: [miser()]; see the section on them).
 #'
 #' @section Partially computed rows:
 #' At deployment a row may arrive with only some groups computed: the deadline hit before the next
@@ -148,6 +150,22 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' the step used are never read. Each row is predicted once per budget at its own step (one pass over
 #' `newx`; no prediction at every step). With `missing = "error"` (the default) an `NA` stops, unless
 #' the fit was made with `na.action = na.omit` or `na.exclude` (see Details).
+#'
+#' @section Greedy Miser fits:
+#' A [miser()] fit predicts with its first `t` boosting iterations: at budget `B`, the largest `t`
+#' whose cumulative feature cost (the `cost` column of its `path`) is at most `B`, so that only
+#' features already paid for are computed (Xu et al. 2012, equation 4 with the tree-evaluation budget
+#' given by `t`); `step` counts iterations (0: the starting constant `H_0`), and `"link"` is the
+#' additive predictor `H` (`"response"`: the same for gaussian, the probability of class 1 for
+#' binomial, the softmax of `H` for multinomial). With `missing = "prefix"` a row holding `NA` is
+#' predicted by the longest prefix of trees whose features (the columns they split on) it has: if the
+#' first tree that splits on a column the row lacks belongs to iteration `j`, budget `B` uses iteration
+#' `min(t(B), j - 1)`; a row lacking a feature of the first tree gets `H_0`. Rows are grouped by the
+#' iteration they use and each group is predicted by its first trees only. With `type = "groups"` or
+#' `"measurements"`, `step` is the iteration whose trees first use the group. A fit that is not what
+#' [miser()] made (a fit edited or damaged in a file: trees not numbered in order, a node number, child
+#' or column out of range, or a non-finite leaf value, `init` or `eta`) is an error that names the
+#' field (class `"fgseq_error_invalid_object"`).
 #'
 #' @section Per-row budgets and cost accounting:
 #' With `per_row = TRUE`, `budget` (or `step`) gives one value per row: each row (a patient with its
@@ -220,8 +238,10 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' predict(logistic, newdata = patients, budget = c(300, 300, 10), per_row = TRUE,
 #'         missing = "prefix", type = "response")
 #' predict(logistic, budget = 20, type = "groups")
+#' @rdname predict.fgseq
+#' @aliases predict.fgseq predict.miser
 #' @export
-predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
+predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
@@ -230,11 +250,14 @@ predict.fgseq <- function(object, newx, ..., budget = NULL, step = NULL,
   predict_request(object, req)
 }
 
-# The linear predictor of a sequence at `steps` on the rows of x, for prediction_link(). Without
-# `prefix`, only the columns with a nonzero coefficient in the requested steps are read: the others
-# (all of them at step 0, whose prediction is the intercept) may hold anything, as the training x of a
-# fit whose check of x max_time cut short, which the fit keeps unchecked.
-sequence_link <- function(object, x, steps, prefix, per_row) {
+# ---- the learner seam of a sequence (R/anytime_fit.R) ----
+
+# The linear predictor of a sequence at `steps` on the rows of x. Without `prefix`, only the columns
+# with a nonzero coefficient in the requested steps are read: the others (all of them at step 0, whose
+# prediction is the intercept) may hold anything, as the training x of a fit whose check of x max_time
+# cut short, which the fit keeps unchecked.
+#' @export
+fit_link.fgseq <- function(object, x, steps, prefix, per_row) {
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
   if (prefix) {
     a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
@@ -250,6 +273,37 @@ sequence_link <- function(object, x, steps, prefix, per_row) {
   # the P columns of a step side by side
   link <- aperm(array(eta, c(nrow(x), length(steps), length(beta))), c(1L, 3L, 2L))
   list(link = matrix(link, nrow(x)), step = NULL)
+}
+
+# A sequence reads each column from the step of its group.
+#' @export
+column_steps.fgseq <- function(object) {
+  step <- match(object$group, object$sequence)
+  step[is.na(step)] <- nrow(object$path)
+  as.integer(step)
+}
+
+# A sequence pays one group per step, at the path's group_cost (the core's PaidMeasurements).
+#' @export
+paid_groups.fgseq <- function(object) {
+  data.frame(group = object$sequence, step = seq_along(object$sequence),
+             group_cost = object$path$group_cost[-1L][seq_along(object$sequence)], stringsAsFactors = FALSE)
+}
+
+# Intercepts and coefficients (original scale of x) of the model after step k, for the given columns.
+linear_step <- function(fit, k, cols) {
+  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  a0 <- if (is.matrix(fit$a0)) fit$a0[, k + 1L] else fit$a0[k + 1L]
+  coefficients <- lapply(cols, function(j) json_numbers(vapply(beta, function(b) b[j, k + 1L], numeric(1))))
+  list(intercept = json_numbers(a0), coefficients = stats::setNames(coefficients, cols))
+}
+
+# A sequence writes the intercepts and coefficients of each step.
+#' @export
+predictor_model.fgseq <- function(fit) {
+  columns <- names(fit$group)
+  col_step <- column_steps(fit)
+  list(model = "linear", step = function(k) linear_step(fit, k, columns[col_step <= k]), parts = list())
 }
 
 # The design matrix of new observations: from newx, or rebuilt from newdata for formula fits

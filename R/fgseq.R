@@ -321,10 +321,10 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
   call[[1L]] <- quote(fgseq)
   fit_sequence(x, y, group = group, cost = cost, needs = needs, method = check_method(method), lambda = lambda,
                criterion = criterion, cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
-               weights = weights, offset = offset, fr_gain = check_choice(fr_gain, c("exact", "quadratic"), "fr_gain"),
+               weights = weights, offset = offset, fr_gain = check_choice(fr_gain, core_choices("fr_gain"), "fr_gain"),
                max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
-               engine = check_choice(engine, c("auto", "gram", "sample"), "engine"), cost_unit = cost_unit,
+               engine = check_choice(engine, c("auto", core_choices("engine")), "engine"), cost_unit = cost_unit,
                call = call, started = started)
 }
 
@@ -456,14 +456,14 @@ finish_fit <- function(raw, names_x, group, meas, control, method, family, respo
 }
 
 # The selection criteria of method = "omp" (paper, Algorithm 1, and its No-Whiten and Single variants): each
-# criterion's name, as users give it (`criterion =`, the first is the default) and the core reads it,
-# and its label in print() and plots. A new criterion is one entry here (and its score in the core).
+# criterion's name, as users give it (`criterion =`; the core's table lists them, core_choices()),
+# and its label in print() and plots: a new criterion is its name and score in the core and its label here.
 selection_criteria <- c(whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-OMP (Single)")
 
-check_criterion <- function(criterion) check_choice(criterion, names(selection_criteria), "criterion")
+check_criterion <- function(criterion) check_choice(criterion, core_choices("criterion"), "criterion")
 
 # The selection methods (paper: Algorithm 1 CS-G-OMP, CS-G-FR, Algorithm 2 Doubling); the first is the default.
-check_method <- function(method) check_choice(method, c("omp", "fr", "doubling"), "method")
+check_method <- function(method) check_choice(method, core_choices("method"), "method")
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,

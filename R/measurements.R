@@ -143,13 +143,9 @@ group_costs <- function(needs, measurement_cost) {
   vapply(needs, function(m) sum(measurement_cost[m]), numeric(1))
 }
 
-# The cost of a set of groups: the total cost of the union of their measurements.
-measurement_set_cost <- function(groups, needs, measurement_cost) {
-  sum(measurement_cost[unique(unlist(needs[groups], use.names = FALSE))])
-}
-
 # The marginal cost of each group of a sequence given the groups before it: the cost of its
-# measurements not yet paid (one number per element of `sequence`).
+# measurements not yet paid (one number per element of `sequence`). For orders the core did not pay
+# (oracle()'s reorderings); a fit's own costs are its core's record (paid_groups()).
 marginal_costs <- function(sequence, needs, measurement_cost) {
   paid <- character(0)
   vapply(sequence, function(g) {

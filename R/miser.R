@@ -277,7 +277,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", missing(cost_penalty))
   call <- match.call()
   call[[1L]] <- quote(miser)
-  split <- check_choice(split, c("histogram", "exact"), "split")
+  split <- check_choice(split, core_choices("split"), "split")
   if (methods::is(x, "sparseMatrix") && split == "exact") {
     abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
           "default), which bins the sparse columns as they are, or give as.matrix(x).", class = "sparse_exact")
@@ -289,7 +289,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   x <- scan$x
   n <- nrow(x)
   family <- check_family(family, "miser")
-  paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
+  paid <- check_choice(paid, core_choices("paid"), "paid")
   response <- check_response(y, family, n)
   weights <- check_weights(weights, n)
   offset <- check_offset(offset, n, ncol(response$y))
@@ -312,9 +312,9 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   w <- if (length(weights)) weights[fit_rows] else numeric(0)
   y_mean <- if (length(weights)) colSums(Y * weights) / sum(weights) else colMeans(Y)
   # lambda' of equation (5): the core scales cost_penalty / mean(cost) by the first gradient's impurity
-  control <- list(loss = family, paid = paid, split = split,
+  control <- list(family = family, paid = paid, split = split,
                   lambda = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
-                  n_iter = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
+                  max_steps = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
   every_row <- all(fit_rows)
   fit_part <- function(m) if (every_row) m else m[fit_rows, , drop = FALSE]  # no copy when every row takes part
@@ -367,8 +367,9 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   }
   steps <- 0:n_steps
   new_groups <- lapply(steps, function(t) paid_order[paid_step == t])
-  charged <- marginal_costs(paid_order, meas$needs, meas$measurement_cost)
-  group_cost <- vapply(steps, function(t) sum(charged[paid_step == t]), numeric(1))
+  record <- data.frame(group = paid_order, step = paid_step, group_cost = raw$paid_cost[match(paid_order, labels)],
+                       stringsAsFactors = FALSE)
+  group_cost <- vapply(steps, function(t) sum(record$group_cost[record$step == t]), numeric(1))
   loss <- raw$loss
   path <- data.frame(step = steps, trees = steps * P,
                      group = vapply(new_groups, function(g) if (length(g)) paste(g, collapse = ", ") else NA_character_,
@@ -379,7 +380,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   init <- stats::setNames(raw$init, response$responses)
   label <- if (cost_penalty == 0) "Stage-wise regression" else
     paste0("Greedy Miser (cost_penalty = ", format(cost_penalty), ")")
-  fields <- list(path = path, sequence = paid_order, trees = trees, init = init,
+  fields <- list(path = path, sequence = paid_order, paid_groups = record, trees = trees, init = init,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
                  measurement_cost = meas$measurement_cost, cost_penalty = cost_penalty,
                  lambda_scaled = lambda_scaled, n_steps = n_steps, depth = depth, eta = eta, paid = paid,
@@ -391,87 +392,12 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "miser")
 }
 
-#' Predict with a Greedy Miser fit at budgets or numbers of trees
-#'
-#' Anytime prediction with the first `t` boosting iterations of a [miser()] fit: at budget `B`, the
-#' largest `t` whose cumulative feature cost (the `cost` column of its `path`) is at most `B`, so that
-#' only features already paid for are computed (Xu et al. 2012, equation 4 with the tree-evaluation
-#' budget given by `t`).
-#'
-#' @section Partially computed rows, per-row budgets, cost accounting:
-#' As for [predict.fgseq()]. With `missing = "prefix"` a row holding `NA` is predicted by the longest
-#' prefix of trees whose features (the columns they split on) it has: if the first tree that splits on
-#' a column the row lacks belongs to iteration `j`, budget `B` uses iteration `min(t(B), j - 1)`; a row
-#' lacking a feature of the first tree gets `H_0`. Rows are grouped by the iteration they use and each
-#' group is predicted by its first trees only. With `per_row = TRUE`, one budget (or step) per row.
-#' `type = "groups"` and `"measurements"` list what the prediction at each budget needs.
-#'
-#' @inheritParams predict.fgseq
-#' @param object A `"miser"` fit from [miser()].
-#' @param newx Numeric matrix of new observations, `m x p`, with the columns of the training `x`
-#'   (matched by name when both have column names), without NaN or Inf, and without NA unless
-#'   `missing = "prefix"`. Without `newx` and `newdata`, the training rows are predicted.
-#' @param budget Numeric vector of non-negative budgets, in the cost units of the fit. A budget below
-#'   the cost of the first tree's features gives the starting constant `H_0`. With `per_row = TRUE`, one
-#'   budget per row.
-#' @param step Whole numbers between 0 (`H_0` only) and `T`, the boosting iterations to use. Give
-#'   `budget` or `step`, not both; with neither, every step `0..T` is returned.
-#' @param type `"link"` (the additive predictor `H`), `"response"` (the same for `"gaussian"`; the
-#'   probability of class 1 for `"binomial"`; class probabilities, the softmax of `H`, for
-#'   `"multinomial"`), `"class"` (binomial and multinomial: the label of the most probable class; for
-#'   binomial, class 1 when its probability is above 0.5), `"groups"` or `"measurements"` (see
-#'   [predict.fgseq()]).
-#' @param newdata For fits made with the formula interface: a data frame with the model's variables,
-#'   used instead of `newx`.
-#' @param newoffset For a fit with an `offset`: the starting scores of the rows of `newx` (link scale), a
-#'   vector of length `m`, or an `m x K` matrix for multinomial fits; required with `newx` (as in
-#'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
-#'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]). Added at every step.
-#' @param ... Not used: an unknown argument is an error.
-#' @return For gaussian and binomial fits a numeric matrix with one row per new observation and one
-#'   column per requested budget or step (named `"budget=B"` or `"step<t>"`); with `type = "class"` a
-#'   character matrix of that shape. For multinomial fits an array `m x L x steps` (`L` classes) for
-#'   `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`. With `per_row = TRUE`
-#'   one prediction per row (a vector, or an `m x L` matrix for multinomial `"link"` and `"response"`).
-#'   With `missing = "prefix"` or `per_row = TRUE`, attributes `step` (the iteration used) and `cost`
-#'   (the cost spent, cost units) per row and budget, as for [predict.fgseq()]. With `type = "groups"`
-#'   or `"measurements"`, a list of data frames as for [predict.fgseq()] (`step` is the iteration whose
-#'   trees first use the group).
-#' @section Errors: Stops when `newx` has the wrong number of columns, column names that do not match the
-#'   training `x`, NaN or Inf, or NA with `missing = "error"` (class `"fgseq_error_na"`); when the fit
-#'   has an offset and `newx` comes without `newoffset`, `newoffset` has the wrong length or shape or
-#'   holds NA, NaN or Inf, or `newoffset` is given with `newdata` or without new rows (class
-#'   `"fgseq_error_input"`, as [predict.fgseq()]); when `newdata`
-#'   lacks a model variable or holds NA with `missing = "error"`; when both `budget` and `step` are
-#'   given, a budget is negative or NA, or a step is not a whole number in `0..T`; when `type = "class"`
-#'   is asked of a gaussian fit; when `type` or `missing` is not one of its values, when `per_row = TRUE`
-#'   and the budget has another length than the rows or holds NA; or when an argument is unknown (class
-#'   `"fgseq_error_unknown_argument"`); when `object` is not what [miser()] made (a fit edited or
-#'   damaged in a file): trees not numbered in order, a node number, child or column out of range, or a
-#'   non-finite leaf value, `init` or `eta` (the error names the field).
-#' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
-#'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
-#'   \url{https://arxiv.org/abs/1206.6451}
-#' @examples
-#' fit <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 30)
-#' predict(fit, newdata = heart[1:4, ], budget = c(0, 10, 200), type = "response")
-#' predict(fit, newdata = heart[1:4, ], step = c(10, 30), type = "class")
-#' late <- heart[1:4, ]
-#' late$thal[2] <- NA
-#' predict(fit, newdata = late, budget = 200, missing = "prefix", type = "response")
-#' @export
-predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
-                          type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
-                          newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
-  check_dots(...)
-  req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
-  if (!is.null(req$needs)) return(req$needs)
-  predict_request(object, req)
-}
+# ---- the learner seam of the Greedy Miser (R/anytime_fit.R) ----
 
-# The link of a Greedy Miser fit at `steps` (boosting iterations) on the rows of x, for
-# prediction_link(): the trees read only the columns they split on.
-miser_link <- function(object, x, steps, prefix, per_row) {
+# The link of a Greedy Miser fit at `steps` (boosting iterations) on the rows of x: the trees read
+# only the columns they split on.
+#' @export
+fit_link.miser <- function(object, x, steps, prefix, per_row) {
   check_forest(object)
   if (methods::is(x, "sparseMatrix")) x <- as.matrix(x)
   tr <- object$trees
@@ -482,8 +408,45 @@ miser_link <- function(object, x, steps, prefix, per_row) {
                    ifelse(is.na(tr$right), -1L, tr$right - 1L), tr$value, unname(object$init), object$eta,
                    as.integer(steps))
   }
-  if (prefix) return(miser_prefix(object, x, steps, per_row, predict_steps))
+  if (prefix) return(prefix_by_step(object, x, steps, per_row, predict_steps))
   list(link = predict_steps(x, steps), step = NULL)
+}
+
+# A Greedy Miser fit reads each column from the first iteration whose trees split on it.
+#' @export
+column_steps.miser <- function(object) {
+  tr <- object$trees[!is.na(object$trees$column), ]
+  first <- rep(nrow(object$path), length(object$group))
+  used <- tapply(tr$step, tr$column, min)
+  first[as.integer(names(used))] <- as.integer(used)
+  first
+}
+
+# The groups in the order the trees first split on them, each with the cost the core paid for it
+# (MiserFit::paid_cost, from its PaidMeasurements).
+#' @export
+paid_groups.miser <- function(object) object$paid_groups
+
+# The trees of a miser fit, one object per tree with 0-based node indices.
+tree_arrays <- function(fit) {
+  tr <- fit$trees
+  P <- length(fit$init)
+  out <- lapply(split(tr, tr$tree), function(t) {
+    leaf <- is.na(t$column)
+    list(response = (t$tree[1L] - 1L) %% P, feature = I(ifelse(leaf, NA_character_, t$feature)),
+         threshold = structure(paste0("[", paste(ifelse(leaf, "null", sprintf("%.17g", t$threshold)), collapse = ","),
+                                      "]"), class = "json"),
+         left = I(ifelse(leaf, -1L, t$left - 1L)), right = I(ifelse(leaf, -1L, t$right - 1L)),
+         value = json_numbers(t$value))
+  })
+  list(init = json_numbers(fit$init), shrinkage = json_number(fit$eta), trees = unname(out))
+}
+
+# A Greedy Miser fit writes the trees of each iteration, and the trees themselves after the steps.
+#' @export
+predictor_model.miser <- function(fit) {
+  first <- fit$trees$step[!duplicated(fit$trees$tree)]
+  list(model = "trees", step = function(k) list(trees = I(which(first == k) - 1L)), parts = tree_arrays(fit))
 }
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.
@@ -610,7 +573,8 @@ summary.miser <- function(object, ...) {
   first <- split & !duplicated(ifelse(split, tr$column, NA_integer_))
   col <- tr$column[first]
   grp <- unname(object$group[col])
-  charged <- marginal_costs(grp, object$needs, object$measurement_cost)
+  pg <- paid_groups(object)
+  charged <- ifelse(duplicated(grp), 0, pg$group_cost[match(grp, pg$group)])
   features <- data.frame(feature = x_names[col], column = col, group = grp, step = tr$step[first],
                          tree = tr$tree[first], charged = charged, cost = cumsum(charged),
                          splits = tabulate(tr$column[split], nbins = length(x_names))[col],

@@ -211,8 +211,7 @@ model.matrix.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
   check_dots(...)
   k <- one_step(object, budget, step)
   x <- training_design(object)$x
-  groups <- object$path$group[seq_len(k + 1L)][-1L]
-  if (inherits(object, "miser")) groups <- unlist(strsplit(groups[!is.na(groups)], ", ", fixed = TRUE))
+  groups <- unlist(step_groups(object)$groups[seq_len(k + 1L)])
   keep <- which(object$group %in% groups)
   cbind(`(Intercept)` = 1, x[, keep, drop = FALSE])
 }

@@ -129,33 +129,28 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
                                fields = list(group_lasso = group_lasso)))
 }
 
-# Standardization and group whitening in plain R, as fgseq() defines them (the C++ core does the same
-# inside the Gram matrix), for the group lasso: columns centred by their (weighted) mean and scaled by
-# their (weighted) population sd (zero-variance columns are constant and get 0), each group whitened by
-# T_g = U_r diag(d_r^-1/2) from the eigen-decomposition of Sigma_gg = Xs_g' diag(w) Xs_g / sum(w),
-# keeping d_i > 1e-9 max(d). `weights`: NULL (1 each) or non-negative weights.
+# Standardization and group whitening of x by the core, as fgseq() does them (one pass for the centred
+# moments of x, .moments(); the constant-column rule and T_g = U_r diag(d_r^-1/2) of each group,
+# keeping d_i > 1e-9 max(d), .moments_whitening()), and the whitened columns z the group lasso reads:
+# columns centred by their (weighted) mean and scaled by their (weighted) population sd (constant
+# columns 0), z_g = Xs_g T_g over the group's non-constant columns. `weights`: NULL (1 each) or
+# non-negative weights.
 whiten_groups_r <- function(x, group, labels, weights = NULL) {
-  n <- nrow(x)
-  w <- if (is.null(weights)) rep(1, n) else weights
-  W <- sum(w)
-  mu <- if (is.null(weights)) colMeans(x) else colSums(x * w) / W
-  xs <- sweep(x, 2L, mu)
-  s <- sqrt(colSums(w * xs^2) / W)
-  constant <- !(s > 1e-13 * pmax(abs(mu), 1e-300))
-  scale <- ifelse(constant, 1, s)
-  xs <- sweep(xs, 2L, scale, "/")
+  x <- as.matrix(x)
+  moments <- .moments(x, matrix(0, nrow(x), 0L), if (is.null(weights)) numeric(0) else as.double(weights), "eigen")
+  wh <- .moments_whitening(moments, match(group, labels) - 1L, length(labels), 1e-9)
+  constant <- wh$constant
+  xs <- sweep(sweep(x, 2L, wh$mean), 2L, wh$scale, "/")
   xs[, constant] <- 0
   cols <- stats::setNames(lapply(labels, function(g) which(group == g & !constant)), labels)
-  t <- lapply(cols, function(j) {
-    if (!length(j)) return(NULL)
-    e <- eigen(crossprod(xs[, j, drop = FALSE], w * xs[, j, drop = FALSE]) / W, symmetric = TRUE)
-    keep <- e$values > 1e-9 * max(e$values)
-    e$vectors[, keep, drop = FALSE] %*% diag(1 / sqrt(e$values[keep]), sum(keep), sum(keep))
-  })
+  t <- stats::setNames(lapply(seq_along(labels), function(k) {
+    if (wh$rank[k] == 0L) return(NULL)
+    wh$T[[k]][!constant[group == labels[k]], , drop = FALSE]  # the rows of constant columns are 0
+  }), labels)
   z <- lapply(labels, function(g) if (is.null(t[[g]])) NULL else xs[, cols[[g]], drop = FALSE] %*% t[[g]])
   names(z) <- labels
-  list(xs = xs, cols = cols, z = z, t = t, mean = mu, scale = stats::setNames(scale, colnames(x)),
-       rank = vapply(t, function(m) if (is.null(m)) 0L else ncol(m), integer(1)))
+  list(xs = xs, cols = cols, z = z, t = t, mean = wh$mean, scale = stats::setNames(wh$scale, colnames(x)),
+       rank = stats::setNames(wh$rank, labels))
 }
 
 # An "fgseq" object for a given sequence of group labels (a prefix of the groups is allowed): the

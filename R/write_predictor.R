@@ -83,7 +83,7 @@
 #' @export
 write_predictor <- function(fit, file, ...) {
   check_dots(...)
-  if (!inherits(fit, "fgseq") && !inherits(fit, "miser")) {
+  if (!inherits(fit, "anytime_fit")) {
     abort("`fit` must be a fitted anytime predictor: an \"fgseq\" fit (fgseq()) or a \"miser\" fit (miser()).")
   }
   file <- check_output_file(if (missing(file)) NULL else file)
@@ -133,7 +133,7 @@ json_number <- function(v) structure(sprintf("%.17g", as.double(v)), class = "js
 # The whole document (see the schema in ?write_predictor) as a list for jsonlite.
 predictor_document <- function(fit) {
   family <- family_def(fit$family)$name
-  trees <- inherits(fit, "miser")
+  model <- predictor_model(fit)
   columns <- names(fit$group)
   labels <- names(fit$cost)
   groups <- lapply(labels, function(g) {
@@ -144,49 +144,21 @@ predictor_document <- function(fit) {
     list(name = m, cost = json_number(fit$measurement_cost[[m]]))
   })
   col_step <- column_steps(fit)
-  gs <- group_steps(fit)
+  gs <- paid_groups(fit)
   path <- fit$path
   steps <- lapply(path$step, function(k) {
     s <- list(step = k, groups = I(gs$group[gs$step == k]), new_columns = I(columns[col_step == k]),
               group_cost = json_number(path$group_cost[k + 1L]), cost = json_number(path$cost[k + 1L]))
-    if (trees) {
-      s$trees <- I(which(fit$trees$step[!duplicated(fit$trees$tree)] == k) - 1L)
-    } else {
-      s <- c(s, linear_step(fit, k, columns[col_step <= k]))
-    }
-    s
+    c(s, model$step(k))
   })
-  doc <- list(format = "fgseq-predictor", version = 1L, model = if (trees) "trees" else "linear", family = family,
+  doc <- list(format = "fgseq-predictor", version = 1L, model = model$model, family = family,
               link = family_def(family)$json_link, responses = I(fit$responses),
               classes = if (is.null(fit$classes)) NULL else I(fit$classes), offset = isTRUE(fit$has_offset),
               columns = I(columns), groups = groups, measurements = measurements, sequence = I(fit$sequence),
               steps = steps)
-  if (trees) doc <- c(doc, tree_arrays(fit))
+  doc <- c(doc, model$parts)
   doc["formula"] <- list(if (is.null(fit$terms)) NULL else formula_columns(fit))
   doc
-}
-
-# Intercepts and coefficients (original scale of x) of the model after step k, for the given columns.
-linear_step <- function(fit, k, cols) {
-  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
-  a0 <- if (is.matrix(fit$a0)) fit$a0[, k + 1L] else fit$a0[k + 1L]
-  coefficients <- lapply(cols, function(j) json_numbers(vapply(beta, function(b) b[j, k + 1L], numeric(1))))
-  list(intercept = json_numbers(a0), coefficients = stats::setNames(coefficients, cols))
-}
-
-# The trees of a miser fit, one object per tree with 0-based node indices.
-tree_arrays <- function(fit) {
-  tr <- fit$trees
-  P <- length(fit$init)
-  out <- lapply(split(tr, tr$tree), function(t) {
-    leaf <- is.na(t$column)
-    list(response = (t$tree[1L] - 1L) %% P, feature = I(ifelse(leaf, NA_character_, t$feature)),
-         threshold = structure(paste0("[", paste(ifelse(leaf, "null", sprintf("%.17g", t$threshold)), collapse = ","),
-                                      "]"), class = "json"),
-         left = I(ifelse(leaf, -1L, t$left - 1L)), right = I(ifelse(leaf, -1L, t$right - 1L)),
-         value = json_numbers(t$value))
-  })
-  list(init = json_numbers(fit$init), shrinkage = json_number(fit$eta), trees = unname(out))
 }
 
 # What a consumer computes for each model-matrix column of a formula fit: the product of numeric

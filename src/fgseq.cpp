@@ -66,6 +66,29 @@ E option(const Rcpp::List& opt, const char* name) {
   return fgseq::from_name<E>(Rcpp::as<std::string>(opt[name]));
 }
 
+// The names of the values of an option, as the core's table beside its enum lists them.
+template <class E>
+std::vector<std::string> names_of() {
+  std::vector<std::string> out;
+  for (const auto& entry : fgseq::Names<E>::table) out.push_back(entry.second);
+  return out;
+}
+
+}  // namespace
+
+// The values of every option of the core, named as R gives them (the default first): the lists R
+// checks its arguments against (core_choices() in R/checks.R).
+// [[Rcpp::export(.option_names)]]
+Rcpp::List option_names_cpp() {
+  return Rcpp::List::create(
+      Rcpp::Named("method") = names_of<fgseq::Method>(), Rcpp::Named("criterion") = names_of<fgseq::Criterion>(),
+      Rcpp::Named("fr_gain") = names_of<fgseq::FrGain>(), Rcpp::Named("engine") = names_of<fgseq::Engine>(),
+      Rcpp::Named("family") = names_of<fgseq::Family>(), Rcpp::Named("paid") = names_of<fgseq::PaidUpdate>(),
+      Rcpp::Named("split") = names_of<fgseq::SplitSearch>());
+}
+
+namespace {
+
 // The options of a fit, from the named list R builds once (fit_control() in R/fgseq.R).
 fgseq::Control control_from(const Rcpp::List& opt) {
   fgseq::Control ctl;
@@ -238,8 +261,8 @@ Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_tim
 // search only); y: n x P targets (see miser_fit); weights: n positive weights or
 // numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
 // the list measurements_from() reads (the measurements each group needs and their costs); control: the
-// named list miser() builds (loss, paid, split, lambda of the paper's equation (5) per unit of the first
-// gradient's impurity, n_iter, depth, eta, min_node_size, max_bin, threads, max_time in seconds);
+// named list miser() builds (family, paid, split, lambda of the paper's equation (5) per unit of the first
+// gradient's impurity, max_steps, depth, eta, min_node_size, max_bin, threads, max_time in seconds);
 // progress: NULL or an R function(done, total) called before each iteration.
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves) and the
 // scaled lambda.
@@ -249,19 +272,19 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                          const std::vector<int>& group_of, const Rcpp::List& measurements,
                          const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::MiserControl ctl;
-  ctl.family = option<fgseq::Family>(control, "loss");
+  ctl.family = option<fgseq::Family>(control, "family");
   ctl.paid = option<fgseq::PaidUpdate>(control, "paid");
   ctl.split = option<fgseq::SplitSearch>(control, "split");
   ctl.lambda = Rcpp::as<double>(control["lambda"]);
   ctl.lambda_relative = true;
-  ctl.n_iter = Rcpp::as<int>(control["n_iter"]);
+  ctl.max_steps = Rcpp::as<int>(control["max_steps"]);
   ctl.depth = Rcpp::as<int>(control["depth"]);
   ctl.eta = Rcpp::as<double>(control["eta"]);
   ctl.min_node_size = Rcpp::as<int>(control["min_node_size"]);
   ctl.max_bin = Rcpp::as<int>(control["max_bin"]);
   ctl.threads = std::max(1, Rcpp::as<int>(control["threads"]));
   ctl.max_time = Rcpp::as<double>(control["max_time"]);
-  fgseq::MiserProgress report;
+  fgseq::ProgressCallback report;
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);
     report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
@@ -284,7 +307,8 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
       Rcpp::Named("start") = start, Rcpp::Named("feature") = f.feature, Rcpp::Named("threshold") = f.threshold,
       Rcpp::Named("left") = f.left, Rcpp::Named("right") = f.right, Rcpp::Named("value") = f.value,
       Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by,
-      Rcpp::Named("partial") = fit.partial, Rcpp::Named("lambda") = fit.lambda);
+      Rcpp::Named("paid_cost") = fit.paid_cost, Rcpp::Named("partial") = fit.partial,
+      Rcpp::Named("lambda") = fit.lambda);
 }
 
 // The additive predictor (link scale) of a miser fit after each of `steps` iterations: n x (P * m).

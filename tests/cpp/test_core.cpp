@@ -74,6 +74,7 @@ static const std::vector<TestCase>& test_cases() {
       {"newton_quadratic", 131, [](Problem& pb) { test_newton_quadratic(pb); }},
       {"newton_logistic", 132, [](Problem& pb) { test_newton_logistic(pb); }},
       {"whitening_maps", 133, [](Problem& pb) { test_whitening_maps(pb); }},
+      {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
   };
   return cases;
 }

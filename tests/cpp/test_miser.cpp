@@ -8,7 +8,7 @@ static void test_tampered_forest(Problem& pb) {
   const std::vector<int>& group_of = pb.group_of;
   const std::vector<double>& cost = pb.cost;
   MiserControl mc;
-  mc.n_iter = 3;
+  mc.max_steps = 3;
   mc.depth = 2;
   const MiserFit mf = miser_fit(x, y, VectorXd(), MatrixXd(), group_of, cost, mc);
   Forest f = mf.forest;
@@ -41,7 +41,7 @@ static void test_miser_time_up(Problem& pb) {
   const double wmean = w.dot(y) / w.sum();
   for (int exact = 0; exact < 2; ++exact) {
     MiserControl mc;
-    mc.n_iter = 3;
+    mc.max_steps = 3;
     mc.depth = 2;
     mc.threads = 1;
     mc.split = exact ? SplitSearch::Exact : SplitSearch::Histogram;
@@ -76,18 +76,18 @@ static void test_miser_time_up_in_iteration(Problem& pb) {
   for (Index i = 0; i < n; ++i) Y(i, x(i, 0) < -0.4 ? 0 : (x(i, 1) < 0.3 ? 1 : 2)) = 1.0;
   MiserControl mc;
   mc.family = Family::Multinomial;
-  mc.n_iter = 4;
+  mc.max_steps = 4;
   mc.depth = 1;
   mc.threads = 1;
   MiserControl one = mc;
-  one.n_iter = 1;
+  one.max_steps = 1;
   const MiserFit ref = miser_fit(x, Y, VectorXd(), MatrixXd(), pb.group_of, pb.cost, one);
   bool armed = false;
   int polls = 0;
   const InterruptCheck spent_in_iteration_1 = [&] {
     if (armed && ++polls == 3) throw TimeUp();
   };
-  const MiserProgress arm = [&](Index t, Index) { armed = t == 1; };
+  const ProgressCallback arm = [&](Index t, Index) { armed = t == 1; };
   const MiserFit mf = miser_fit(x, Y, VectorXd(), MatrixXd(), pb.group_of, pb.cost, mc, spent_in_iteration_1, arm);
   check(mf.partial && polls == 3 && mf.forest.n_trees() == 3 && mf.loss.size() == 2,
         "miser_fit: max_time spent within an iteration keeps the iterations before it", static_cast<double>(mf.forest.n_trees()), 3);
@@ -100,4 +100,43 @@ static void test_miser_time_up_in_iteration(Problem& pb) {
                     mf.forest.left == ref.forest.left && mf.forest.right == ref.forest.right &&
                     mf.paid_by == ref.paid_by && same_values(mf.loss, ref.loss);
   check(same, "miser_fit: the iterations kept are those of a fit of one iteration", 0, 0);
+}
+
+// The record of what is paid (MiserFit::paid_by, paid_cost) with measurements shared by groups: read
+// from the forest's nodes in order (the first split on each group), the groups' costs are the cost of
+// their measurements not needed by a group paid before, computed here by a plain loop over sets; a
+// group never split on costs 0; the path's charges add up to the cost of every measurement used.
+static void test_miser_paid_record(Problem& pb) {
+  // 5 groups over 4 measurements: groups 1 and 3 share measurement 1, groups 2 and 4 measurement 3
+  const std::vector<std::vector<Index>> needs{{0}, {1}, {2, 3}, {1}, {3}};
+  const std::vector<double> mcost{1.0, 4.0, 2.0, 3.0};
+  const Measurements meas(needs, mcost);
+  MiserControl mc;
+  mc.max_steps = 12;
+  mc.depth = 2;
+  mc.lambda = 0.001;
+  const MiserFit mf = miser_fit(pb.x, pb.Y, VectorXd(), MatrixXd(), pb.group_of, meas, mc);
+  std::vector<int> order;
+  for (int j : mf.forest.feature)
+    if (j >= 0 && std::find(order.begin(), order.end(), pb.group_of[j]) == order.end()) order.push_back(pb.group_of[j]);
+  std::vector<bool> paid(mcost.size(), false);
+  bool same = true;
+  double total = 0.0;
+  for (int g : order) {
+    double c = 0.0;
+    for (Index m : needs[g])
+      if (!paid[m]) {
+        c += mcost[m];
+        paid[m] = true;
+      }
+    total += c;
+    same = same && mf.paid_by[g] >= 0 && std::abs(mf.paid_cost[g] - c) < 1e-15;
+  }
+  for (int g = 0; g < 5; ++g)
+    if (std::find(order.begin(), order.end(), g) == order.end()) same = same && mf.paid_by[g] < 0 && mf.paid_cost[g] == 0.0;
+  double recorded = 0.0;
+  for (double c : mf.paid_cost) recorded += c;
+  check(order.size() >= 2 && same, "miser: the paid record against a plain loop over measurement sets",
+        static_cast<double>(order.size()), 2);
+  check(std::abs(recorded - total) < 1e-12, "miser: the paid costs add up to the measurements used", recorded, total);
 }

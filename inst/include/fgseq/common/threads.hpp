@@ -1,12 +1,15 @@
-// Threads of the core. Two mechanisms, each for one shape of work:
-// - parallel_ranges(): one long pass split into one contiguous range per thread (OpenMP when the
-//   compiler has it, else serial): the passes over all rows of x (moments, products, the sample-space
-//   engine). Its threads start at the pass and end with it.
-// - WorkerPool: many short loops (the levels of the Greedy Miser's trees), claimed in chunks by
-//   threads that live as long as the pool (one fit), so that a loop of a few microseconds does not
-//   pay a thread start. A pool of one thread starts none.
-// Both run on the number of threads the fit was given (option fgseq.threads in R); only the calling
-// thread polls the interrupt check and the clock (calling_thread(), SharedCheck).
+// Threads of the core. Two mechanisms, each for one shape of work, and the rule for each:
+// - parallel_ranges(): one long pass (milliseconds and more) split into one contiguous range per
+//   thread: the passes over all rows of x (moments, products, the sample-space engine, the GLM
+//   models). An OpenMP region when the compiler has OpenMP, else std::threads; either way its threads
+//   start at the pass and end with it, a cost that a long pass does not feel.
+// - WorkerPool: many short loops (microseconds: the levels of the Greedy Miser's trees, hundreds per
+//   fit), claimed in chunks by threads that live as long as the pool (one fit), so that a loop does not
+//   pay a thread start, and that end no later than the loop's last chunk (no wait for a descheduled
+//   thread at a barrier). Started at the first loop that has more than one chunk.
+// Both run on the number of threads the fit was given (option fgseq.threads in R), and neither starts a
+// thread when that is 1. Only the calling thread polls the interrupt check and the clock
+// (calling_thread(), SharedCheck).
 #ifndef FGSEQ_COMMON_THREADS_HPP
 #define FGSEQ_COMMON_THREADS_HPP
 
@@ -31,9 +34,16 @@
 
 namespace fgseq {
 
-// Runs body(begin, end) over [0, n) split into `threads` contiguous ranges (OpenMP when available).
-// An exception in any range (an interrupt, say) is rethrown after every thread has finished, never
-// across the parallel region; the other ranges stop at their next check of `failed`.
+// True on the threads the core starts (a WorkerPool's, and parallel_ranges()' without OpenMP).
+inline bool& pool_worker() {
+  thread_local bool worker = false;
+  return worker;
+}
+
+// Runs body(begin, end) over [0, n) split into `threads` contiguous ranges: an OpenMP parallel region
+// when the compiler has OpenMP, else one std::thread per range beside the calling thread, which runs
+// the first. An exception in any range (an interrupt, say) is rethrown after every thread has
+// finished, never across the parallel region; the other ranges stop at their next check of `failed`.
 template <class Body>
 void parallel_ranges(Index n, int threads, const Body& body) {
   threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<Index>(n, 1))));
@@ -42,29 +52,37 @@ void parallel_ranges(Index n, int threads, const Body& body) {
     return;
   }
   std::exception_ptr error = nullptr;
+  std::mutex error_mutex;
   std::atomic<bool> failed(false);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-#endif
-  for (int t = 0; t < threads; ++t) {
+  auto range = [&](int t) {
     const Index begin = n * t / threads, end = n * (t + 1) / threads;
     try {
       if (!failed.load()) body(begin, end);
     } catch (...) {
-#ifdef _OPENMP
-#pragma omp critical(fgseq_error)
-#endif
+      std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
       failed.store(true);
     }
+  };
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) range(t);
+#else
+  std::vector<std::thread> others;
+  int started = 1;
+  try {
+    for (; started < threads; ++started)
+      others.emplace_back([&range, started] {
+        pool_worker() = true;
+        range(started);
+      });
+  } catch (...) {  // no more threads to be had: the calling thread runs the ranges left
   }
+  range(0);
+  for (int t = started; t < threads; ++t) range(t);
+  for (std::thread& th : others) th.join();
+#endif
   if (error) std::rethrow_exception(error);
-}
-
-// True on the threads of a WorkerPool.
-inline bool& pool_worker() {
-  thread_local bool worker = false;
-  return worker;
 }
 
 // True on the thread that called into the core (the only one allowed to poll R's interrupt check).
@@ -87,9 +105,9 @@ inline bool calling_thread() {
 // running chunks are done. The workers never call back into R (calling_thread() is false on them).
 class WorkerPool {
  public:
-  explicit WorkerPool(int threads) {
-    for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work(); });
-  }
+  // The workers start at the first loop of more than one chunk: a pool that only ever runs short loops
+  // (or has one thread) starts none.
+  explicit WorkerPool(int threads) : threads_(std::max(threads, 1)) {}
   ~WorkerPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -105,10 +123,12 @@ class WorkerPool {
   void run(Index n, Index chunk, const Body& body) {
     chunk = std::max<Index>(chunk, 1);
     const Index n_chunks = (n + chunk - 1) / chunk;
-    if (workers_.empty() || n_chunks <= 1) {
+    if (threads_ == 1 || n_chunks <= 1) {
       if (n > 0) body(Index(0), n);
       return;
     }
+    if (workers_.empty())
+      for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
     Loop loop([&](Index begin, Index end) { body(begin, end); }, n, chunk, n_chunks);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -148,6 +168,7 @@ class WorkerPool {
     }
   };
 
+  int threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;

@@ -42,9 +42,6 @@ struct PathControl {
   double max_time = std::numeric_limits<double>::infinity();  // seconds; the path stops when spent
 };
 
-// Told after each step: (steps done, steps at most). The R glue wires a progress bar to it.
-using ProgressCallback = std::function<void(Index, Index)>;
-
 // What a greedy run needs from a model family.
 class SelectionModel {
  public:
@@ -92,15 +89,12 @@ struct Path {
 // the gain itself); one without gain scores 0.
 inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
                         const InterruptCheck& check_interrupt = InterruptCheck(),
-                        const ProgressCallback& progress = ProgressCallback()) {
-  const auto started = std::chrono::steady_clock::now();
+                        const ProgressCallback& progress = ProgressCallback(),
+                        Clock::time_point started = Clock::now()) {
+  const Deadline deadline(ctl.max_time, started);  // max_time counts from `started` (the call of the fit)
   const Index G = model.n_groups();
   if (meas.n_groups() != G) throw std::invalid_argument("greedy_path: the measurements of every group are needed");
-  const Poll poll = [&check_interrupt, started, &ctl] {
-    if (check_interrupt) check_interrupt();
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
-    if (spent.count() >= ctl.max_time) throw TimeUp();
-  };
+  const Poll poll = deadline.poll(check_interrupt);
   model.set_poll(poll);
   std::vector<bool> selected(static_cast<size_t>(G), false);
   PaidMeasurements paid(meas);
@@ -140,8 +134,7 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
   for (Index step = 0; step < max_steps; ++step) {
     if (check_interrupt) check_interrupt();
     if (progress) progress(step, max_steps);
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
-    if (spent.count() >= ctl.max_time) {  // training is anytime too: keep the sequence learned so far
+    if (deadline.passed()) {  // training is anytime too: keep the sequence learned so far
       path.partial = true;
       break;
     }

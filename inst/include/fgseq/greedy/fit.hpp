@@ -38,21 +38,11 @@ struct Services {
 };
 
 namespace detail {
-// max_time counts from the start of the fit: the selection gets what the statistics pass left
-inline Control selection_control(const Control& ctl, Clock::time_point started) {
-  Control c = ctl;
-  c.max_time = ctl.max_time - seconds_since(started);
-  return c;
-}
-
 // The poll of a model's own work before its path (the GLM models' FR columns): R's interrupt check,
 // and TimeUp once max_time, counted from the start of the fit, is spent; the path then stops before
 // its first step and the fit is the null model, marked partial.
 inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_point started) {
-  return [check = svc.check_interrupt, limit = ctl.max_time, started] {
-    if (check) check();
-    if (seconds_since(started) >= limit) throw TimeUp();
-  };
+  return Deadline(ctl.max_time, started).poll(svc.check_interrupt);
 }
 
 // The interrupt check of the linear engines' pass over x (the Gram engine's between chunks of rows,
@@ -77,7 +67,7 @@ inline Eigen::Ref<const MatrixXd> less_offset(const Eigen::Ref<const MatrixXd>& 
 inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, Clock::time_point started,
                           const Services& svc) {
   FitResult out;
-  out.path = greedy_path(model, cost, selection_control(ctl, started), svc.check_interrupt, svc.progress);
+  out.path = greedy_path(model, cost, ctl, svc.check_interrupt, svc.progress, started);  // the fit's clock
   out.converged = model.converged();
   out.null_risk = model.null_risk();
   original_scale(out.path, model.whitening(), model.stats(), model.layout(), out.beta, out.a0);

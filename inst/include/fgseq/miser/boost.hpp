@@ -90,11 +90,13 @@
 namespace fgseq {
 
 struct MiserFit {
-  Forest forest;               // n_iter * P trees; tree t * P + c is class c's tree of iteration t
+  Forest forest;               // max_steps * P trees; tree t * P + c is class c's tree of iteration t
   VectorXd init;               // P starting constants
-  std::vector<double> loss;    // mean training loss after iterations 0..n_iter
+  std::vector<double> loss;    // mean training loss after iterations 0..max_steps
   std::vector<Index> paid_by;  // per group: the tree that first used it (-1: never used)
-  bool partial = false;        // max_time stopped the fit before n_iter iterations
+  std::vector<double> paid_cost;  // per group: the cost of its measurements not paid before that tree
+                                  // (PaidMeasurements::pay(), in the order of the nodes; 0: never used)
+  bool partial = false;        // max_time stopped the fit before max_steps iterations
   double lambda = 0.0;         // the lambda of equation (5) the trees were grown with
 };
 
@@ -157,8 +159,11 @@ inline void keep_trees(MiserFit& fit, Index trees) {
   f.left.resize(nodes);
   f.right.resize(nodes);
   f.value.resize(nodes);
-  for (Index& by : fit.paid_by)
-    if (by >= trees) by = -1;
+  for (size_t g = 0; g < fit.paid_by.size(); ++g)
+    if (fit.paid_by[g] >= trees) {
+      fit.paid_by[g] = -1;
+      fit.paid_cost[g] = 0.0;
+    }
 }
 
 }  // namespace detail
@@ -179,15 +184,15 @@ template <class X>
 MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
                           const MiserControl& ctl, const InterruptCheck& check_interrupt = InterruptCheck(),
-                          const MiserProgress& progress = MiserProgress()) {
-  const auto started = std::chrono::steady_clock::now();
+                          const ProgressCallback& progress = ProgressCallback()) {
+  const auto started = Clock::now();
   const Index n = x.rows(), P = Y.cols();
   if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
   const FamilyOps fam{ctl.family};
   if (!fam.columns_fit(P))
     throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
-  if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.n_iter < 0)
-    throw std::invalid_argument("miser_fit: eta must be positive, lambda and n_iter non-negative");
+  if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.max_steps < 0)
+    throw std::invalid_argument("miser_fit: eta must be positive, lambda and max_steps non-negative");
   const bool weighted = weights.size() > 0;
   if ((weighted && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != P)))
     throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
@@ -198,16 +203,14 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
     throw std::invalid_argument("miser: the exact split search needs a dense x; use the histogram search");
   MiserFit out;
   out.paid_by.assign(static_cast<size_t>(cost.n_groups()), -1);
+  out.paid_cost.assign(static_cast<size_t>(cost.n_groups()), 0.0);
   WorkerPool pool(ctl.split == SplitSearch::Histogram ? ctl.threads : 1);
   std::unique_ptr<SortedColumns> sorted;
   std::unique_ptr<BinnedColumns> binned;
   // The binning (or sorting) of x counts towards max_time, and comes first: the poll checks the clock
   // before it and between the phases of every column; when the time is spent there the fit is the
   // starting score alone, partial, found without n-row buffers.
-  const InterruptCheck poll = [&check_interrupt, started, limit = ctl.max_time] {
-    if (check_interrupt) check_interrupt();
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= limit) throw TimeUp();
-  };
+  const InterruptCheck poll = Deadline(ctl.max_time, started).poll(check_interrupt);
   try {
     poll();
     if (ctl.split == SplitSearch::Exact) {
@@ -239,22 +242,23 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   if (offset.size()) H += offset;
   MatrixXd R = Y - fam.mean(H);  // the first negative gradient
 
-  std::vector<bool> unpaid(cost.cost.size(), true);  // per measurement: phi
+  PaidMeasurements paid(cost);  // phi: the measurements paid by the trees so far
   VectorXd fitted;
-  for (Index t = 0; t < ctl.n_iter; ++t) {
+  for (Index t = 0; t < ctl.max_steps; ++t) {
     // polled before the iteration, and by the trees before they start and before every level: a
     // deadline before or within an iteration abandons it, and the fit keeps the iterations completed
     try {
       poll();
-      if (progress) progress(t, ctl.n_iter);
+      if (progress) progress(t, ctl.max_steps);
       if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
       for (Index k = 0; k < P; ++k) {
-        learner->grow(R.col(k), unpaid, out.forest, fitted, poll);
+        learner->grow(R.col(k), paid, out.forest, fitted, poll);
         H.col(k).noalias() += ctl.eta * fitted;
         const Index tree = out.forest.n_trees() - 1;
         for (int g : learner->groups_used()) {  // Algorithm 1: phi_a <- 0 after the tree
-          if (out.paid_by[static_cast<size_t>(g)] < 0) out.paid_by[static_cast<size_t>(g)] = tree;
-          for (Index m : cost.needs[static_cast<size_t>(g)]) unpaid[static_cast<size_t>(m)] = false;
+          if (out.paid_by[static_cast<size_t>(g)] >= 0) continue;
+          out.paid_by[static_cast<size_t>(g)] = tree;
+          out.paid_cost[static_cast<size_t>(g)] = paid.pay(g);
         }
       }
     } catch (const TimeUp&) {

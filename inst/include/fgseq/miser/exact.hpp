@@ -37,7 +37,7 @@ class ExactTreeLearner : public TreeLearner {
     }
   }
 
-  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+  void grow(const Eigen::Ref<const VectorXd>& r, const PaidMeasurements& paid, Forest& forest,
             VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) override {
     if (poll) poll();
     const Index n = x_.rows(), p = x_.cols();
@@ -88,7 +88,7 @@ class ExactTreeLearner : public TreeLearner {
       std::vector<Index> next;
       std::vector<Index> child(static_cast<size_t>(A), -1);
       for (Index s = 0; s < A; ++s) {
-        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, unpaid);
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, paid);
         if (j < 0) continue;
         split_col[static_cast<size_t>(s)] = static_cast<int>(j);
         const Index l = split_node(active[static_cast<size_t>(s)], static_cast<int>(j), thr_[static_cast<size_t>(s * p + j)]);

@@ -33,8 +33,8 @@ enum class SplitSearch { Exact, Histogram };
 template <>
 struct Names<SplitSearch> {
   static constexpr const char* what = "split search";
-  static constexpr std::pair<SplitSearch, const char*> table[] = {{SplitSearch::Exact, "exact"},
-                                                                  {SplitSearch::Histogram, "histogram"}};
+  static constexpr std::pair<SplitSearch, const char*> table[] = {{SplitSearch::Histogram, "histogram"},
+                                                                  {SplitSearch::Exact, "exact"}};
 };
 
 struct MiserControl {
@@ -42,7 +42,7 @@ struct MiserControl {
   PaidUpdate paid = PaidUpdate::AfterTree;
   SplitSearch split = SplitSearch::Histogram;
   double lambda = 0.0;      // lambda of equation (5): half squared error of the gradient fit per cost unit
-  Index n_iter = 100;       // boosting iterations (one tree each; one tree per class for multinomial)
+  Index max_steps = 100;    // boosting iterations (one tree each; one tree per class for multinomial)
   int depth = 4;            // most splits from the root to a leaf
   double eta = 0.1;         // shrinkage (step size) of each tree
   Index min_node_size = 1;  // fewest training rows in a leaf
@@ -54,9 +54,6 @@ struct MiserControl {
   double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
   double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
 };
-
-// Called with (iterations done, iterations asked) before each iteration.
-using MiserProgress = std::function<void(Index, Index)>;
 
 // Trees as flat arrays. Tree t owns nodes [start[t], start[t + 1]); node 0 of a tree is its root and
 // left/right are node numbers local to the tree. At a leaf feature = -1 and left = right = -1.

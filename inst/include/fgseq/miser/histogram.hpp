@@ -29,7 +29,7 @@ class HistogramTreeLearner : public TreeLearner {
       : TreeLearner(bins.cols(), group_of, meas, ctl, w), bins_(bins), workers_(pool), rows_(static_cast<size_t>(bins.rows())),
         right_(rows_.size()), ordered_(rows_.size()), wordered_(weighted() ? rows_.size() : 0) {}
 
-  void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+  void grow(const Eigen::Ref<const VectorXd>& r, const PaidMeasurements& paid, Forest& forest,
             VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) override {
     if (poll) poll();
     const Index n = bins_.rows(), p = bins_.cols(), m = ctl_.min_node_size;
@@ -55,7 +55,7 @@ class HistogramTreeLearner : public TreeLearner {
       std::vector<std::pair<Index, unsigned>> split_on;  // per split node: its column and last bin going left
       for (Index s = 0; s < A; ++s) {
         const Index v = active[static_cast<size_t>(s)];
-        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, unpaid);
+        const Index j = penalty_.choose(gain_.data() + s * p, p, zero_, paid);
         if (j < 0) {
           release(v);
           continue;

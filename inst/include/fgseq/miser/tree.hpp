@@ -37,14 +37,14 @@ class CostPenalty {
   void start_tree() { used_.assign(meas_.cost.size(), false); }
 
   // phi_a c_a of column j, as the update rule has it at this point of the tree: the total cost of the
-  // measurements of j's group that no earlier tree has paid (unpaid, one flag per measurement) and,
+  // measurements of j's group that no earlier tree has paid (the fit's record of what is paid) and,
   // with PaidUpdate::WithinTree, that no earlier split of this tree has used. The one place a split's
   // cost is read: every split search calls it.
-  double charge(Index j, const std::vector<bool>& unpaid) const {
+  double charge(Index j, const PaidMeasurements& paid) const {
     double c = 0.0;
     for (Index m : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(j)])]) {
       const size_t k = static_cast<size_t>(m);
-      if (unpaid[k] && !(ctl_.paid == PaidUpdate::WithinTree && used_[k])) c += meas_.cost[k];
+      if (!paid.paid(m) && !(ctl_.paid == PaidUpdate::WithinTree && used_[k])) c += meas_.cost[k];
     }
     return c;
   }
@@ -52,15 +52,15 @@ class CostPenalty {
   // The column of largest penalized gain gains[j] - lambda * charge(j) among those with gains[j] > zero,
   // the first of those within a relative tie_tol of the best; -1 when no penalized gain is positive.
   // Marks the measurements of the column's group as used by this tree.
-  Index choose(const double* gains, Index p, double zero, const std::vector<bool>& unpaid) {
+  Index choose(const double* gains, Index p, double zero, const PaidMeasurements& paid) {
     double best = -std::numeric_limits<double>::infinity();
     for (Index j = 0; j < p; ++j)
-      if (gains[j] > zero) best = std::max(best, gains[j] - ctl_.lambda * charge(j, unpaid));
+      if (gains[j] > zero) best = std::max(best, gains[j] - ctl_.lambda * charge(j, paid));
     if (!(best > 0.0)) return -1;
     const double tie = best - ctl_.tie_tol * std::abs(best);
     Index chosen = -1;
     for (Index j = 0; j < p && chosen < 0; ++j)
-      if (gains[j] > zero && gains[j] - ctl_.lambda * charge(j, unpaid) >= tie) chosen = j;
+      if (gains[j] > zero && gains[j] - ctl_.lambda * charge(j, paid) >= tie) chosen = j;
     for (Index mm : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])])
       used_[static_cast<size_t>(mm)] = true;
     return chosen;
@@ -85,11 +85,11 @@ class TreeLearner {
   }
   virtual ~TreeLearner() = default;
 
-  // Grows the tree on r with unpaid[m] true for every measurement m not paid by an earlier tree,
+  // Grows the tree on r with `paid` holding the measurements paid by earlier trees,
   // appends it to `forest` and writes its output (leaf value, before eta) for every training row to
   // `fitted`. poll (an interrupt check, a clock) runs before the tree and before each level; when it
   // throws, the tree is abandoned and `forest` is unchanged.
-  virtual void grow(const Eigen::Ref<const VectorXd>& r, const std::vector<bool>& unpaid, Forest& forest,
+  virtual void grow(const Eigen::Ref<const VectorXd>& r, const PaidMeasurements& paid, Forest& forest,
                     VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) = 0;
 
   // Groups split on by the last grown tree.
