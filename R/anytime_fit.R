@@ -56,7 +56,7 @@ step_groups <- function(object) {
   groups <- lapply(steps, function(k) gs$group[gs$step == k])
   seen <- character(0)
   measurements <- lapply(groups, function(g) {
-    new <- setdiff(unique(unlist(object$needs[g], use.names = FALSE)), seen)
+    new <- setdiff(as.character(unlist(object$needs[g], use.names = FALSE)), seen)
     seen <<- c(seen, new)
     new
   })
