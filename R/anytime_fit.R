@@ -89,12 +89,18 @@ new_anytime_fit <- function(fields, class) {
   structure(fields, class = c(class, "anytime_fit"))
 }
 
+# The one clock of the R side: seconds since the epoch. A verb reads it once at its call (`started`);
+# max_time counts from there, in R (timed_control()) and in the workers of a chunked fit, other
+# processes that compare it with the fit's deadline, started + max_time. (The core keeps its own
+# monotonic clock, which starts at the core's call with what is left of max_time.)
+now <- function() as.numeric(Sys.time())
+
 # max_time counts from the call of a verb: the options the core gets when the R side has worked since
-# `started` (proc.time()[["elapsed"]] at the call) hold what is left of it.
+# `started` (now() at the call) hold what is left of it.
 timed_control <- function(control, started, spent = FALSE) {
   # spent: the sweep of x found the time spent (x left unread); the core then reads none of x, whatever
   # its own clock says of the millisecond left
-  control$max_time <- if (spent) 0 else control$max_time - (proc.time()[["elapsed"]] - started)
+  control$max_time <- if (spent) 0 else control$max_time - (now() - started)
   control
 }
 

@@ -94,7 +94,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
                                criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("exact", "quadratic"),
                                max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                                needs = NULL, ...) {
-  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the pass over the chunks included
+  started <- now()  # max_time counts from the call, the pass over the chunks included
   check_dots(...)
   call <- match.call()
   method <- check_method(method)
@@ -105,7 +105,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial
     max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
-    deadline <- as.numeric(Sys.time()) + max_time - (proc.time()[["elapsed"]] - started)
+    deadline <- started + max_time
     stats <- map_chunks(x$items, x$get, group, deadline)
     return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
                      cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = c_min,
@@ -165,7 +165,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   rm(first)
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
-  deadline <- as.numeric(Sys.time()) + control$max_time - (proc.time()[["elapsed"]] - started)
+  deadline <- started + control$max_time
   mom <- map_reduce_chunks(chunks$items, chunks$get, moments_part(names_x, family, gram_backend(), deadline), add_parts)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
@@ -180,7 +180,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   null_model <- .fit_path(NULL, matrix(rows[[1L]]), rows[[2L]], if (mom$offsets > 0) matrix(rows[[3L]]) else matrix(0, 0, 0),
                     match(group, labels) - 1L, length(labels), measurement_index(meas, labels), family,
                     control, NULL)
-  if (mom$late > 0 || proc.time()[["elapsed"]] - started >= control$max_time) {
+  if (mom$late > 0 || now() - started >= control$max_time) {
     # max_time was spent in the pass: the null model, marked partial (it reads no column of x)
     return(finish_fit(null_model, names_x = names_x, group = group, meas = meas, control = control,
                       method = control$method, family = family, response = response, has_offset = mom$offsets > 0,
@@ -223,7 +223,7 @@ moments_part <- function(names_x, family, gram, deadline) {
   force(deadline)
   function(chunk, i) {
     in_chunk(i, {
-      on_time <- as.numeric(Sys.time()) < deadline
+      on_time <- now() < deadline
       ch <- check_chunk(chunk, i, read_x = on_time)
       if (!identical(ch$names, names_x)) {
         abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")

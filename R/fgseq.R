@@ -315,7 +315,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                           engine = c("auto", "gram", "sample"), needs = NULL, cost_unit = NULL,
                           ...) {
-  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the input checks included
+  started <- now()  # max_time counts from the call, the input checks included
   check_dots(...)
   call <- match.call()
   call[[1L]] <- quote(fgseq)
@@ -331,18 +331,18 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
 # assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
 # one; `baseline` then describes the method that chose it (see new_fgseq()). `started`: the time of
-# the call (proc.time()[["elapsed"]]), from which max_time counts.
+# the call (now()), from which max_time counts.
 fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
                          criterion = "whitened",
                          cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
-                         call = NULL, started = proc.time()[["elapsed"]]) {
+                         call = NULL, started = now()) {
   force(started)
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
   # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass
-  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))
+  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
   x <- scan$x
   n <- nrow(x)
   response <- check_response(y, family, n)

@@ -270,7 +270,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
                           progress = FALSE, weights = NULL, offset = NULL, ..., n_trees, lambda) {
-  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the input checks included
+  started <- now()  # max_time counts from the call, the input checks included
   check_dots(...)
   check_group_cost_order(sys.call(), group, missing(cost), "miser")
   if (!missing(n_trees)) max_steps <- renamed_argument(n_trees, "n_trees", "max_steps", missing(max_steps))
@@ -285,7 +285,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   # the sweep over a dense x counts towards max_time: when it is spent there, x is left unread and the
   # fit is the starting score alone (the core checks the clock before it reads x)
-  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (proc.time()[["elapsed"]] - started))
+  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
   x <- scan$x
   n <- nrow(x)
   family <- check_family(family, "miser")

@@ -128,7 +128,7 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # without future.apply); each worker reads its chunks one at a time, keeps a running sum of their
 # statistics and returns only that sum, so one p x p matrix per worker travels back, whatever the
 # number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
-# With a `deadline` (a time in seconds since the epoch, as.numeric(Sys.time()); a fit's max_time), a
+# With a `deadline` (a time in seconds since the epoch on the clock now(); a fit's started + max_time), a
 # chunk started after it adds the moments of its y alone (its x is not read): the sum is then of y
 # alone (class "fgseq_y_stats", 0 columns of moments, the names and groups of the columns), from which
 # the fit is the null model, marked partial (fit_stats()).
@@ -151,7 +151,7 @@ chunk_stats <- function(group, deadline = Inf) {
                         "(a Gaussian fit with an offset is the fit of y - offset) and add it to the predictions.",
                         class = "chunk_offset"))
     }
-    if (as.numeric(Sys.time()) < deadline) {
+    if (now() < deadline) {
       return(in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights)))
     }
     in_chunk(i, {
@@ -312,7 +312,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
                               criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                               max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, needs = NULL,
                               ...) {
-  started <- proc.time()[["elapsed"]]  # max_time counts from the call, the checks of the statistics included
+  started <- now()  # max_time counts from the call, the checks of the statistics included
   check_dots(...)
   fit_stats(x, cost = cost, method = method, lambda = lambda, criterion = criterion, cost_sensitive = cost_sensitive,
             max_cost = max_cost, max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
