@@ -101,10 +101,10 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
   fr_gain <- check_choice(fr_gain, core_choices("fr_gain"), "fr_gain")
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   if (family_def(family)$linear) {
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial
-    max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
     deadline <- started + max_time
     stats <- map_chunks(x$items, x$get, group, deadline)
     return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,

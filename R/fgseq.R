@@ -340,6 +340,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                          call = NULL, started = now()) {
   force(started)
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  criterion <- check_criterion(criterion)
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
   # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass
   scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
@@ -466,15 +467,15 @@ check_criterion <- function(criterion) check_choice(criterion, core_choices("cri
 check_method <- function(method) check_choice(method, core_choices("method"), "method")
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
+# `method`, `criterion`, `fr_gain`, `engine` and `max_time` come checked by the verb, where they enter.
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
                         order = integer(0), engine = "gram") {
-  list(method = method, criterion = check_criterion(criterion), fr_gain = fr_gain,
+  list(method = method, criterion = criterion, fr_gain = fr_gain,
        cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_number(lambda, "lambda", lower = 0),
        max_steps = check_max_steps(max_steps),
        max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
-       max_time = check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE),
-       order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads(),
+       max_time = max_time, order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads(),
        screen = fit_screen())
 }
 

@@ -314,6 +314,9 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
                               ...) {
   started <- now()  # max_time counts from the call, the checks of the statistics included
   check_dots(...)
+  method <- check_method(method)
+  criterion <- check_criterion(criterion)
+  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   fit_stats(x, cost = cost, method = method, lambda = lambda, criterion = criterion, cost_sensitive = cost_sensitive,
             max_cost = max_cost, max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
             needs = needs, call = match.call(), started = started)
@@ -329,7 +332,6 @@ fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_co
   if (!(sqrt(x$yy / x$weight_sum) > 1e-13 * abs(x$y_mean))) {
     abort("`y` is constant over all the rows of the statistics; there is nothing to explain.")
   }
-  method <- check_method(method)
   labels <- unique(x$group)
   meas <- group_measurements(cost, needs, labels)
   control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
