@@ -9,7 +9,7 @@
 //   thread at a barrier). Started at the first loop that has more than one chunk.
 // Both run on the number of threads the fit was given (option fgseq.threads in R), and neither starts a
 // thread when that is 1. Only the calling thread polls the interrupt check and the clock
-// (calling_thread(), SharedCheck).
+// (calling_thread(), SharedCheck). bench/bench-threads.R times each on its work at 1 and 2 threads.
 #ifndef FGSEQ_COMMON_THREADS_HPP
 #define FGSEQ_COMMON_THREADS_HPP
 
