@@ -49,14 +49,16 @@ paid_groups <- function(object) UseMethod("paid_groups")
 predictor_model <- function(fit) UseMethod("predictor_model")
 
 # The groups and the measurements each step pays first: a data frame of steps 0..K with list columns
-# `groups` and `measurements` (character vectors; empty at step 0 and at steps that pay nothing).
+# `groups` and `measurements` (character vectors; empty at steps that pay nothing; at step 0 the
+# measurements of a formula's offset, `offset_needs`, when the fit has them).
 step_groups <- function(object) {
   gs <- paid_groups(object)
   steps <- object$path$step
   groups <- lapply(steps, function(k) gs$group[gs$step == k])
   seen <- character(0)
-  measurements <- lapply(groups, function(g) {
-    new <- setdiff(as.character(unlist(object$needs[g], use.names = FALSE)), seen)
+  measurements <- lapply(seq_along(steps), function(i) {
+    needed <- c(if (i == 1L) as.character(object$offset_needs), unlist(object$needs[groups[[i]]], use.names = FALSE))
+    new <- setdiff(as.character(needed), seen)
     seen <<- c(seen, new)
     new
   })
