@@ -15,8 +15,9 @@
 #' * Doubling is near-optimal at every budget `B > c_min`, against the best set of cost `B / 4`: it
 #'   explains at least `1 - exp(-g^2 / (1 + g))` times what that set explains, `g` the submodularity
 #'   ratio of `F`, on data where every step has a candidate no dearer than the cost so far (Theorem 4.3).
-#'   No fixed sequence can approximate the best prediction at every budget within a constant factor
-#'   against sets of cost above `B / 4` (Theorem 4.1), so the cost factor 4 cannot be improved.
+#'   In general no fixed sequence can approximate the best prediction at every budget within a constant
+#'   factor against sets of cost above `B / 4` (Theorem 4.1 gives data where none can), so the cost
+#'   factor 4 cannot be improved.
 #' * With measurements shared between groups (`needs`), costs no longer add up: the bound of Theorem 3.2
 #'   holds with `K` multiplied by at most `d`, the most groups of the competing set that share one
 #'   measurement, and Theorem 4.3 is not proved. See the section Measurement costs of [fgseq()].
