@@ -65,6 +65,9 @@
 #'   reported in `timeliness`.
 #' @param stop_cost `NULL` (see above) or a positive number in cost units: the stopping cost `B`.
 #' @param progress Logical: show a progress bar (through the cli package), advanced once per `lambda`.
+#' @param keep_data Logical: whether the fits on all data (`fgseq.fit`) keep the training data (`TRUE`,
+#'   the default: each holds `x`, `y` and the model frame, see the section Training data kept of
+#'   [fgseq()]) or are lean (`FALSE`); the folds use the data either way.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights, as for [fgseq()]:
 #'   each fold is fitted with the weights of its training rows and its held-out metric is weighted by
 #'   those of its test rows (see `weights` of [anytime_curve()]; not with `metric = "ndcg"`). For the
@@ -129,8 +132,9 @@ cv_fgseq <- function(x, ...) UseMethod("cv_fgseq")
 cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nlambda = 15, nfolds = 10,
                              foldid = NULL, metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
                              interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE,
-                             weights = NULL, offset = NULL, ...) {
+                             weights = NULL, offset = NULL, keep_data = TRUE, ...) {
   check_dots(..., forwarded = cv_forwarded())
+  keep_data <- check_flag(keep_data, "keep_data")
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
   x <- check_x(x)
@@ -226,13 +230,14 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   chosen <- budget_choice(out, "lambda.1se")
   out$budget.min <- chosen[["min"]]
   out$budget.1se <- chosen[["1se"]]
+  if (!keep_data) out$fgseq.fit <- lapply(out$fgseq.fit, lean_fit)  # after the folds, which use the data
   out
 }
 
 # The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets
 # (the data, the ridge constant) or splits between the folds (the observation weights and offsets).
 cv_forwarded <- function() {
-  setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "..."))
+  setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "keep_data", "..."))
 }
 
 # The best position of `cvm` ("min") and, among the positions `among` (an order of preference: the

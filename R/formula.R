@@ -116,7 +116,7 @@ with_formula <- function(fit, design, call, generic) {
   fit$xlevels <- design$xlevels
   fit$contrasts <- design$contrasts
   fit$na.action <- design$na.action
-  fit$model <- design$model
+  if (!isFALSE(fit$keep_data)) fit$model <- design$model  # keep_data = FALSE: no model frame (lean.R)
   fit
 }
 
@@ -167,10 +167,7 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
 # The training design of a fit, as new_design() returns it: the x, offset and weights the fit was made
 # from; with na.action = na.exclude, `rows` maps them back to every row of the training data.
 training_design <- function(object) {
-  if (is.null(object[["x"]])) {
-    abort("this fit holds no training data (it was made from chunks or sufficient statistics): give new ",
-          "observations (`newx`) instead.", class = "no_data")
-  }
+  if (is.null(object[["x"]])) no_training_data(object)
   out <- list(x = object[["x"]], offset = object[["offset"]], rows = NULL, n = nrow(object[["x"]]))
   omit <- object$na.action
   if (inherits(omit, "exclude")) {

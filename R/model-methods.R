@@ -17,6 +17,7 @@ training_fit <- function(object, budget = NULL, step = NULL) {
   k <- one_step(object, budget, step)
   mu <- training_means(object, k)
   y <- object[["y"]]
+  if (is.null(y)) no_training_data(object)
   n <- NROW(y)
   w <- object[["weights"]]
   if (is.null(w)) w <- rep(1, n)
