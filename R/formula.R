@@ -218,6 +218,9 @@ pad_rows <- function(out, design) {
 #'   can still be predicted (as the reference level).
 #' @export
 fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  if (!missing(data) && inherits(data, "fgseq_chunks")) {
+    return(fgseq_formula_chunks(x, data, cost, needs, match.call(), ...))  # chunks-formula.R
+  }
   check_dots(..., forwarded = formula_forwarded(fgseq.default))
   d <- model_design(match.call(), parent.frame())
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
