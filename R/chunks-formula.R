@@ -181,6 +181,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   }
   weights <- call$weights
   offset <- call$offset
+  if (is.null(template)) template <- data$template  # dbi_chunks(template = )
   vars_of <- function(df) intersect(all.vars(stats::terms(formula, data = df)), names(df))
   if (is.null(template)) {
     # the first pass: the types and levels of the model variables over every chunk
@@ -198,6 +199,12 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
     if (!is.data.frame(template)) {
       abort("`template` must be a data frame with the model variables' types and factor levels (for example ",
             "the first rows of the data).", class = "formula")
+    }
+    absent <- setdiff(all.vars(formula), c(".", names(template)))
+    absent <- absent[!vapply(absent, exists, logical(1), envir = environment(formula) %||% globalenv())]
+    if (length(absent)) {
+      abort("`template` lacks the model variable(s) ", paste(absent, collapse = ", "), ": give it every column ",
+            "the formula uses (a `.` in the formula stands for the template's columns).", class = "formula")
     }
     vars <- vars_of(template)
     data_names <- names(template)
