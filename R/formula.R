@@ -23,8 +23,8 @@ model_design <- function(call, env) {
   if (!inherits(formula, "formula")) {
     abort("`", form, "` must be a model formula such as y ~ a + b.", class = "formula")
   }
-  if (is.null(args$data)) abort("`data` must be given with the formula interface.", class = "formula")
-  data <- eval(args$data, env)
+  # without `data`, the formula's variables from its environment, as glm() reads them (conventions.R)
+  data <- if (is.null(args$data)) formula_env_data(formula, environment(formula) %||% env, form) else eval(args$data, env)
   if (!is.data.frame(data)) abort("`data` must be a data frame holding the variables of the formula.", class = "formula")
   n <- nrow(data)
   fenv <- environment(formula)
@@ -332,6 +332,7 @@ response_from_newdata <- function(object, newdata) {
 #'   or [stats::na.exclude()].
 #' @export
 cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_glmnet_names(...)
   check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))

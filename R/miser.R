@@ -473,7 +473,7 @@ predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
-  if (!is.null(req$needs)) return(req$needs)
+  if (!is.null(req$answer)) return(req$answer)
   predict_request(object, req)
 }
 

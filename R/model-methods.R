@@ -106,7 +106,8 @@ fitted.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
 residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "working", "response"), ...,
                                   budget = NULL, step = NULL) {
   check_dots(...)
-  type <- check_choice(type, c("deviance", "pearson", "working", "response"), "type")
+  type <- check_choice(match_type(type, c("deviance", "pearson", "working", "response")),
+                       c("deviance", "pearson", "working", "response"), "type")
   f <- training_fit(object, budget, step)
   r <- f$y - f$mu
   fam <- f$family$stats
