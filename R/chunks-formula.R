@@ -219,10 +219,8 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   environment(formula) <- environment(formula) %||% parent.frame()
   design <- chunk_design(formula, tmpl, sig, data_names)
   meas <- formula_measurements(cost, needs, design$variables, design$data_names)
-  convert <- chunk_converter(design, sig, weights, offset)
-  get <- data$get
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
-                           get = function(it) convert(if (is.null(get)) it$item else get(it$item), it$i),
+                           get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
                            n = data$n, source = data$source, read = data$read),
                       class = "fgseq_chunks")
   fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas$measurement_cost, needs = meas$needs,
@@ -232,6 +230,15 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
     fit$responses <- design$response_levels[2L]
   }
   with_formula(fit, c(design[c("terms", "xlevels", "contrasts")], list(na.action = NULL, model = NULL)), call, "fgseq")
+}
+
+# The function reading a chunk of the fit (an item list(item, i)): the data frame read by `get` (NULL:
+# the item is the data frame), turned into its numeric chunk by `convert`. Built here so that what
+# travels to the workers holds these two functions only.
+design_reader <- function(get, convert) {
+  force(get)
+  force(convert)
+  function(it) convert(if (is.null(get)) it$item else get(it$item), it$i)
 }
 
 # A chunk's part of the first pass: the signature of its model variables and its number.
