@@ -11,8 +11,10 @@
 # The fields that hold training data, each of a size proportional to the number of rows.
 training_fields <- c("x", "y", "weights", "offset", "model")
 
-# `fit` without its training data, marked `keep_data = FALSE`. The fit's `nobs` stays.
+# `fit` without its training data, marked `keep_data = FALSE`. The fit's `nobs` stays, and nobs() of
+# a fit with weights (the rows of positive weight) is kept as `nobs_positive`.
 lean_fit <- function(fit) {
+  if (!is.null(fit[["weights"]])) fit$nobs_positive <- sum(fit[["weights"]] != 0)
   fit[names(fit) %in% training_fields] <- NULL
   fit$keep_data <- FALSE
   fit

@@ -186,7 +186,7 @@ logLik.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 nobs.anytime_fit <- function(object, ...) {
   check_dots(...)
   w <- object[["weights"]]
-  if (is.null(w)) object$nobs else sum(w != 0)
+  if (is.null(w)) object$nobs_positive %||% object$nobs else sum(w != 0)  # nobs_positive: lean fits (lean.R)
 }
 
 #' @rdname nobs.fgseq

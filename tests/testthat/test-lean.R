@@ -74,5 +74,7 @@ test_that("methods that need the training data stop on a lean fit, saying how to
   m_lean <- miser(diagnosis ~ ., data = heart, cost = heart_cost, max_steps = 5, keep_data = FALSE)
   expect_error(residuals(m_lean), class = "fgseq_error_no_data")
   x <- model.matrix(diagnosis ~ ., heart)[, -1]
+  w <- rep(c(0, 1, 2), length.out = nrow(x))
+  expect_identical(nobs(fgseq(x, heart$diagnosis, weights = w, keep_data = FALSE)), sum(w != 0))
   expect_error(fgseq(x, heart$diagnosis, keep_data = NA), class = "fgseq_error_input")
 })
