@@ -117,6 +117,10 @@ signature_frame <- function(sig) {
 chunk_design <- function(formula, tmpl, sig, data_names) {
   mt <- stats::terms(formula, data = tmpl)
   if (attr(mt, "response") == 0L) abort("the formula must have a response, as in y ~ .", class = "formula")
+  if (attr(mt, "intercept") == 0L) {
+    abort("the formula removes the intercept (`- 1` or `+ 0`), which a fit cannot honour (the intercept is ",
+          "always fitted, unpenalized): remove `- 1` (or `+ 0`).", class = "formula")
+  }
   labels <- attr(mt, "term.labels")
   if (!length(labels)) abort("the formula must have at least one term on its right-hand side.", class = "formula")
   frame <- stats::model.frame(mt, tmpl, drop.unused.levels = FALSE, na.action = stats::na.pass)

@@ -86,6 +86,7 @@ test_that("a chunk with an unknown level or another type is a classed error nami
   holed[[1]]$age[2] <- NA
   expect_error(fgseq(diagnosis ~ age + thal, data = fgseq_chunks(holed)), class = "fgseq_error_na")
   expect_error(fgseq(diagnosis ~ age, data = fgseq_chunks(pieces), subset = age > 50), class = "fgseq_error_formula")
+  expect_error(fgseq(diagnosis ~ age - 1, data = fgseq_chunks(pieces)), class = "fgseq_error_formula")
   expect_error(fgseq(diagnosis ~ age + visits, data = fgseq_chunks(pieces), template = heart[0, ]),
                class = "fgseq_error_formula")
   expect_error(fgseq(diagnosis ~ age, data = fgseq_chunks(pieces), template = as.matrix(heart)),
