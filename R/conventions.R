@@ -107,7 +107,7 @@ label_paths <- function(at, beta, col) {
 #' row per `lambda` of the grid with its cross-validated timeliness, and `glance()` one row with the
 #' choices; for a `miser` fit, `tidy()` gives its path (one row per boosting iteration) or its trees (one
 #' row per node), and `glance()` one row describing the fit. [augment()][tidy.fgseq] of a Miser fit is
-#' that of fgseq fits.
+#' documented with that of fgseq fits.
 #'
 #' @param x A [cv_fgseq()] or [miser()] fit.
 #' @param what For `tidy()` of a Miser fit: `"steps"` (the path) or `"trees"` (the nodes of the trees,
@@ -178,6 +178,15 @@ glance.miser <- function(x, ...) {
              logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
              AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
              BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE)
+}
+
+#' @rdname tidy.fgseq
+#' @method augment miser
+#' @export
+augment.miser <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"), ...,
+                          budget = NULL, step = NULL) {
+  augment.fgseq(x, data = data, newdata = newdata, newx = newx, type.predict = type.predict, ..., budget = budget,
+                step = step)
 }
 
 #' Log-likelihood of a Greedy Miser fit

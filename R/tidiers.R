@@ -19,7 +19,8 @@ generics::augment
 #' (`what = "steps"`); `glance()` one row describing the fit; `augment()` the data with the fitted
 #' values (and residuals, on the training data) of one step.
 #'
-#' @param x A fit of [fgseq()] or [sparse_sequence()].
+#' @param x A fit of [fgseq()] or [sparse_sequence()]; for `augment()` also of [miser()] (whose
+#'   `tidy()` and `glance()` are [tidy.miser()] and [glance.miser()]).
 #' @param what For `tidy()`: `"coefficients"` (one row per step and coefficient) or `"steps"` (one row
 #'   per step: the path).
 #' @param budget,step The steps to report (as for [coef.fgseq()]; by default every step for `tidy()`,

@@ -95,6 +95,13 @@ test_that("tidy(), glance() and logLik() of Miser fits equal the path and glm()'
   n <- nrow(heart)
   expect_equal(as.numeric(logLik(g)), -n / 2 * (log(2 * pi * sum(r^2) / n) + 1), tolerance = 1e-12)
   expect_error(tidy(trees, what = "splits"), class = "fgseq_error_input")
+  # augment(): the link by default, as for fgseq fits; response residuals on the training rows
+  au <- augment(trees)
+  expect_equal(au$.fitted, unname(predict(trees, type = "link")[, nrow(trees$path)]))
+  expect_equal(augment(trees, type.predict = "response")$.fitted, unname(mu))
+  expect_equal(au$.resid, unname(y - mu))
+  expect_equal(augment(trees, newdata = heart[1:4, ], step = 3)$.fitted,
+               unname(predict(trees, newdata = heart[1:4, ], step = 3)[, 1]))
 })
 
 test_that("augment() defaults to the link, as broom's augment() of glm fits", {
