@@ -222,6 +222,11 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   tmpl <- signature_frame(sig)
   environment(formula) <- environment(formula) %||% parent.frame()
   design <- chunk_design(formula, tmpl, sig, data_names)
+  levels <- design$response_levels
+  if (check_family(family, "chunks") == "binomial" && !is.null(levels) && length(levels) != 2L) {
+    abort("the response has ", length(levels), " levels (", paste(utils::head(levels, 5), collapse = ", "), "); ",
+          "family = \"binomial\" needs two.", class = "input")
+  }
   meas <- formula_measurements(cost, needs, design$variables, design$data_names)
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),

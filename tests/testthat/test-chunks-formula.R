@@ -62,6 +62,22 @@ test_that("chunked formula fits read text as the template's factors and take wei
   expect_same_fit(b2, a2)
 })
 
+test_that("offsets from the chunks: offset() terms and the offset argument, as in memory", {
+  d <- heart
+  d$visits <- as.numeric(d$ca)
+  d$days <- rep(c(1, 2, 4), length.out = nrow(d))
+  a <- fgseq(visits ~ age + cp + thal + offset(log(days)), data = d, family = "poisson", offset = 0.1 * sex,
+             lambda = 1e-3)
+  b <- fgseq(visits ~ age + cp + thal + offset(log(days)), data = fgseq_chunks(heart_pieces(d)),
+             family = "poisson", offset = 0.1 * sex, lambda = 1e-3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-8)
+  expect_equal(b$a0, a$a0, tolerance = 1e-8)
+  new <- d[1:4, ]
+  expect_equal(predict(b, newdata = new, type = "response"), predict(a, newdata = new, type = "response"),
+               tolerance = 1e-8)
+})
+
 test_that("a chunk with an unknown level or another type is a classed error naming chunk and variable", {
   pieces <- heart_pieces()
   odd <- pieces
@@ -86,6 +102,9 @@ test_that("a chunk with an unknown level or another type is a classed error nami
   holed[[1]]$age[2] <- NA
   expect_error(fgseq(diagnosis ~ age + thal, data = fgseq_chunks(holed)), class = "fgseq_error_na")
   expect_error(fgseq(diagnosis ~ age, data = fgseq_chunks(pieces), subset = age > 50), class = "fgseq_error_formula")
+  three <- lapply(pieces, function(p) transform(p, cp3 = factor(as.character(cp))))
+  expect_error(fgseq(cp3 ~ age, data = fgseq_chunks(three), family = "binomial"), "needs two",
+               class = "fgseq_error_input")
   expect_error(fgseq(diagnosis ~ age - 1, data = fgseq_chunks(pieces)), class = "fgseq_error_formula")
   expect_error(fgseq(diagnosis ~ age + visits, data = fgseq_chunks(pieces), template = heart[0, ]),
                class = "fgseq_error_formula")
