@@ -48,6 +48,14 @@
 #' predict(chunked, newdata = heart[1:3, ], budget = 20, type = "response")
 NULL
 
+#' @name fgseq
+#' @rdname fgseq
+#' @details The formula method also fits data in chunks of data frames: `data` may be
+#'   [fgseq_chunks()] of data frames or [dbi_chunks()] (a database table), with an optional `template`
+#'   (a data frame fixing the types and factor levels); see the section Formula fits from chunks of
+#'   data frames of [fgseq_chunks()].
+NULL
+
 # The type of a model variable, as the design reads it: numeric (integer or double), logical, factor
 # (or ordered), character; anything else is "other" (a matrix column, a date, ...), kept as it is.
 variable_type <- function(v) {

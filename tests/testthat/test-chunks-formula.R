@@ -35,6 +35,14 @@ test_that("chunked formula fits equal in-memory formula fits on heart (factors, 
     expect_equal(predict(b, newdata = new, type = "response"), predict(a, newdata = new, type = "response"),
                  tolerance = 1e-8)
   }
+  # rows whose tests are not back, predicted by the longest prefix they have, as in memory
+  partial <- d[c(5, 50, 150), ]
+  partial$thal[1] <- NA
+  partial$chol[2] <- NA
+  pb <- predict(b, newdata = partial, missing = "prefix", budget = 200)
+  pa <- predict(a, newdata = partial, missing = "prefix", budget = 200)
+  expect_equal(pb, pa, tolerance = 1e-8)
+  expect_identical(attr(pb, "step"), attr(pa, "step"))
   # the binomial fit names its classes as the in-memory fit does (a logical response)
   expect_identical(b$classes, a$classes)
   # the last step of the gaussian fit from chunks is lm() on every term
