@@ -46,7 +46,8 @@
 #'   chunks <- dbi_chunks(function() DBI::dbConnect(RSQLite::SQLite(), path), "heart", n_chunks = 3,
 #'                        key = "id", template = heart[0, ])
 #'   fit <- fgseq(diagnosis ~ ., data = chunks, cost = heart_cost, family = "binomial")
-#'   identical(fit$sequence, fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")$sequence)
+#'   in_memory <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+#'   print(identical(fit$sequence, in_memory$sequence))
 #'   unlink(path)
 #' }
 #' @export

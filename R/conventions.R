@@ -82,11 +82,8 @@ formula_env_data <- function(formula, env, form) {
 # ---- colours of many lines ----------------------------------------------------------------------
 
 # `n` distinct colours for the coefficient paths (matplot() would repeat its 6 colours): a qualitative
-# HCL palette, as many hues as lines.
-path_colours <- function(n) {
-  if (n <= 8L) grDevices::hcl.colors(max(n, 1L), "Dark 3")[seq_len(n)] else
-    grDevices::hcl.colors(n, "Dynamic")
-}
+# HCL palette (equal chroma and luminance), as many hues as lines.
+path_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")[seq_len(n)]
 
 # The label of each path at its right end (glmnet's plot(label = TRUE)): the column names of `beta`
 # written beside the last coefficient, in each path's colour.

@@ -334,7 +334,7 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' plot(fit, log = "x", cost_unit = "CAD", labels = TRUE)
 #' plot(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"), add = TRUE, col = 2)
-#' plot(fit, what = "coef", log = "x")
+#' plot(fit, what = "coef", log = "x", labels = TRUE)
 #' train <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
 #' plot(train, newdata = heart[201:303, ], metric = "accuracy")
 #' @rdname plot.fgseq
