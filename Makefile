@@ -25,8 +25,10 @@ CHECKDIR := $(PKG).Rcheck
 DEMO_DIR ?= demo-output
 BENCH_N ?=
 
-# Without pandoc the vignette cannot be built: build and check without it then.
-HAVE_PANDOC := $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
+# Without pandoc the vignette cannot be built: build and check without it then. Recursively expanded
+# (=, not :=): the test runs when the check recipe runs, after make deps has installed pandoc, not when
+# make reads this file.
+HAVE_PANDOC = $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 

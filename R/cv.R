@@ -65,6 +65,11 @@
 #'   reported in `timeliness`.
 #' @param stop_cost `NULL` (see above) or a positive number in cost units: the stopping cost `B`.
 #' @param progress Logical: show a progress bar (through the cli package), advanced once per `lambda`.
+#'   By default only in an interactive session: quiet in batch runs (`Rscript`, `R CMD BATCH`) unless
+#'   `progress = TRUE`.
+#' @param keep_data Logical: whether the fits on all data (`fgseq.fit`) keep the training data (`TRUE`,
+#'   the default: each holds `x`, `y` and the model frame, see the section Training data kept of
+#'   [fgseq()]) or are lean (`FALSE`); the folds use the data either way.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights, as for [fgseq()]:
 #'   each fold is fitted with the weights of its training rows and its held-out metric is weighted by
 #'   those of its test rows (see `weights` of [anytime_curve()]; not with `metric = "ndcg"`). For the
@@ -128,9 +133,11 @@ cv_fgseq <- function(x, ...) UseMethod("cv_fgseq")
 #' @export
 cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nlambda = 15, nfolds = 10,
                              foldid = NULL, metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
-                             interpolation = c("linear", "step"), stop_cost = NULL, progress = TRUE,
-                             weights = NULL, offset = NULL, ...) {
+                             interpolation = c("linear", "step"), stop_cost = NULL, progress = interactive(),
+                             weights = NULL, offset = NULL, keep_data = TRUE, ...) {
+  check_glmnet_names(...)
   check_dots(..., forwarded = cv_forwarded())
+  keep_data <- check_flag(keep_data, "keep_data")
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
   x <- check_x(x)
@@ -226,13 +233,14 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   chosen <- budget_choice(out, "lambda.1se")
   out$budget.min <- chosen[["min"]]
   out$budget.1se <- chosen[["1se"]]
+  if (!keep_data) out$fgseq.fit <- lapply(out$fgseq.fit, lean_fit)  # after the folds, which use the data
   out
 }
 
 # The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets
 # (the data, the ridge constant) or splits between the folds (the observation weights and offsets).
 cv_forwarded <- function() {
-  setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "..."))
+  setdiff(names(formals(fgseq.default)), c("x", "y", "group", "cost", "lambda", "weights", "offset", "keep_data", "..."))
 }
 
 # The best position of `cvm` ("min") and, among the positions `among` (an order of preference: the
@@ -295,7 +303,9 @@ resolve_budget <- function(object, budget, s) {
 #' @param s Which fit: `"lambda.1se"` (the default, as in `glmnet`), `"lambda.min"`, or a value of the
 #'   cross-validated `lambda` grid (fits exist only there). `s`, `budget` and `step` come after `...`
 #'   and are matched by their full names only.
-#' @param budget `NULL` (every step), numbers (cost units), `"budget.1se"` (the cheapest budget whose
+#' @param budget `"budget.1se"` (the default, unless `step` is given: the one model chosen, as
+#'   `coef(cv.glmnet)` gives the one column at `s = "lambda.1se"`), `NULL` (every step), numbers (cost
+#'   units), `"budget.1se"` (the cheapest budget whose
 #'   cross-validated metric is within one standard error of the best) or `"budget.min"` (the best).
 #' @param step `NULL` or whole numbers in `0..K`, as for [predict.fgseq()].
 #' @param ... Not used: an argument given here is an error.
@@ -311,10 +321,13 @@ resolve_budget <- function(object, budget, s) {
 #' predict(cv, newdata = heart[1:3, ], budget = "budget.1se")
 #' coef(cv, s = "lambda.min", budget = c(5, 20))
 #' @export
-predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = NULL, step = NULL,
-                             type = c("link", "response", "class"), newdata = NULL, newoffset = NULL) {
+predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = "budget.1se", step = NULL,
+                             type = c("link", "response", "class", "coefficients", "nonzero"), newdata = NULL,
+                             newoffset = NULL) {
   check_dots(...)
-  type <- check_choice(type, c("link", "response", "class"), "type")
+  types <- c("link", "response", "class", "coefficients", "nonzero")
+  type <- check_choice(match_type(type, types), types, "type")
+  if (missing(budget) && !is.null(step)) budget <- NULL  # the steps given, not the chosen budget
   fit <- object$fgseq.fit[[resolve_s(object, s)]]
   budget <- resolve_budget(object, budget, s)
   if (missing(newx)) {
@@ -325,8 +338,9 @@ predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = NULL,
 
 #' @rdname predict.cv_fgseq
 #' @export
-coef.cv_fgseq <- function(object, ..., s = "lambda.1se", budget = NULL, step = NULL) {
+coef.cv_fgseq <- function(object, ..., s = "lambda.1se", budget = "budget.1se", step = NULL) {
   check_dots(...)
+  if (missing(budget) && !is.null(step)) budget <- NULL  # the steps given, not the chosen budget
   fit <- object$fgseq.fit[[resolve_s(object, s)]]
   stats::coef(fit, budget = resolve_budget(object, budget, s), step = step)
 }

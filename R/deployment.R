@@ -96,7 +96,7 @@ prefix_by_step <- function(object, x, steps, per_row, predict_steps) {
 # with the offset of the prediction), its matrix `x`, the
 # requested `steps` (request_steps()) and the `labels` of the prediction's columns.
 prediction_request <- function(object, newx, newdata, newoffset, budget, step, type, missing, per_row) {
-  type <- check_choice(type, c("link", "response", "class", "groups", "measurements"), "type")
+  type <- check_choice(match_type(type, prediction_types), prediction_types, "type")  # conventions.R
   if (type == "class" && is.null(object$classes)) {
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ",
           family_def(object$family)$name, ".")
@@ -105,7 +105,10 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
   per_row <- check_flag(per_row, "per_row")
   req <- list(type = type, missing = missing, per_row = per_row)
   if (type %in% c("groups", "measurements")) {
-    return(c(req, list(needs = prediction_needs(object, resolve_steps(object, budget, step), type))))
+    return(c(req, list(answer = prediction_needs(object, resolve_steps(object, budget, step), type))))
+  }
+  if (type %in% c("coefficients", "nonzero")) {
+    return(c(req, list(answer = coefficient_prediction(object, budget, step, type))))
   }
   design <- prediction_design(object, if (!base::missing(newx)) newx, base::missing(newx), newdata, newoffset,
                               missing)

@@ -180,7 +180,11 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' @param type `"link"` (the linear predictor), `"response"` (the mean: probabilities for binomial and
 #'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian),
 #'   `"class"` (binomial and multinomial: the class label of largest probability), `"groups"` or
-#'   `"measurements"` (what the prediction at each budget needs; see the section on cost accounting).
+#'   `"measurements"` (what the prediction at each budget needs; see the section on cost accounting),
+#'   `"coefficients"` (as [coef.fgseq()] at the budgets or steps) or `"nonzero"` (for each step, the
+#'   indices of the columns of `x` with a nonzero coefficient, named by column), as
+#'   `predict.glmnet()` gives them. Partially matched, as by [stats::predict.glm()] (`"resp"` is
+#'   `"response"`).
 #' @param newdata For fits made with the formula interface: a data frame with every variable of the
 #'   model's terms (the response is not needed), one row per prediction. Used instead of `newx`.
 #' @param newoffset Offset for the new observations in `newx` (a vector of length `m`, or an `m x P`
@@ -216,6 +220,10 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   per measurement, in the order they are first needed, columns `measurement`, `step` (the first
 #'   step that needs it) and `cost` (cost units). `newx`, `newdata`, `newoffset`, `missing` and
 #'   `per_row` are not used.
+#'
+#'   With `type = "coefficients"`, the matrix (or list of matrices) of [coef.fgseq()]; with
+#'   `type = "nonzero"`, a list with one integer vector per requested step (named as the columns of
+#'   `coef()`): the indices of the columns of `x` with a nonzero coefficient.
 #' @section Errors: Stops when `newx` has the wrong number of columns or column names that do not match
 #'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
 #'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
@@ -244,11 +252,13 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' @aliases predict.fgseq predict.miser
 #' @export
 predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
-                          type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
+                                type = c("link", "response", "class", "groups", "measurements", "coefficients",
+                                         "nonzero"),
+                                newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
-  if (!is.null(req$needs)) return(req$needs)
+  if (!is.null(req$answer)) return(req$answer)
   predict_request(object, req)
 }
 
@@ -355,8 +365,11 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' @param plot_type The plot type of the curves, passed as `type` to [graphics::lines()] (not what is
 #'   drawn, which is `what`): `"s"` (steps, the default) is what an interrupted predictor delivers,
 #'   `"l"` joins the points as timeliness does by default.
-#' @param labels Logical: write the label of each step's group at that step. Given by its full name
-#'   only (it follows `...`, so that the graphical parameter `lab` is not taken for it).
+#' @param labels Logical: write the label of each step's group at that step and, with
+#'   `what = "coef"`, the column name of each coefficient path at its right end (as glmnet's
+#'   `plot(label = TRUE)`). Given by its full name only (it follows `...`, so that the graphical
+#'   parameter `lab` is not taken for it). The coefficient paths are drawn in as many distinct colours
+#'   as there are columns (a qualitative HCL palette), unless `col` is given.
 #' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`); `type`
 #'   is the prediction type of [predict.fgseq()].
 #' @param ... Further graphical parameters (`col`, `lty` for the line type, `lwd`, `xlim`, `ylim`,
@@ -378,7 +391,7 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' plot(fit, log = "x", cost_unit = "CAD", labels = TRUE)
 #' plot(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"), add = TRUE, col = 2)
-#' plot(fit, what = "coef", log = "x")
+#' plot(fit, what = "coef", log = "x", labels = TRUE)
 #' train <- fgseq(diagnosis ~ ., data = heart[1:200, ], cost = heart_cost)
 #' plot(train, newdata = heart[201:303, ], metric = "accuracy")
 #' @rdname plot.fgseq
@@ -416,13 +429,19 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
   for (i in seq_along(betas)) {
     main <- if (!is.null(dots$main)) dots$main else
       paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
+    # one colour per path (conventions.R), none repeated; `col` overrides
+    col <- if (!is.null(dots$col)) dots$col else path_colours(nrow(betas[[i]]))
     args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
-                   lty = 1, xaxt = if (log == "x") "n" else "s"), dots[setdiff(names(dots), c("main", "lty"))])
+                   lty = 1, col = col, xaxt = if (log == "x") "n" else "s"),
+              dots[setdiff(names(dots), c("main", "lty", "col"))])
     if (!is.null(dots$lty)) args$lty <- dots$lty
     do.call(graphics::matplot, args)
     if (log == "x") log_cost_axis(min(at))
     graphics::abline(h = 0, col = "grey70", lty = 3)
-    if (labels) label_steps(at[-1L], rep(graphics::par("usr")[3L], length(at) - 1L), fit$path$group[-1L])
+    if (labels) {
+      label_steps(at[-1L], rep(graphics::par("usr")[3L], length(at) - 1L), fit$path$group[-1L])
+      label_paths(at, betas[[i]], col)   # each path named at its right end, as glmnet's label = TRUE
+    }
   }
   invisible(fit$beta)
 }

@@ -23,8 +23,8 @@ model_design <- function(call, env) {
   if (!inherits(formula, "formula")) {
     abort("`", form, "` must be a model formula such as y ~ a + b.", class = "formula")
   }
-  if (is.null(args$data)) abort("`data` must be given with the formula interface.", class = "formula")
-  data <- eval(args$data, env)
+  # without `data`, the formula's variables from its environment, as glm() reads them (conventions.R)
+  data <- if (is.null(args$data)) formula_env_data(formula, environment(formula) %||% env, form) else eval(args$data, env)
   if (!is.data.frame(data)) abort("`data` must be a data frame holding the variables of the formula.", class = "formula")
   n <- nrow(data)
   fenv <- environment(formula)
@@ -116,7 +116,7 @@ with_formula <- function(fit, design, call, generic) {
   fit$xlevels <- design$xlevels
   fit$contrasts <- design$contrasts
   fit$na.action <- design$na.action
-  fit$model <- design$model
+  if (!isFALSE(fit$keep_data)) fit$model <- design$model  # keep_data = FALSE: no model frame (lean.R)
   fit
 }
 
@@ -167,10 +167,7 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
 # The training design of a fit, as new_design() returns it: the x, offset and weights the fit was made
 # from; with na.action = na.exclude, `rows` maps them back to every row of the training data.
 training_design <- function(object) {
-  if (is.null(object[["x"]])) {
-    abort("this fit holds no training data (it was made from chunks or sufficient statistics): give new ",
-          "observations (`newx`) instead.", class = "no_data")
-  }
+  if (is.null(object[["x"]])) no_training_data(object)
   out <- list(x = object[["x"]], offset = object[["offset"]], rows = NULL, n = nrow(object[["x"]]))
   omit <- object$na.action
   if (inherits(omit, "exclude")) {
@@ -221,6 +218,9 @@ pad_rows <- function(out, design) {
 #'   can still be predicted (as the reference level).
 #' @export
 fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  if (!missing(data) && inherits(data, "fgseq_chunks")) {
+    return(fgseq_formula_chunks(x, data, cost, needs, match.call(), ...))  # chunks-formula.R
+  }
   check_dots(..., forwarded = formula_forwarded(fgseq.default))
   d <- model_design(match.call(), parent.frame())
   meas <- formula_measurements(cost, needs, d$variables, d$data_names)
@@ -332,6 +332,7 @@ response_from_newdata <- function(object, newdata) {
 #'   or [stats::na.exclude()].
 #' @export
 cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  check_glmnet_names(...)
   check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))

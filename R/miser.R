@@ -169,6 +169,12 @@
 #'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
 #'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.
+#' @param keep_data Logical: keep the training data (`x`, `y`, `weights`, `offset` and, for the formula
+#'   method, the model frame `model`; the default `TRUE`, about the size of `x` when saved) or not
+#'   (`FALSE`: a lean fit whose size grows with the trees, not the rows), as for [fgseq()] (section
+#'   Training data kept). A lean fit predicts new data and prints, summarizes, plots and exports as the
+#'   full fit; `fitted()`, `residuals()`, `deviance()`, `model.matrix()`, `augment()` and `predict()`
+#'   without new data stop with an error of class `fgseq_error_no_data`.
 #' @param weights `NULL` or a numeric vector of `n` non-negative, finite observation weights (as in
 #'   [stats::glm()]; at least two positive), see the section Weights and offsets. For the formula method
 #'   evaluated in `data`, then in the formula's environment.
@@ -269,7 +275,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                           family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
-                          progress = FALSE, weights = NULL, offset = NULL, ..., n_trees, lambda) {
+                          progress = FALSE, weights = NULL, offset = NULL, keep_data = TRUE, ..., n_trees, lambda) {
   started <- now()  # max_time counts from the call, the input checks included
   check_dots(...)
   check_group_cost_order(sys.call(), group, missing(cost), "miser")
@@ -278,6 +284,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   call <- match.call()
   call[[1L]] <- quote(miser)
   split <- check_choice(split, core_choices("split"), "split")
+  keep_data <- check_flag(keep_data, "keep_data")
   if (methods::is(x, "sparseMatrix") && split == "exact") {
     abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
           "default), which bins the sparse columns as they are, or give as.matrix(x).", class = "sparse_exact")
@@ -323,13 +330,14 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
                     timed_control(control, started, spent = scan$spent), report)
   if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data
-  new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
+  fit <- new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
             cost_penalty = cost_penalty, lambda_scaled = raw$lambda, n_steps = length(raw$loss) - 1L, depth = depth,
             eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = sum(fit_rows),
             call = call, split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
             has_offset = !is.null(offset),
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y, weights = if (length(weights)) weights,
                         offset = offset), cost_unit = cost_unit)
+  apply_keep_data(fit, keep_data)
 }
 
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the

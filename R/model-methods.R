@@ -17,6 +17,7 @@ training_fit <- function(object, budget = NULL, step = NULL) {
   k <- one_step(object, budget, step)
   mu <- training_means(object, k)
   y <- object[["y"]]
+  if (is.null(y)) no_training_data(object)
   n <- NROW(y)
   w <- object[["weights"]]
   if (is.null(w)) w <- rep(1, n)
@@ -105,7 +106,8 @@ fitted.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
 residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "working", "response"), ...,
                                   budget = NULL, step = NULL) {
   check_dots(...)
-  type <- check_choice(type, c("deviance", "pearson", "working", "response"), "type")
+  type <- check_choice(match_type(type, c("deviance", "pearson", "working", "response")),
+                       c("deviance", "pearson", "working", "response"), "type")
   f <- training_fit(object, budget, step)
   r <- f$y - f$mu
   fam <- f$family$stats
@@ -184,7 +186,7 @@ logLik.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 nobs.anytime_fit <- function(object, ...) {
   check_dots(...)
   w <- object[["weights"]]
-  if (is.null(w)) object$nobs else sum(w != 0)
+  if (is.null(w)) object$nobs_positive %||% object$nobs else sum(w != 0)  # nobs_positive: lean fits (lean.R)
 }
 
 #' @rdname nobs.fgseq

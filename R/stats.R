@@ -269,6 +269,7 @@ check_stats <- function(s, arg = "x") {
 read_chunk <- function(get_chunk, item, i) {
   if (is.null(get_chunk)) return(item)
   tryCatch(get_chunk(item), error = function(e) {
+    if (inherits(e, "fgseq_error")) stop(e)  # raised by the package on reading the chunk: it names the chunk
     what <- if (is.character(item)) paste0(" (file ", item, ")") else ""
     abort("chunk ", i, what, " could not be read: ", conditionMessage(e))
   })

@@ -19,7 +19,8 @@ generics::augment
 #' (`what = "steps"`); `glance()` one row describing the fit; `augment()` the data with the fitted
 #' values (and residuals, on the training data) of one step.
 #'
-#' @param x A fit of [fgseq()] or [sparse_sequence()].
+#' @param x A fit of [fgseq()] or [sparse_sequence()]; for `augment()` also of [miser()] (whose
+#'   `tidy()` and `glance()` are [tidy.miser()] and [glance.miser()]).
 #' @param what For `tidy()`: `"coefficients"` (one row per step and coefficient) or `"steps"` (one row
 #'   per step: the path).
 #' @param budget,step The steps to report (as for [coef.fgseq()]; by default every step for `tidy()`,
@@ -28,7 +29,8 @@ generics::augment
 #'   formula fit, or the training `x` as a data frame.
 #' @param newdata For `augment()`: new rows (a data frame for formula fits); their fitted values only.
 #' @param newx For `augment()` of a matrix fit: a matrix of new rows.
-#' @param type.predict For `augment()`: `"response"` (the default: means, probabilities) or `"link"`.
+#' @param type.predict For `augment()`: `"link"` (the default, as broom's `augment()` of [stats::glm()]
+#'   fits: the linear predictor) or `"response"` (means, probabilities).
 #' @param ... Not used: an unknown argument is an error.
 #' @return Data frames. `tidy(what = "coefficients")`: columns `step`, `cost` (cumulative cost, cost
 #'   units), `term` (`"(Intercept)"` or a column of `x`), `group` (NA for the intercept), `estimate`
@@ -107,10 +109,10 @@ glance.fgseq <- function(x, ...) {
 #' @rdname tidy.fgseq
 #' @method augment fgseq
 #' @export
-augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("response", "link"), ...,
+augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"), ...,
                           budget = NULL, step = NULL) {
   check_dots(...)
-  type.predict <- check_choice(type.predict, c("response", "link"), "type.predict")
+  type.predict <- check_choice(match_type(type.predict, c("link", "response")), c("link", "response"), "type.predict")
   k <- one_step(x, budget, step)
   if (!is.null(newdata) || !is.null(newx)) {
     fitted <- if (is.null(newdata)) predict(x, newx, step = k, type = type.predict) else

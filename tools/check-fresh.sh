@@ -32,6 +32,21 @@ Rscript --vanilla -e '
   if (!all(ok)) stop("after install-deps, R cannot load: ", paste(pk[!ok], collapse = ", "))
   cat("check-fresh: all", length(pk), "suggested packages load\n")'
 
+# 2b. make check decides about pandoc after make deps has run, not when make reads the Makefile: make
+#     starts with pandoc absent from PATH, a prerequisite standing in for make deps puts it there, and
+#     the build and check flags read afterwards must build and check the vignettes
+echo "check-fresh: make check's vignette flags when pandoc is installed by make deps"
+mkdir -p "$tmp/bin"
+ln -s "$(command -v sed)" "$tmp/bin/sed"
+flags="$(PATH="$tmp/bin" "$(command -v make)" -s \
+  --eval 'fresh-deps: ; @'"$(command -v ln)"' -s '"$(command -v pandoc)"' '"$tmp/bin/pandoc" \
+  --eval 'fresh-flags: fresh-deps ; @echo "build [$(BUILD_FLAGS)] check [$(CHECK_FLAGS)]"' fresh-flags)"
+echo "check-fresh: $flags"
+if grep -q -- '-vignettes' <<<"$flags"; then
+  echo "check-fresh: make check would skip the vignettes although make deps installed pandoc" >&2
+  exit 1
+fi
+
 # 3. the demo, with fgseq installed into the fresh library
 echo "check-fresh: make demo"
 make demo DEMO_DIR="$tmp/demo" > "$tmp/demo.log" 2>&1 || { cat "$tmp/demo.log"; exit 1; }

@@ -139,7 +139,7 @@ test_that("predict() and coef() use the fit chosen by s, at budgets named or giv
   expect_equal(predict(cv, vd$x[1:5, ], budget = 4), predict(direct(cv$lambda.1se), vd$x[1:5, ], budget = 4))
   expect_equal(predict(cv, vd$x[1:5, ], s = "lambda.min", step = 2),
                predict(direct(cv$lambda.min), vd$x[1:5, ], step = 2))
-  expect_equal(coef(cv, s = 0.1), coef(direct(0.1)))
+  expect_equal(coef(cv, s = 0.1, budget = NULL), coef(direct(0.1)))   # every step when asked
   expect_equal(coef(cv, budget = "budget.1se"), coef(direct(cv$lambda.1se), budget = cv$budget.1se))
   b <- fgseq:::budget_choice(cv, "lambda.min")
   expect_equal(predict(cv, vd$x[1:5, ], s = "lambda.min", budget = "budget.min"),

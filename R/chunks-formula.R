@@ -1,0 +1,265 @@
+# Formula fits from chunks of data frames: fgseq(formula, data = fgseq_chunks(<data frames>), ...).
+#
+# The design is fixed once, before any pass of the fit: the variables' types and factor levels come
+# from a `template` data frame the user gives, or from a first pass over the chunks (the union of the
+# levels of each factor, in the order they appear; the sorted union for character variables, as
+# model.frame() sorts them). The terms, the factor levels (`xlevels`) and the contrasts then follow from
+# the template as they follow from `data` in memory, and every chunk is turned into the model matrix of
+# its rows with them (model.frame(xlev = ) and model.matrix(contrasts.arg = )) when a pass reads it: the
+# fit from chunks runs on numeric chunks as fgseq.fgseq_chunks() does, and equals the in-memory formula
+# fit of the same rows. A chunk whose variable has a level outside the template, or another type, stops
+# the fit with an error naming the chunk and the variable.
+
+#' @name fgseq_chunks
+#' @rdname fgseq_chunks
+#' @section Formula fits from chunks of data frames:
+#' `fgseq(formula, data = fgseq_chunks(...), cost, needs, family, template, ...)` fits a formula from
+#' chunks that are data frames (files of data frames, a list of them, a function returning chunk `i`, or
+#' [dbi_chunks()] for a database table), as the formula method fits `data` in memory: one group per
+#' model term, `cost` by variable and `needs` by variable, `weights` and `offset` (and `offset()` terms)
+#' evaluated in each chunk, for the gaussian, binomial and Poisson families. The terms, the factor
+#' levels and the contrasts are fixed once and applied to every chunk:
+#' * from `template`, a data frame whose columns give the types and factor levels of the model
+#'   variables (for example `data[0, ]` of the full data, or a data frame of a few rows with every
+#'   level); a character variable of the template is read with the sorted distinct values it holds;
+#' * without `template`, from a first pass over the chunks: each factor's levels are the union of its
+#'   levels in the chunks, in the order they appear (chunk 1's first), each character variable's the
+#'   sorted union of its values, as [stats::model.frame()] sorts them in memory.
+#'
+#' Chunk columns that hold text where the template has a factor are read as that factor (databases and
+#' text files store factors as text). The fit equals the in-memory formula fit of the same rows (the
+#' sequence, and the coefficients up to the Newton tolerance of the GLM families); `predict(fit,
+#' newdata = )` works as for an in-memory formula fit. `subset` and `na.action` are not taken (select
+#' rows when reading the chunks); a chunk with NA in a model variable stops the fit (class
+#' `fgseq_error_na`). A chunk whose variable holds a level the template lacks stops with an error of
+#' class `fgseq_error_chunk_level`, one whose variable has another type (numeric where the template has a
+#' factor, a missing variable, ...) with class `fgseq_error_chunk_type`; both name the chunk and the
+#' variable.
+#' @examples
+#'
+#' # a formula fit from chunks of data frames, with factors and an interaction
+#' pieces <- split(heart, rep(1:3, length.out = nrow(heart)))
+#' f <- diagnosis ~ . + sex:cp
+#' chunked <- fgseq(f, data = fgseq_chunks(pieces), cost = heart_cost, family = "binomial",
+#'                  template = heart[0, ])
+#' in_memory <- fgseq(f, data = heart, cost = heart_cost, family = "binomial")
+#' identical(chunked$sequence, in_memory$sequence)
+#' max(abs(chunked$beta - in_memory$beta))
+#' predict(chunked, newdata = heart[1:3, ], budget = 20, type = "response")
+NULL
+
+#' @name fgseq
+#' @rdname fgseq
+#' @details The formula method also fits data in chunks of data frames: `data` may be
+#'   [fgseq_chunks()] of data frames or [dbi_chunks()] (a database table), with an optional `template`
+#'   (a data frame fixing the types and factor levels); see the section Formula fits from chunks of
+#'   data frames of [fgseq_chunks()].
+NULL
+
+# The type of a model variable, as the design reads it: numeric (integer or double), logical, factor
+# (or ordered), character; anything else is "other" (a matrix column, a date, ...), kept as it is.
+variable_type <- function(v) {
+  if (is.factor(v)) "factor" else if (is.character(v)) "character" else if (is.logical(v)) "logical" else
+    if (is.numeric(v) && is.null(dim(v))) "numeric" else class(v)[1L]
+}
+
+# The signature of the model variables `vars` of a data frame: per variable its type and, for factors and
+# character variables, its levels (factors: levels(); character: the sorted distinct values), and
+# whether it is ordered. `where`: how an error names the frame ("chunk 3", "`template`").
+frame_signature <- function(df, vars, where) {
+  if (!is.data.frame(df)) abort(where, " must be a data frame holding the variables of the formula.", class = "formula")
+  missing <- setdiff(vars, names(df))
+  if (length(missing)) {
+    abort(where, " lacks the model variable(s) ", paste(missing, collapse = ", "), ".", class = "chunk_type")
+  }
+  lapply(stats::setNames(vars, vars), function(v) {
+    col <- df[[v]]
+    type <- variable_type(col)
+    list(type = type, ordered = is.ordered(col),
+         levels = if (type == "factor") levels(col) else if (type == "character") sort(unique(col[!is.na(col)])))
+  })
+}
+
+# Whether a chunk's variable of type `got` can be read with the type `want`: the same type, or text
+# (character) for a factor, as databases and text files store factors.
+same_kind <- function(got, want) identical(got, want) || (got == "character" && want == "factor")
+
+# Merge the signature `b` of chunk `i` into the signature `a` so far: the same types (a factor in some
+# chunks and text in others is a factor), the union of the levels (new factor levels appended,
+# character values sorted again).
+merge_signature <- function(a, b, i) {
+  for (v in names(a)) {
+    ta <- a[[v]]$type
+    tb <- b[[v]]$type
+    if (!same_kind(tb, ta) && !same_kind(ta, tb)) {
+      abort("chunk ", i, ": variable `", v, "` is ", tb, " where the chunks before have it ", ta,
+            "; give it one type in every chunk.", class = "chunk_type")
+    }
+    if (ta == "factor" || tb == "factor") {
+      a[[v]]$levels <- union(a[[v]]$levels, b[[v]]$levels)
+      a[[v]]$type <- "factor"
+      a[[v]]$ordered <- a[[v]]$ordered || b[[v]]$ordered
+    } else if (ta == "character") {
+      a[[v]]$levels <- sort(union(a[[v]]$levels, b[[v]]$levels))
+    }
+  }
+  a
+}
+
+# A data frame of no rows with the types and levels of `sig`: the template the terms, factor levels and
+# contrasts are taken from, as model_design() takes them from `data` in memory.
+signature_frame <- function(sig) {
+  cols <- lapply(sig, function(s) {
+    switch(s$type,
+           numeric = numeric(0), logical = logical(0),
+           factor = factor(character(0), levels = s$levels, ordered = s$ordered),
+           character = factor(character(0), levels = s$levels),
+           abort("variable of type ", s$type, " cannot be read from chunks of data frames.", class = "chunk_type"))
+  })
+  as.data.frame(cols, optional = TRUE, stringsAsFactors = FALSE)
+}
+
+# The formula design of chunked data: list(terms, xlevels, contrasts, group, columns, variables,
+# data_names, response_levels), from the template frame `tmpl` (no rows, the model variables only);
+# `data_names`: every column of the data (costs of columns the formula does not use are ignored).
+chunk_design <- function(formula, tmpl, sig, data_names) {
+  mt <- stats::terms(formula, data = tmpl)
+  if (attr(mt, "response") == 0L) abort("the formula must have a response, as in y ~ .", class = "formula")
+  if (attr(mt, "intercept") == 0L) {
+    abort("the formula removes the intercept (`- 1` or `+ 0`), which a fit cannot honour (the intercept is ",
+          "always fitted, unpenalized): remove `- 1` (or `+ 0`).", class = "formula")
+  }
+  labels <- attr(mt, "term.labels")
+  if (!length(labels)) abort("the formula must have at least one term on its right-hand side.", class = "formula")
+  frame <- stats::model.frame(mt, tmpl, drop.unused.levels = FALSE, na.action = stats::na.pass)
+  mm <- stats::model.matrix(mt, frame)
+  assign <- attr(mm, "assign")
+  keep <- assign > 0L
+  response <- stats::model.response(frame)
+  list(terms = attr(frame, "terms"), xlevels = stats::.getXlevels(attr(frame, "terms"), frame),
+       contrasts = attr(mm, "contrasts"), group = labels[assign[keep]], columns = colnames(mm)[keep],
+       variables = term_variables(mt, data_names), data_names = data_names,
+       response_levels = if (is.factor(response)) levels(response) else if (is.logical(response)) c("FALSE", "TRUE"))
+}
+
+# A function turning chunk `df` (a data frame; `i` its number) into the numeric chunk list(x, y, weights,
+# offset) of fgseq_chunks(), with the fixed design. `weights` and `offset`: NULL or expressions of the
+# call, evaluated in the chunk, then in the formula's environment, as glm() evaluates them in `data`.
+# Built here so that what travels to the workers holds the design only.
+chunk_converter <- function(design, sig, weights, offset) {
+  force(design)
+  force(sig)
+  tt <- design$terms
+  env <- environment(tt)
+  function(df, i) {
+    got <- frame_signature(df, names(sig), paste("chunk", i))
+    for (v in names(sig)) {
+      if (!same_kind(got[[v]]$type, sig[[v]]$type)) {
+        abort("chunk ", i, ": variable `", v, "` is ", got[[v]]$type, " where the template has it ", sig[[v]]$type,
+              "; give it the template's type.", class = "chunk_type")
+      }
+      new <- setdiff(got[[v]]$levels, sig[[v]]$levels)
+      if (length(new)) {
+        abort("chunk ", i, ": variable `", v, "` has level(s) ", paste0("\"", utils::head(new, 5), "\"", collapse = ", "),
+              " that the template does not: give a `template` with every level, or recode them.",
+              class = "chunk_level")
+      }
+    }
+    mf <- stats::model.frame(tt, df, xlev = design$xlevels, na.action = stats::na.pass)
+    bad <- names(mf)[vapply(mf, anyNA, logical(1))]
+    if (length(bad)) {
+      abort("chunk ", i, ": variable(s) ", paste(bad, collapse = ", "), " hold NA; remove or impute those rows ",
+            "before the fit (a fit from chunks drops no row).", class = "na")
+    }
+    mm <- stats::model.matrix(tt, mf, contrasts.arg = design$contrasts)
+    y <- stats::model.response(mf)
+    if (is.factor(y) || is.character(y)) y <- as.numeric(y == design$response_levels[2L])
+    if (is.logical(y)) y <- as.numeric(y)
+    off <- stats::model.offset(mf)
+    in_df <- function(e) if (is.null(e)) NULL else eval(e, df, env)
+    if (!is.null(offset)) off <- if (is.null(off)) in_df(offset) else off + in_df(offset)
+    list(x = mm[, design$columns, drop = FALSE], y = unname(y), weights = in_df(weights), offset = off)
+  }
+}
+
+# fgseq(formula, data = <fgseq_chunks of data frames>): the call of fgseq.formula() (`call`, evaluated
+# in `env`) and its arguments.
+fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NULL, family = "gaussian", ...) {
+  for (a in c("subset", "na.action")) {
+    if (!is.null(call[[a]])) {
+      abort("`", a, "` is for data in memory; a fit from chunks uses every row of every chunk: select the ",
+            "rows when reading the chunks.", class = "formula")
+    }
+  }
+  weights <- call$weights
+  offset <- call$offset
+  if (is.null(template)) template <- data$template  # dbi_chunks(template = )
+  vars_of <- function(df) intersect(all.vars(stats::terms(formula, data = df)), names(df))
+  if (is.null(template)) {
+    # the first pass: the types and levels of the model variables over every chunk
+    first <- read_chunk(data$get, data$items[[1L]], 1L)
+    if (!is.data.frame(first)) {
+      abort("chunk 1 must be a data frame holding the variables of the formula.", class = "formula")
+    }
+    vars <- vars_of(first)
+    data_names <- names(first)
+    rm(first)
+    sig <- map_reduce_chunks(data$items, data$get, signature_part(vars), function(a, b) {
+      list(sig = merge_signature(a$sig, b$sig, b$i), i = b$i)
+    })$sig
+  } else {
+    if (!is.data.frame(template)) {
+      abort("`template` must be a data frame with the model variables' types and factor levels (for example ",
+            "the first rows of the data).", class = "formula")
+    }
+    absent <- setdiff(all.vars(formula), c(".", names(template)))
+    absent <- absent[!vapply(absent, exists, logical(1), envir = environment(formula) %||% globalenv())]
+    if (length(absent)) {
+      abort("`template` lacks the model variable(s) ", paste(absent, collapse = ", "), ": give it every column ",
+            "the formula uses (a `.` in the formula stands for the template's columns).", class = "formula")
+    }
+    vars <- vars_of(template)
+    data_names <- names(template)
+    sig <- frame_signature(template, vars, "`template`")
+    empty <- vapply(sig, function(s) s$type == "character" && !length(s$levels), logical(1))
+    if (any(empty)) {
+      abort("`template` has character variable(s) ", paste(names(sig)[empty], collapse = ", "), " without values: ",
+            "make them factors with every level.", class = "formula")
+    }
+  }
+  tmpl <- signature_frame(sig)
+  environment(formula) <- environment(formula) %||% parent.frame()
+  design <- chunk_design(formula, tmpl, sig, data_names)
+  levels <- design$response_levels
+  if (check_family(family, "chunks") == "binomial" && !is.null(levels) && length(levels) != 2L) {
+    abort("the response has ", length(levels), " levels (", paste(utils::head(levels, 5), collapse = ", "), "); ",
+          "family = \"binomial\" needs two.", class = "input")
+  }
+  meas <- formula_measurements(cost, needs, design$variables, design$data_names)
+  chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
+                           get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
+                           n = data$n, source = data$source, read = data$read),
+                      class = "fgseq_chunks")
+  fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas$measurement_cost, needs = meas$needs,
+                            family = family, ...)
+  if (!is.null(design$response_levels) && !is.null(fit$classes)) {
+    fit$classes <- design$response_levels
+    fit$responses <- design$response_levels[2L]
+  }
+  with_formula(fit, c(design[c("terms", "xlevels", "contrasts")], list(na.action = NULL, model = NULL)), call, "fgseq")
+}
+
+# The function reading a chunk of the fit (an item list(item, i)): the data frame read by `get` (NULL:
+# the item is the data frame), turned into its numeric chunk by `convert`. Built here so that what
+# travels to the workers holds these two functions only.
+design_reader <- function(get, convert) {
+  force(get)
+  force(convert)
+  function(it) convert(if (is.null(get)) it$item else get(it$item), it$i)
+}
+
+# A chunk's part of the first pass: the signature of its model variables and its number.
+signature_part <- function(vars) {
+  force(vars)
+  function(chunk, i) list(sig = frame_signature(chunk, vars, paste("chunk", i)), i = i)
+}

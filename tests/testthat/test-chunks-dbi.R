@@ -1,0 +1,56 @@
+# dbi_chunks(): a SQLite table in a temporary file read in chunks (by a key column and by row ranges)
+# gives the in-memory fit; each chunk is read through its own connection.
+
+sqlite_heart <- function() {
+  path <- tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbWriteTable(con, "patients", cbind(id = seq_len(nrow(heart)) * 10L, heart))
+  DBI::dbDisconnect(con)
+  path
+}
+
+test_that("a formula fit from a SQLite table in chunks equals the in-memory fit", {
+  path <- sqlite_heart()
+  on.exit(unlink(path))
+  opened <- 0L
+  connect <- function() {
+    opened <<- opened + 1L
+    DBI::dbConnect(RSQLite::SQLite(), path)
+  }
+  a <- fgseq(diagnosis ~ . + sex:cp, data = heart, cost = heart_cost, family = "binomial", lambda = 1e-3)
+  by_key <- dbi_chunks(connect, "patients", n_chunks = 4, key = "id", template = heart[0, ])
+  expect_identical(by_key$n, 4L)
+  b <- fgseq(diagnosis ~ . + sex:cp, data = by_key, cost = heart_cost, family = "binomial", lambda = 1e-3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-8)
+  expect_equal(b$a0, a$a0, tolerance = 1e-8)
+  expect_identical(b$classes, a$classes)
+  expect_gt(opened, 4L)   # a connection per chunk and pass
+  # the chunks by key hold every row once
+  rows <- lapply(seq_len(by_key$n), by_key$get)
+  expect_setequal(unlist(lapply(rows, `[[`, "id")), seq_len(nrow(heart)) * 10L)
+  expect_type(rows[[1]]$diagnosis, "logical")     # 0/1 in the database, logical in the template
+  # row ranges (no key), chosen columns, a Gaussian fit
+  by_rows <- dbi_chunks(connect, "patients", n_chunks = 3, columns = c("age", "sex", "cp", "thal", "chol"),
+                        template = heart[0, ])
+  expect_equal(sum(vapply(seq_len(by_rows$n), function(i) nrow(by_rows$get(i)), 1)), nrow(heart))
+  cost <- heart_cost[c("sex", "cp", "thal", "chol")]
+  g <- fgseq(age ~ sex * cp + thal + chol, data = by_rows, cost = cost)
+  m <- fgseq(age ~ sex * cp + thal + chol, data = heart, cost = cost)
+  expect_identical(g$sequence, m$sequence)
+  expect_equal(g$beta, m$beta, tolerance = 1e-8)
+})
+
+test_that("dbi_chunks() checks its arguments", {
+  path <- sqlite_heart()
+  on.exit(unlink(path))
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  expect_error(dbi_chunks("db", "patients", 2), class = "fgseq_error_input")
+  expect_error(dbi_chunks(function() 1, "patients", 2), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, c("a", "b"), 2), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, "patients"), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, "patients", 0), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, "patients", 2, key = "cp"), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, "patients", 2, template = "heart"), class = "fgseq_error_input")
+  expect_error(dbi_chunks(connect, "patients", 2, columns = 1:3), class = "fgseq_error_input")
+})
