@@ -55,6 +55,7 @@ generics::augment
 #' @method tidy fgseq
 #' @export
 tidy.fgseq <- function(x, what = c("coefficients", "steps"), ..., budget = NULL, step = NULL) {
+  validate_fit(x, "x")
   check_dots(...)
   what <- check_choice(what, c("coefficients", "steps"), "what")
   steps <- resolve_steps(x, budget, step)
@@ -90,6 +91,7 @@ tidy.fgseq <- function(x, what = c("coefficients", "steps"), ..., budget = NULL,
 #' @method glance fgseq
 #' @export
 glance.fgseq <- function(x, ...) {
+  validate_fit(x, "x")
   check_dots(...)
   K <- nrow(x$path) - 1L
   has_data <- !is.null(x[["x"]])
@@ -109,6 +111,7 @@ glance.fgseq <- function(x, ...) {
 #' @export
 augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("response", "link"), ...,
                           budget = NULL, step = NULL) {
+  validate_fit(x, "x")
   check_dots(...)
   type.predict <- check_choice(type.predict, c("response", "link"), "type.predict")
   k <- one_step(x, budget, step)

@@ -8,7 +8,7 @@
 #' @param object An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
 #'   ([miser()]); for an `"fgseq_oracle"` see [oracle()].
 #' @return A single number in cost units: the smallest `C_k` with `r2_k >= alpha * r2_K`.
-#' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`.
+#' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`; on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
@@ -20,6 +20,7 @@ stop_cost <- function(object, alpha = 0.97, ...) UseMethod("stop_cost")
 #' @rdname stop_cost
 #' @export
 stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
+  validate_fit(object)
   check_dots(...)
   alpha <- check_alpha(alpha)
   path <- object$path
@@ -75,6 +76,7 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
                                    metric = "r2", query = NULL, k = 5, interpolation = c("linear", "step"), ...,
                                    stop_cost = NULL) {
+  validate_fit(object)
   check_dots(...)
   interpolation <- check_interpolation(interpolation)
   own <- is.null(stop_cost)

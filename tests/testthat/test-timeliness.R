@@ -5,9 +5,10 @@
 # C = 0, 1, 3, 6 and r2 = 0, 0.4, 0.7, 0.8.
 hand_fit <- function() {
   d <- sim_groups(n = 60, sizes = c(1, 2, 1), seed = 61)
-  fit <- fgseq(d$x, d$y, d$group, d$cost, lambda = 0.01)
-  fit$path$cost <- c(0, 1, 3, 6)
-  fit$path$group_cost <- c(0, 1, 2, 3)
+  # the groups evaluated in their order with costs 1, 2, 3 (a fit the package makes), then its r2 by hand
+  labels <- unique(d$group)
+  fit <- fit_sequence(d$x, d$y, d$group, cost = stats::setNames(c(1, 2, 3), labels), lambda = 0.01, order = labels)
+  expect_equal(fit$path$cost, c(0, 1, 3, 6))
   fit$path$r2 <- c(0, 0.4, 0.7, 0.8)
   fit
 }
