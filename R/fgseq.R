@@ -262,7 +262,9 @@
 #' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
 #'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
-#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
+#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`, and, when
+#'   their offset reads variables of `data`, `offset_needs`: the measurements of the offset, paid at
+#'   step 0 (the path's `group_cost` and `cost` at step 0 are their cost).
 #'
 #' @section Errors:
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN

@@ -447,13 +447,13 @@ cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost =
 sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(sparse_sequence.default))
   d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
   family <- list(...)$family
   if (is.factor(d$y) && is_default_family(family)) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
-  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
                                  weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "sparse_sequence")
+  with_formula(charge_offset(fit, meas), d, match.call(), "sparse_sequence")
 }

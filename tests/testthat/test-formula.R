@@ -224,4 +224,10 @@ test_that("the variables of an offset() are measurements paid at step 0", {
   m <- miser(y ~ a + b + offset(log(t)), data = d, cost = cost, max_steps = 5, depth = 2)
   expect_equal(m$path$cost[1], 5)
   expect_identical(validate_fit(m), m)
+  # and a group lasso sequence
+  s <- sparse_sequence(y ~ a + b + offset(log(t)), data = d, cost = cost, family = "poisson")
+  expect_equal(s$path$cost, 5 + c(0, cumsum(cost[s$sequence])), ignore_attr = TRUE)
+  # a cost named by variable must price the offset's variables too
+  expect_error(fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost[c("a", "b")], family = "poisson"),
+               "t", class = "fgseq_error_input")
 })

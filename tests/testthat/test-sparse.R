@@ -186,7 +186,7 @@ test_that("the formula method evaluates weights, offset, offset() terms and subs
   h$w <- rep(c(1, 2, 0.5), length.out = nrow(h))
   h$e <- exp(rnorm(nrow(h), sd = 0.2))
   h$o <- log(h$e) / 2
-  sf <- sparse_sequence(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, cost = heart_cost,
+  sf <- sparse_sequence(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, cost = c(heart_cost, e = 0, o = 0),
                         family = "poisson", weights = w, offset = o, subset = age > 40, lambda = 0)
   keep <- h$age > 40
   mm <- model.matrix(ca ~ age + sex + cp + thalach, h[keep, ])
