@@ -228,8 +228,8 @@ absent_variable <- function(name, object, n) {
 }
 
 # Each model variable of newdata has the type it was fitted with (the terms' "dataClasses", as
-# stats::.checkMFClasses() checks for predict.glm()); a character vector may stand for a factor (its
-# levels are then matched to the training levels).
+# stats::.checkMFClasses() checks for predict.glm()); a character vector may stand for a factor and a
+# factor for a character vector (their levels are then matched to the training levels).
 check_newdata_types <- function(object, newdata) {
   fitted <- attr(object$terms, "dataClasses")
   vars <- intersect(setdiff(names(fitted), names(fitted)[attr(object$terms, "response")]), names(newdata))
@@ -239,6 +239,7 @@ check_newdata_types <- function(object, newdata) {
   want[want == "ordered"] <- "factor"
   given[given == "ordered"] <- "factor"
   given[given == "character" & want == "factor"] <- "factor"
+  given[given == "factor" & want == "character"] <- "character"
   wrong <- given != want
   if (any(wrong)) {
     abort("`newdata` has variable(s) of another type than the fit's: ",

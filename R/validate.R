@@ -138,6 +138,11 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
     }
   }
   if (!is.null(object$terms) && !inherits(object$terms, "terms")) bad("`terms`", "is not a terms object")
+  xlev <- object$xlevels
+  if (!is.null(xlev) && (!is.list(xlev) || (length(xlev) && is.null(names(xlev))) ||
+                         !all(vapply(xlev, function(l) is.character(l) && !anyNA(l), logical(1))))) {
+    bad("`xlevels`", "is not a named list of factor levels")
+  }
   labels
 }
 
@@ -166,6 +171,17 @@ validate_fgseq <- function(object, arg = "object") {
   }
   if (!is.numeric(object$lambda) || length(object$lambda) != 1L || !is.finite(object$lambda) || object$lambda < 0) {
     bad("`lambda`", "is not a single finite number >= 0")
+  }
+  if (is.null(object$label)) {
+    if (!is_string(object$method) || !object$method %in% c("omp", "fr", "doubling")) {
+      bad("`method`", "is not one of \"omp\", \"fr\", \"doubling\"")
+    }
+    if (object$method == "omp" && !(is_string(object$criterion) && object$criterion %in% names(selection_criteria))) {
+      bad("`criterion`", paste0("is not one of ", paste0("\"", names(selection_criteria), "\"", collapse = ", ")))
+    }
+  }
+  if (!is.logical(object$cost_sensitive) || length(object$cost_sensitive) != 1L || is.na(object$cost_sensitive)) {
+    bad("`cost_sensitive`", "is not TRUE or FALSE")
   }
   multi <- family_def(object$family)$multi
   P <- if (multi) length(object$responses) else 1L
@@ -198,7 +214,7 @@ validate_fgseq <- function(object, arg = "object") {
     }
   }
   if (!is.null(object$rank) && (!is.numeric(object$rank) || length(object$rank) != length(labels) ||
-                                anyNA(object$rank) || any(object$rank < 0))) {
+                                anyNA(object$rank) || any(object$rank < 0 | object$rank != round(object$rank)))) {
     bad("`rank`", "is not one whole number >= 0 per group")
   }
   invisible(object)
@@ -222,9 +238,22 @@ validate_miser <- function(object, arg = "object") {
     bad("`n_steps`", "is not the number of steps of `path`")
   }
   if (!is_string(object$paid)) bad("`paid`", "is not a single string")
+  if (!is_string(object$label)) bad("`label`", "is not a single string")
+  if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1) {
+    bad("`depth`", "is not a whole number >= 1")
+  }
   split <- !is.na(tr$column)
   used <- unique(object$group[tr$column[split]])
   if (!setequal(used, object$sequence)) bad("`sequence`", "is not the groups the trees split on")
+  # each group is paid at the step of the first tree that splits on one of its columns
+  split_group <- object$group[tr$column[split]]
+  first_step <- vapply(object$sequence, function(g) min(tr$step[split][split_group == g]), numeric(1))
+  if (is.unsorted(first_step)) bad("`sequence`", "is not in the order the trees first use the groups")
+  paid <- object$offset_needs
+  charged <- marginal_costs(object$sequence, object$needs, object$measurement_cost, paid)
+  expected <- vapply(0:K, function(t) sum(charged[first_step == t]), numeric(1))
+  expected[1L] <- expected[1L] + sum(object$measurement_cost[paid])
+  if (!near(object$path$group_cost, expected)) bad("`path$group_cost`", "is not the cost of the groups each step first uses")
   invisible(object)
 }
 

@@ -71,7 +71,10 @@ tamper_fgseq <- list(
   y = function(f) { f$y <- f$y[-1L]; f },
   weights = function(f) { f$weights <- rep(-1, nrow(f$x)); f },
   offset = function(f) { f$offset <- rep(NaN, nrow(f$x)); f },
-  classes = function(f) { f$classes <- "z"; f }
+  classes = function(f) { f$classes <- "z"; f },
+  method = function(f) { f$method <- "lasso"; f },
+  criterion = function(f) { f$criterion <- "l3"; f },
+  cost_sensitive = function(f) { f$cost_sensitive <- NA; f }
 )
 
 test_that("fits made by the package pass their validator", {
@@ -141,9 +144,12 @@ tamper_miser <- list(
   sequence = function(f) { f$sequence[1L] <- "zz"; f },
   n_steps = function(f) { f$n_steps <- 1e6; f },
   path = function(f) { f$path$cost[2L] <- -1; f },
+  path = function(f) { f$path$group_cost <- rev(f$path$group_cost); f$path$cost <- cumsum(f$path$group_cost); f },
   group = function(f) { f$group <- unname(f$group); f },
   measurement_cost = function(f) { f$measurement_cost[] <- 1e308; f$cost[] <- 1e308; f },
-  cost = function(f) { f$cost[1L] <- NA; f }
+  cost = function(f) { f$cost[1L] <- NA; f },
+  label = function(f) { f$label <- NULL; f },
+  depth = function(f) { f$depth <- "4"; f }
 )
 
 test_that("a miser fit edited one field at a time is refused by every method, naming the field", {
