@@ -130,6 +130,7 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
     if (length(dim(x)) != 2L || ncol(x) != length(g)) bad("`x`", paste0("does not have the ", length(g), " columns of `group`"))
     y <- object[["y"]]
     if (is.null(y) || NROW(y) != nrow(x)) bad("`y`", "does not have one value per row of `x`")
+    if (is.numeric(y) && !all(is.finite(y))) bad("`y`", "holds NA, NaN or Inf")
     w <- object[["weights"]]
     if (!is.null(w) && (!finite_vector(w, nrow(x)) || any(w < 0))) bad("`weights`", "is not one weight >= 0 per row of `x`")
     off <- object[["offset"]]
@@ -138,6 +139,16 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
     }
   }
   if (!is.null(object$terms) && !inherits(object$terms, "terms")) bad("`terms`", "is not a terms object")
+  omit <- object$na.action
+  if (!is.null(omit) && (!is.numeric(omit) || anyNA(omit) || any(omit < 1 | omit != round(omit)) || anyDuplicated(omit))) {
+    bad("`na.action`", "is not the distinct row numbers the fit left out")
+  }
+  if (!is.null(object$call) && !is.call(object$call)) bad("`call`", "is not a call")
+  if (!is.null(object$converged) && !(is.logical(object$converged) && length(object$converged) == 1L &&
+                                      !is.na(object$converged))) {
+    bad("`converged`", "is not TRUE or FALSE")
+  }
+  if ("score" %in% names(path) && !is.numeric(path$score)) bad("`path$score`", "is not numeric")
   xlev <- object$xlevels
   if (!is.null(xlev) && (!is.list(xlev) || (length(xlev) && is.null(names(xlev))) ||
                          !all(vapply(xlev, function(l) is.character(l) && !anyNA(l), logical(1))))) {
@@ -239,6 +250,10 @@ validate_miser <- function(object, arg = "object") {
   }
   if (!is_string(object$paid)) bad("`paid`", "is not a single string")
   if (!is_string(object$label)) bad("`label`", "is not a single string")
+  if (!is.numeric(object$cost_penalty) || length(object$cost_penalty) != 1L || !is.finite(object$cost_penalty) ||
+      object$cost_penalty < 0) {
+    bad("`cost_penalty`", "is not a single finite number >= 0")
+  }
   if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1) {
     bad("`depth`", "is not a whole number >= 1")
   }

@@ -74,7 +74,11 @@ tamper_fgseq <- list(
   classes = function(f) { f$classes <- "z"; f },
   method = function(f) { f$method <- "lasso"; f },
   criterion = function(f) { f$criterion <- "l3"; f },
-  cost_sensitive = function(f) { f$cost_sensitive <- NA; f }
+  cost_sensitive = function(f) { f$cost_sensitive <- NA; f },
+  y = function(f) { f$y[1L] <- NA; f },
+  call = function(f) { f$call <- "fgseq(x, y)"; f },
+  converged = function(f) { f$converged <- NULL; f$converged <- 1:2; f },
+  `path$score` = function(f) { f$path$score <- as.character(f$path$score); f }
 )
 
 test_that("fits made by the package pass their validator", {
@@ -149,7 +153,8 @@ tamper_miser <- list(
   measurement_cost = function(f) { f$measurement_cost[] <- 1e308; f$cost[] <- 1e308; f },
   cost = function(f) { f$cost[1L] <- NA; f },
   label = function(f) { f$label <- NULL; f },
-  depth = function(f) { f$depth <- "4"; f }
+  depth = function(f) { f$depth <- "4"; f },
+  cost_penalty = function(f) { f$cost_penalty <- -1; f }
 )
 
 test_that("a miser fit edited one field at a time is refused by every method, naming the field", {
