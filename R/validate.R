@@ -258,6 +258,11 @@ validate_miser <- function(object, arg = "object") {
     bad("`depth`", "is not a whole number >= 1")
   }
   split <- !is.na(tr$column)
+  # the JSON predictor names the split columns (write_predictor()), predict() indexes them
+  if (!is.character(tr$feature) || !identical(tr$feature[split], names(object$group)[tr$column[split]]) ||
+      !all(is.na(tr$feature[!split]))) {
+    bad("`trees$feature`", "is not the name of the column each split reads (`trees$column`)")
+  }
   used <- unique(object$group[tr$column[split]])
   if (!setequal(used, object$sequence)) bad("`sequence`", "is not the groups the trees split on")
   # each group is paid at the step of the first tree that splits on one of its columns

@@ -154,7 +154,8 @@ tamper_miser <- list(
   cost = function(f) { f$cost[1L] <- NA; f },
   label = function(f) { f$label <- NULL; f },
   depth = function(f) { f$depth <- "4"; f },
-  cost_penalty = function(f) { f$cost_penalty <- -1; f }
+  cost_penalty = function(f) { f$cost_penalty <- -1; f },
+  `trees$feature` = function(f) { s <- which(!is.na(f$trees$column))[1L]; f$trees$feature[s] <- "v9"; f }
 )
 
 test_that("a miser fit edited one field at a time is refused by every method, naming the field", {
