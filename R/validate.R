@@ -137,6 +137,9 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
     if (!is.null(off) && (!is.numeric(off) || NROW(off) != nrow(x) || NCOL(off) != P || !all(is.finite(off)))) {
       bad("`offset`", "is not one finite offset per row of `x` and response")
     }
+    if (!identical(isTRUE(object$has_offset), !is.null(off))) {
+      bad("`has_offset`", "disagrees with the training `offset` the fit holds")
+    }
   }
   if (!is.null(object$terms) && !inherits(object$terms, "terms")) bad("`terms`", "is not a terms object")
   omit <- object$na.action

@@ -63,6 +63,7 @@ tamper_fgseq <- list(
   null_risk = function(f) { f$null_risk <- "a"; f },
   lambda = function(f) { f$lambda <- NA_real_; f },
   has_offset = function(f) { f$has_offset <- "yes"; f },
+  has_offset = function(f) { f$has_offset <- TRUE; f },
   partial = function(f) { f$partial <- NA; f },
   rank = function(f) { f$rank <- f$rank[-1L]; f },
   cost_unit = function(f) { f$cost_unit <- 3; f },
