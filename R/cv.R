@@ -103,7 +103,7 @@
 #'   otherwise) warns (class `fgseq_warning_cv_folds`); a `lambda.min` or `lambda.1se` at the largest
 #'   `lambda` of a grid of 3 or more warns (class `fgseq_warning_cv_edge`): the best may lie beyond the grid, or
 #'   the metric ignores shrinkage (`"auc"`).
-#' @section Errors: An error in a fold's fit names the fold and its `lambda` and suggests other folds. Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is not a
+#' @section Errors: An error in a fold's fit names the fold and its `lambda` and suggests other folds. Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is above 10000 or not a
 #'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
 #'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
 #'   when `seed` is not a single number; when `stop_cost` is not a positive number; when `weights` come
@@ -143,7 +143,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   if (is_default_family(family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
-  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")) else check_lambda_grid(lambda)
+  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
   seed <- check_seed(seed)
@@ -540,6 +540,17 @@ check_lambda_grid <- function(lambda) {
     abort("`lambda` must be a vector of non-negative, finite ridge constants.")
   }
   as.double(lambda)
+}
+
+# nlambda: a whole number >= 2; every lambda of the grid costs nfolds + 1 fits, so more than 10000 is
+# refused before the grid is made.
+check_nlambda <- function(nlambda) {
+  nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
+  if (nlambda > 10000L) {
+    abort("`nlambda` (", nlambda, ") asks for ", nlambda, " lambda values, each fitted nfolds + 1 times: give at most ",
+          "10000 (15 is the default; `lambda` takes a grid of your own).")
+  }
+  nlambda
 }
 
 check_nfolds <- function(nfolds, n, unit = "rows") {

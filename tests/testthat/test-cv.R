@@ -367,3 +367,8 @@ test_that("an error inside a fold names the fold and what to change", {
   expect_error(cv_fgseq(x, y, family = "binomial", foldid = foldid, lambda = c(1, 0.1), progress = FALSE),
                "fold 1", class = "fgseq_error_input")
 })
+
+test_that("an absurd nlambda is refused before the grid is allocated", {
+  x <- as.matrix(mtcars[, -1])
+  expect_error(cv_fgseq(x, mtcars$mpg, nlambda = 1e9, progress = FALSE), "nlambda", class = "fgseq_error_input")
+})

@@ -292,3 +292,8 @@ test_that("formula method: data, NA, response and terms", {
   expect_error(sparse_sequence(diagnosis ~ 1, data = heart), "must have at least one term on its right-hand side")
   expect_error(sparse_sequence(cp ~ age, data = heart), "the response must be numeric, logical or a two-level factor")
 })
+
+test_that("an nlambda whose coefficient path exceeds the machine's memory is refused before the path", {
+  x <- as.matrix(mtcars[, -1])
+  expect_error(sparse_sequence(x, mtcars$mpg, nlambda = 2e9), "coefficient path", class = "fgseq_error_input")
+})
