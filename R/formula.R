@@ -417,7 +417,10 @@ response_from_newdata <- function(object, newdata) {
 
 #' @rdname cv_fgseq
 #' @param data Data frame holding the variables of the formula (formula method); `predict()` then
-#'   accepts `newdata`.
+#'   accepts `newdata`. The variables of the formula's offset are measurements paid at step 0 (see
+#'   [fgseq()]): every fit, the `budget` table, `budget.min`, `budget.1se` and `stop_cost` include their
+#'   cost (a `stop_cost` given must exceed it); the held-out timeliness is that of the curves beyond it,
+#'   which every budget shares.
 #' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
 #'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
 #'   or [stats::na.exclude()].
@@ -427,10 +430,31 @@ cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost =
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))
   d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                         weights = d$weights, offset = d$offset, ...)
-  cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
+  # the offset's measurements are paid at step 0 by every fit: the folds are fitted and scored beyond
+  # that cost (which every budget of the grid shares), and the costs reported include it
+  args <- list(...)
+  core <- offset_paid_costs(meas, args$max_cost)
+  args$max_cost <- core$max_cost
+  paid_cost <- sum(meas$measurement_cost[meas$paid])
+  if (!is.null(args$stop_cost) && length(meas$paid)) {
+    args$stop_cost <- check_number(args$stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
+    if (args$stop_cost <= paid_cost) {
+      abort("`stop_cost` (", format(args$stop_cost), ") does not exceed the cost of the offset's measurements (",
+            format(paid_cost), "), paid at step 0: give a larger `stop_cost`.")
+    }
+    args$stop_cost <- args$stop_cost - paid_cost
+  }
+  cv <- do.call(cv_fgseq.default, c(list(d$x, d$y, group = d$group, cost = core$cost, needs = meas$needs,
+                                         weights = d$weights, offset = d$offset), args))
+  cv$fgseq.fit <- lapply(cv$fgseq.fit, function(f) {
+    with_formula(charge_offset(f, meas), design = d, call = match.call(), generic = "cv_fgseq")
+  })
+  cv$budget$cost <- cv$budget$cost + paid_cost
+  cv$curve$cost <- cv$curve$cost + paid_cost
+  cv$stop_cost <- cv$stop_cost + paid_cost
+  cv$budget.min <- cv$budget.min + paid_cost
+  cv$budget.1se <- cv$budget.1se + paid_cost
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
   cv$call <- call

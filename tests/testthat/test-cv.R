@@ -372,3 +372,24 @@ test_that("an absurd nlambda is refused before the grid is allocated", {
   x <- as.matrix(mtcars[, -1])
   expect_error(cv_fgseq(x, mtcars$mpg, nlambda = 1e9, progress = FALSE), "nlambda", class = "fgseq_error_input")
 })
+
+test_that("cross-validation of a formula with a priced offset charges it at step 0, as fgseq() does", {
+  set.seed(12)
+  d <- data.frame(a = rnorm(150), b = rnorm(150), c = rnorm(150), t = runif(150, 1, 3))
+  d$y <- rpois(150, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  f <- y ~ a + b + c + offset(log(t))
+  free <- cv_fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 0), family = "poisson", lambda = c(1, 0.01),
+                   nfolds = 3, seed = 1, progress = FALSE)
+  priced <- cv_fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 4), family = "poisson", lambda = c(1, 0.01),
+                     nfolds = 3, seed = 1, progress = FALSE)
+  direct <- fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 4), family = "poisson", lambda = 0.01)
+  expect_equal(priced$fgseq.fit[[2]]$path$cost, direct$path$cost)
+  expect_equal(priced$fgseq.fit[[2]]$path$cost, free$fgseq.fit[[2]]$path$cost + 4)
+  expect_equal(priced$budget$cost, free$budget$cost + 4)
+  expect_equal(priced$budget.1se, free$budget.1se + 4)
+  expect_equal(priced$stop_cost, free$stop_cost + 4)
+  expect_equal(priced$cvm, free$cvm)
+  # the same model, at a budget 4 higher
+  expect_equal(unname(predict(priced, newdata = d[1:3, ], budget = "budget.1se")),
+               unname(predict(free, newdata = d[1:3, ], budget = "budget.1se")))
+})
