@@ -77,3 +77,14 @@ test_that("the Oracle of a test curve reorders that curve and is never below it"
 test_that("oracle() needs a fitted sequence", {
   expect_error(oracle(list(path = 1)), "`object` must be a fitted sequence \\(class \"fgseq\"\\)")
 })
+
+test_that("the Oracle of a fit whose offset is priced starts from step 0's cost", {
+  set.seed(13)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  fit <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = c(a = 1, b = 2, t = 5), family = "poisson")
+  or <- oracle(fit)
+  expect_equal(or$path$cost[1], 5)
+  expect_equal(max(or$path$cost), max(fit$path$cost))
+  expect_equal(sort(diff(or$path$cost)), sort(diff(fit$path$cost)))
+})
