@@ -36,6 +36,8 @@ stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
 #' with `f` through the points `(C_k, r2_k)`, `C_0 = 0`, `r2_0 = 0`: their linear interpolation
 #' (`interpolation = "linear"`, the paper's choice) or the step function `f(c) = r2_k` on
 #' `[C_k, C_{k+1})` (`"step"`, what an interrupted predictor delivers); beyond `C_K`, `f = r2_K`.
+#' When step 0 itself costs `C_0 > 0` (a formula's offset reads priced variables, see [fgseq()]),
+#' nothing is predicted below it: `f = 0` on `[0, C_0)`.
 #'
 #' With `metric` other than `"r2"` the curve is that test metric of [anytime_curve()] (its value at
 #' step 0 is the intercept-only model's, not 0); the stopping cost stays the one of the TRAINING `r2`.
@@ -85,7 +87,15 @@ timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NUL
   # an empty sequence (stopped by max_cost or max_time before its first group) has stopping cost 0:
   # its timeliness is the limit of the average as B -> 0, the curve's value at cost 0 (0 for r2)
   if (own && stop_cost == 0) return(curve$value[1L])
-  curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)
+  cost <- curve$cost
+  value <- curve$value
+  if (cost[1L] > 0) {
+    # step 0 costs something (a formula's offset, paid at step 0): below its cost nothing is predicted,
+    # the curve is 0 there
+    cost <- c(0, cost[1L], cost)
+    value <- c(0, 0, value)
+  }
+  curve_timeliness(cost, value, stop_cost, interpolation)
 }
 
 #' Timeliness of any anytime curve

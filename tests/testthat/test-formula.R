@@ -202,6 +202,12 @@ test_that("the variables of an offset() are measurements paid at step 0", {
   expect_equal(fit$path$cost, 5 + c(0, cumsum(cost[fit$sequence])), ignore_attr = TRUE)
   expect_equal(fit$path$group_cost[1], 5)
   expect_identical(fit$offset_needs, "t")
+  # the methods read the costs as they are: the summary and the JSON predictor
+  expect_equal(summary(fit)$total_cost, max(fit$path$cost))
+  file <- tempfile(fileext = ".json")
+  write_predictor(fit, file)
+  steps <- jsonlite::fromJSON(file, simplifyVector = FALSE)$steps
+  expect_equal(vapply(steps, function(s) s$cost, numeric(1)), fit$path$cost)
   # the fit itself is that of glm() (the offset changes costs only)
   ref <- stats::glm(y ~ a + b + offset(log(t)), data = d, family = poisson)
   expect_equal(unname(coef(fit)[c("(Intercept)", "a", "b"), 3]), unname(coef(ref)), tolerance = 1e-6)

@@ -83,3 +83,17 @@ test_that("timeliness() of real fits, on training and test data, matches the ref
     }
   }
 })
+
+test_that("the timeliness of a fit whose step 0 costs something is 0 below that cost", {
+  set.seed(14)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  fit <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = c(a = 1, b = 2, t = 5), family = "poisson")
+  C <- fit$path$cost
+  r2 <- fit$path$r2
+  B <- max(C)
+  # by hand: 0 on [0, 5], then linear between the steps
+  area <- sum(diff(C) * (head(r2, -1) + tail(r2, -1)) / 2)
+  expect_equal(timeliness(fit, stop_cost = B), area / B)
+  expect_s3_class(summary(fit), "summary.fgseq")
+})
