@@ -202,7 +202,7 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   step that needs it) and `cost` (cost units). `newx`, `newdata`, `newoffset`, `missing` and
 #'   `per_row` are not used.
 #' @section Errors: Stops on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field); when `newx` or `newdata` has no rows; when `newdata` has a model
-#'   variable of another type than the fit's (as [stats::.checkMFClasses()]; a character vector may stand for a
+#'   variable of another type than the fit's (as `stats::.checkMFClasses()` checks; a character vector may stand for a
 #'   factor); when `newoffset` is given to a fit without an offset; when `newx` has the wrong number of columns or column names that do not match
 #'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
 #'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
