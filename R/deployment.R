@@ -33,15 +33,16 @@ group_steps <- function(object) {
 # `measurement`, `step` (the first step that needs it) and `cost`.
 prediction_needs <- function(object, steps, type) {
   gs <- group_steps(object)
+  paid <- as.character(object$offset_needs)  # a formula's offset measurements, paid at step 0
   table <- if (type == "groups") {
-    marginal <- marginal_costs(gs$group, object$needs, object$measurement_cost)
-    data.frame(step = gs$step, group = gs$group, group_cost = marginal, cost = cumsum(marginal),
-               stringsAsFactors = FALSE)
+    marginal <- marginal_costs(gs$group, object$needs, object$measurement_cost, paid)
+    data.frame(step = gs$step, group = gs$group, group_cost = marginal,
+               cost = sum(object$measurement_cost[paid]) + cumsum(marginal), stringsAsFactors = FALSE)
   } else {
-    needed <- object$needs[gs$group]
+    needed <- c(list(paid), object$needs[gs$group])
     name <- unlist(needed, use.names = FALSE)
     first <- !duplicated(name)
-    data.frame(measurement = name[first], step = rep(gs$step, lengths(needed))[first],
+    data.frame(measurement = name[first], step = rep(c(0L, gs$step), lengths(needed))[first],
                cost = unname(object$measurement_cost[name[first]]), stringsAsFactors = FALSE)
   }
   out <- lapply(steps, function(s) {
@@ -171,6 +172,7 @@ prediction_design <- function(object, newx, newx_missing, newdata, newoffset, mi
     design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix")
   }
   if (!isTRUE(object$has_offset)) {
+    if (!is.null(newoffset)) abort("`newoffset` is given, but the fit has no offset: leave `newoffset` out, or refit with `offset`.")
     design["offset"] <- list(NULL)
     return(design)
   }

@@ -234,7 +234,10 @@
 #' unknown argument is given; when `group` and `cost` are both given by position with numeric group
 #' labels, or a third argument is given by position without `cost` (class
 #' `"fgseq_error_argument_order"`: `miser()` takes `group` before `cost`, as [fgseq()], since this
-#' version; it took `cost` first before).
+#' version; it took `cost` first before); when a Gaussian `y` has magnitude above `2^400` or below
+#' `2^-400` (its squared loss would overflow or vanish); when `max_steps` asks for more trees than R's
+#' largest table or the machine's memory holds; when `weights` leave a class with fewer than two rows
+#' of positive weight; when the formula removes the intercept (class `"fgseq_error_formula"`).
 #'
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*,
@@ -298,7 +301,9 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   family <- check_family(family, "miser")
   paid <- check_choice(paid, c("after_tree", "within_tree"), "paid")
   response <- check_response(y, family, n)
+  check_miser_scale(response$y, family)
   weights <- check_weights(weights, n)
+  check_weighted_response(response, weights, family)
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
@@ -307,6 +312,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
   max_steps <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
+  check_miser_size(max_steps, ncol(response$y))
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
   max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
@@ -338,6 +344,42 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y, weights = if (length(weights)) weights,
                         offset = offset), cost_unit = cost_unit)
   apply_keep_data(fit, keep_data)
+}
+
+# The Greedy Miser fits squared losses on y's own scale (cost_penalty trades them against costs, so y
+# is not rescaled): a Gaussian y beyond 2^400 (about 1e120) overflows its squares, one below 2^-400
+# loses them in subnormal numbers.
+check_miser_scale <- function(Y, family) {
+  if (!family_def(family)$linear) return(invisible())
+  m <- max(abs(Y))
+  if (m > 2^400 || m < 2^-400) {
+    abort("`y` has magnitude ", format(m, digits = 3), ", beyond what the squared loss of the Greedy Miser holds ",
+          "in double precision (2^-400 to 2^400, about 1e-120 to 1e120): divide or multiply `y` by a constant ",
+          "(cost_penalty is relative to the loss, so choose it again on the new scale).")
+  }
+  invisible()
+}
+
+# `max_steps` iterations keep `P` trees each, at least one node of 7 numbers per tree: refused before
+# the fit when that exceeds R's largest table (2^31 - 1 trees) or the machine's memory.
+check_miser_size <- function(max_steps, P) {
+  trees <- as.double(max_steps) * P
+  bytes <- trees * 7 * 8
+  memory <- machine_memory()
+  if (trees > .Machine$integer.max || (!is.na(memory) && bytes > memory)) {
+    abort("`max_steps` (", format(max_steps), ") asks for ", format(trees), " trees, which need at least ",
+          format(bytes / 2^30, digits = 3), " GB", if (!is.na(memory)) paste0(" (the machine has ",
+          format(memory / 2^30, digits = 3), " GB)"), ": give fewer boosting iterations (a few hundred or ",
+          "thousand are usual; `max_time` bounds the time instead).")
+  }
+  invisible()
+}
+
+# The machine's memory in bytes (MemTotal of /proc/meminfo), NA where it cannot be read.
+machine_memory <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", n = 1L, warn = FALSE), error = function(e) character(0))
+  kb <- suppressWarnings(as.numeric(sub("^MemTotal:\\s*([0-9]+).*$", "\\1", info)))
+  if (length(kb) == 1L && !is.na(kb)) kb * 1024 else NA_real_
 }
 
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
@@ -471,6 +513,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
 predict.miser <- function(object, newx, ..., budget = NULL, step = NULL,
                           type = c("link", "response", "class", "groups", "measurements"), newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
+  validate_fit(object)
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$answer)) return(req$answer)
@@ -539,7 +582,7 @@ check_forest <- function(object) {
 #' @param digits Number of significant digits.
 #' @param ... Not used: an unknown argument is an error.
 #' @return `x`, invisibly.
-#' @section Errors: None beyond those of [print()].
+#' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
@@ -547,6 +590,7 @@ check_forest <- function(object) {
 #' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 20))
 #' @export
 print.miser <- function(x, digits = 4, ...) {
+  validate_fit(x, "x")
   check_dots(...)
   per <- if (family_def(x$family)$multi) paste0(" (", length(x$classes), " trees per step, one per class)") else ""
   cat(x$label, ", ", x$family, ": ", x$n_steps, " steps", per, " of depth-", x$depth, " trees, eta = ",
@@ -596,7 +640,7 @@ print.miser <- function(x, digits = 4, ...) {
 #'
 #' `print()` shows the steps at which new features were used and the last step, then the features in
 #' order of first use.
-#' @section Errors: `summary()` and `print()`: none beyond those of the generics. `coef()` always stops,
+#' @section Errors: `summary()` and `print()` stop on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field). `coef()` always stops,
 #'   saying that a Miser fit has no coefficients and pointing to `summary()` and `predict()`.
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
@@ -610,6 +654,7 @@ print.miser <- function(x, digits = 4, ...) {
 #' s$features[, c("feature", "group", "step", "charged", "cost")]
 #' @export
 summary.miser <- function(object, ...) {
+  validate_fit(object)
   check_dots(...)
   tr <- object$trees
   x_names <- names(object$group)
@@ -618,7 +663,7 @@ summary.miser <- function(object, ...) {
   first <- split & !duplicated(ifelse(split, tr$column, NA_integer_))
   col <- tr$column[first]
   grp <- unname(object$group[col])
-  charged <- marginal_costs(grp, object$needs, object$measurement_cost)
+  charged <- marginal_costs(grp, object$needs, object$measurement_cost, as.character(object$offset_needs))
   features <- data.frame(feature = x_names[col], column = col, group = grp, step = tr$step[first],
                          tree = tr$tree[first], charged = charged, cost = cumsum(charged),
                          splits = tabulate(tr$column[split], nbins = length(x_names))[col],
