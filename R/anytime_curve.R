@@ -89,6 +89,7 @@ anytime_curve <- function(object, ...) UseMethod("anytime_curve")
 #' @export
 anytime_curve.anytime_fit <- function(object, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL,
                                       k = 5, newoffset = NULL, weights = NULL, ...) {
+  validate_fit(object)
   check_dots(...)
   metric <- check_metric(metric)
   path <- object$path

@@ -16,7 +16,8 @@
 #   nobs, null_risk, call   the training rows, the step-0 risk and the call.
 # (Each class adds its own: "fgseq" its ridge constant `lambda`, coefficients `beta` and `a0`; "miser"
 # its `cost_penalty`, trees and `init`.)
-# Optional fields: `label` (the name of the method in print() and plots), `cost_unit`, `partial`
+# Optional fields: `offset_needs` (the measurements of a formula's offset, paid at step 0: the path's
+# cost starts from theirs), `label` (the name of the method in print() and plots), `cost_unit`, `partial`
 # (max_time ran out), `has_offset` (predictions need an offset), the training data `x`, `y`, `weights`,
 # `offset` (fits from data; fitted(), residuals() and predict() without new data use them), and the
 # formula fields set by with_formula():

@@ -96,6 +96,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
                                needs = NULL, ...) {
   started <- now()  # max_time counts from the call, the pass over the chunks included
   check_dots(...)
+  validate_chunks(x)
   call <- match.call()
   method <- check_method(method)
   family <- check_family(family, "chunks")

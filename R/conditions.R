@@ -7,12 +7,14 @@
 #             given by position in an order a verb no longer takes), formula, na, subset,
 #             family, no_data (a method needs the training data the fit does not hold), write (a file
 #             cannot be written), internal, invalid_object (statistics or a fit not as the package
-#             made them: edited, or damaged in a file);
+#             made them: edited, or damaged in a file; raised by the validators of R/validate.R);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot
 #             reaches beyond its axes, which add = TRUE does not rescale), deprecated (an argument
-#             given under its old name), partial (max_time stopped a fit before the end of its path).
+#             given under its old name), partial (max_time stopped a fit before the end of its path),
+#             cv_folds (folds too small for their held-out metric), cv_edge (a cross-validated choice at
+#             the most shrunk end of the lambda grid).
 
 # Stop with the message pasted from `...` (no call: the message names the argument).
 abort <- function(..., class = "input") {

@@ -104,7 +104,11 @@
 #' its standard-error bars (`what = "lambda"`) or the metric against the budget of the fit chosen by `s`
 #' (`what = "budget"`); [predict()][predict.cv_fgseq] and [coef()][coef.cv_fgseq] use the fit chosen
 #' by `s`.
-#' @section Errors: Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is not a
+#' @section Warnings: As `cv.glmnet()` does, a fold smaller than a held-out metric needs (10 rows for `"auc"`, 3
+#'   otherwise) warns (class `fgseq_warning_cv_folds`); a `lambda.min` or `lambda.1se` at the largest
+#'   `lambda` of a grid of 3 or more warns (class `fgseq_warning_cv_edge`): the best may lie beyond the grid, or
+#'   the metric ignores shrinkage (`"auc"`).
+#' @section Errors: An error in a fold's fit names the fold and its `lambda` and suggests other folds. Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is above 10000 or not a
 #'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
 #'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
 #'   when `seed` is not a single number; when `stop_cost` is not a positive number; when `weights` come
@@ -146,7 +150,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   if (is_default_family(family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
-  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")) else check_lambda_grid(lambda)
+  lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
   seed <- check_seed(seed)
@@ -164,6 +168,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
     foldid <- check_foldid(foldid, n)
   }
   nfolds <- max(foldid)
+  warn_small_folds(foldid, metric)
 
   if (!is.null(weights) && metric == "ndcg") {
     abort("`weights` cannot be used with metric = \"ndcg\" (a ranking metric of whole queries).", class = "input")
@@ -180,7 +185,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
   # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
   # theirs (the held-out metric weighted as the fit's loss is)
-  fold_curve <- function(l, f) {
+  fold_curve <- function(l, f) in_fold(f, lambda[l], sum(foldid != f), {
     test <- foldid == f
     fit <- quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
                                                  lambda = lambda[l], weights = weights[!test],
@@ -191,7 +196,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
                            newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
     attr(curve, "partial") <- isTRUE(fit$partial)
     curve
-  }
+  })
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
@@ -230,6 +235,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
                         metric = metric, k = k, interpolation = interpolation, foldid = foldid,
                         nfolds = nfolds, call = call),
                    class = "cv_fgseq")
+  warn_grid_edge(lambda, choice, metric)
   chosen <- budget_choice(out, "lambda.1se")
   out$budget.min <- chosen[["min"]]
   out$budget.1se <- chosen[["1se"]]
@@ -310,7 +316,8 @@ resolve_budget <- function(object, budget, s) {
 #' @param step `NULL` or whole numbers in `0..K`, as for [predict.fgseq()].
 #' @param ... Not used: an argument given here is an error.
 #' @return As [predict.fgseq()] and [coef.fgseq()].
-#' @section Errors: Stops when `s` is not `"lambda.1se"`, `"lambda.min"` or a value of the grid; when
+#' @section Errors: Stops on an object that is not as [cv_fgseq()] made it (class `fgseq_error_invalid_object`,
+#'   naming the field); when `s` is not `"lambda.1se"`, `"lambda.min"` or a value of the grid; when
 #'   `budget` is a character string other than `"budget.min"` and `"budget.1se"`; and as
 #'   [predict.fgseq()] and [coef.fgseq()].
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
@@ -324,6 +331,7 @@ resolve_budget <- function(object, budget, s) {
 predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = "budget.1se", step = NULL,
                              type = c("link", "response", "class", "coefficients", "nonzero"), newdata = NULL,
                              newoffset = NULL) {
+  validate_cv(object)
   check_dots(...)
   types <- c("link", "response", "class", "coefficients", "nonzero")
   type <- check_choice(match_type(type, types), types, "type")
@@ -339,6 +347,7 @@ predict.cv_fgseq <- function(object, newx, ..., s = "lambda.1se", budget = "budg
 #' @rdname predict.cv_fgseq
 #' @export
 coef.cv_fgseq <- function(object, ..., s = "lambda.1se", budget = "budget.1se", step = NULL) {
+  validate_cv(object)
   check_dots(...)
   if (missing(budget) && !is.null(step)) budget <- NULL  # the steps given, not the chosen budget
   fit <- object$fgseq.fit[[resolve_s(object, s)]]
@@ -356,6 +365,44 @@ quiet_fold <- function(expr) {
       invokeRestart("muffleWarning")
     }
   })
+}
+
+# Evaluate `expr`, the work of fold `f` at `lambda` (fitted on `n_train` rows); an error is raised again
+# with the fold, the lambda and what to change before its message, keeping its fgseq class.
+in_fold <- function(f, lambda, n_train, expr) {
+  tryCatch(expr, error = function(e) {
+    kind <- grep("^fgseq_error_", class(e), value = TRUE)
+    abort("cross-validation fold ", f, " (lambda = ", format(lambda, digits = 3), ", fitted on the other folds' ",
+          n_train, " rows) failed: ", conditionMessage(e), " The training rows of a fold must allow the fit: ",
+          "give fewer folds (`nfolds`) or other folds (`foldid`, `seed`).",
+          class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
+  })
+}
+
+# Held-out metrics of tiny folds are noise (as cv.glmnet() warns): a rank metric (auc) needs at least 10
+# rows in each fold; any other metric at least 3 (r2 of one row compares a single residual).
+warn_small_folds <- function(foldid, metric) {
+  smallest <- min(tabulate(foldid))
+  need <- if (metric == "auc") 10L else 3L
+  if (smallest < need) {
+    warn("the smallest fold holds ", smallest, " row", if (smallest != 1L) "s", ", fewer than the ", need,
+         " a held-out ", metric, " needs to mean anything: each fold's metric is then mostly noise and the ",
+         "choice of lambda with it. Give fewer folds (`nfolds`).", class = "cv_folds")
+  }
+  invisible()
+}
+
+# A choice at the largest lambda of the grid (the most shrunk fits) may lie beyond it, or be where a
+# metric blind to shrinkage (auc ranks rows, whatever the scale of their scores) stays flat: warn, as
+# the choice is then an artefact of the grid.
+warn_grid_edge <- function(lambda, choice, metric) {
+  edge <- which.max(lambda)
+  if (length(lambda) < 3L || !any(choice == edge)) return(invisible())
+  warn("`lambda.", names(choice)[choice == edge][1L], "` is the largest lambda of the grid (",
+       format(lambda[edge], digits = 3), "), its most shrunk fit: the best may lie beyond the grid, or the ",
+       "metric does not change with shrinkage", if (metric == "auc") " (auc ranks the rows and ignores how far their probabilities are shrunk towards the mean; metric = \"logloss\" does not)",
+       ". Give a grid of larger `lambda`, or another `metric`.", class = "cv_edge")
+  invisible()
 }
 
 # Evaluate `expr` after set.seed(seed), then put the session's random-number state back as it was
@@ -411,6 +458,7 @@ mean_curve <- function(curves, lambda) {
 #' @param digits Number of significant digits.
 #' @export
 print.cv_fgseq <- function(x, digits = 4, ...) {
+  validate_cv(x, "x")
   check_dots(...)
   cat(x$nfolds, "-fold cross-validation; cvm: ", x$name, " up to the stopping cost ",
       format(x$stop_cost, digits = digits), "\n\n", sep = "")
@@ -456,6 +504,7 @@ print.cv_fgseq <- function(x, digits = 4, ...) {
 #' @export
 plot.cv_fgseq <- function(x, what = c("lambda", "budget"), s = "lambda.1se", log = "", cost_unit = NULL,
                           xlab = NULL, ylab = NULL, ..., main = NULL) {
+  validate_cv(x, "x")
   check_dots(..., graphics = TRUE)
   what <- check_choice(what, c("lambda", "budget"), "what")
   log <- check_choice(log, c("", "x"), "log")
@@ -505,6 +554,17 @@ check_lambda_grid <- function(lambda) {
     abort("`lambda` must be a vector of non-negative, finite ridge constants.")
   }
   as.double(lambda)
+}
+
+# nlambda: a whole number >= 2; every lambda of the grid costs nfolds + 1 fits, so more than 10000 is
+# refused before the grid is made.
+check_nlambda <- function(nlambda) {
+  nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
+  if (nlambda > 10000L) {
+    abort("`nlambda` (", nlambda, ") asks for ", nlambda, " lambda values, each fitted nfolds + 1 times: give at most ",
+          "10000 (15 is the default; `lambda` takes a grid of your own).")
+  }
+  nlambda
 }
 
 check_nfolds <- function(nfolds, n, unit = "rows") {

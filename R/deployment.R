@@ -8,14 +8,15 @@
 # `measurement`, `step` (the first step that needs it) and `cost`.
 prediction_needs <- function(object, steps, type) {
   gs <- paid_groups(object)
+  paid <- as.character(object$offset_needs)  # a formula's offset measurements, paid at step 0
   table <- if (type == "groups") {
-    data.frame(step = gs$step, group = gs$group, group_cost = gs$group_cost, cost = cumsum(gs$group_cost),
-               stringsAsFactors = FALSE)
+    data.frame(step = gs$step, group = gs$group, group_cost = gs$group_cost,
+               cost = sum(object$measurement_cost[paid]) + cumsum(gs$group_cost), stringsAsFactors = FALSE)
   } else {
-    needed <- object$needs[gs$group]
+    needed <- c(list(paid), object$needs[gs$group])
     name <- unlist(needed, use.names = FALSE)
     first <- !duplicated(name)
-    data.frame(measurement = name[first], step = rep(gs$step, lengths(needed))[first],
+    data.frame(measurement = name[first], step = rep(c(0L, gs$step), lengths(needed))[first],
                cost = unname(object$measurement_cost[name[first]]), stringsAsFactors = FALSE)
   }
   out <- lapply(steps, function(s) {
@@ -138,6 +139,7 @@ prediction_design <- function(object, newx, newx_missing, newdata, newoffset, mi
     design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix")
   }
   if (!isTRUE(object$has_offset)) {
+    if (!is.null(newoffset)) abort("`newoffset` is given, but the fit has no offset: leave `newoffset` out, or refit with `offset`.")
     design["offset"] <- list(NULL)
     return(design)
   }

@@ -158,6 +158,12 @@ fgseq_families <- list(
         abort("`y` must be non-negative whole counts for family = \"poisson\".")
       }
       if (all(y == y[1L])) abort("`y` is constant; there is nothing to explain.")
+      # the gradients of the log-likelihood are sums of counts, squared by the scores
+      if (max(y) > 2^400) {
+        abort("`y` holds counts up to ", format(max(y), digits = 3), ", beyond what the Poisson fit holds in double ",
+              "precision (2^400, about 1e120: its gradients are squared); model log(y) with family = \"gaussian\", ",
+              "or count in larger units.")
+      }
       list(y = matrix(as.double(y)), classes = NULL, responses = "y")
     },
     values = function(y) {
@@ -188,6 +194,25 @@ fgseq_families <- list(
     deviance = function(y, mu, w) sum(w * (y - mu)^2),
     loglik = function(y, mu, w, coefs) NULL)
 )
+
+# The response among the rows of positive weight (the rows that take part in the fit) passes the checks
+# the family applies to the whole response: each class of a binomial or multinomial response has at
+# least two such rows, and another response is not constant on them.
+check_weighted_response <- function(response, weights, family) {
+  if (!length(weights) || all(weights > 0)) return(invisible())
+  Y <- response$y[weights > 0, , drop = FALSE]
+  if (!is.null(response$classes)) {
+    counts <- if (ncol(Y) == 1L) c(sum(Y == 0), sum(Y == 1)) else colSums(Y)
+    if (any(counts < 2)) {
+      abort("`weights` leave class(es) with fewer than two rows of positive weight (",
+            paste(response$classes, counts, sep = ": ", collapse = ", "), "); the model needs every class: give ",
+            "those rows positive weights, or drop the class.")
+    }
+  } else if (all(apply(Y, 2L, function(v) max(v) - min(v) <= 1e-12 * max(abs(v))))) {
+    abort("`y` is constant on the rows of positive `weights`; there is nothing to explain.")
+  }
+  invisible()
+}
 
 # The families a verb (or engine) fits, in the order its help lists them.
 family_names <- function(verb) names(Filter(function(f) verb %in% f$verbs, fgseq_families))

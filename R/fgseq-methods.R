@@ -19,13 +19,14 @@ method_label <- function(object) {
 #' @inheritParams fgseq-arguments
 #' @param digits Number of significant digits for costs and `r2`.
 #' @return `x`, invisibly.
-#' @section Errors: None beyond those of [print()].
+#' @section Errors: Stops on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' print(fgseq(diagnosis ~ ., data = heart, cost = heart_cost, method = "fr"))
 #' @export
 print.fgseq <- function(x, digits = 4, ...) {
+  validate_fit(x, "x")
   check_dots(...)
   fam <- family_def(x$family)
   family <- if (fam$named) paste0(" (", fam$name, ")") else ""
@@ -60,13 +61,14 @@ print_path <- function(path, first, digits) {
 #'   `r2`), `path` (the `path` data frame) and `stopping`, a data frame with columns `alpha`,
 #'   `stop_cost` and `timeliness`, one row per `alpha`. Stopping cost and timeliness follow the paper's
 #'   section 5.2 (see [stop_cost()] and [timeliness()]; linear interpolation, training curve).
-#' @section Errors: Stops when an `alpha` is not in `(0, 1]`.
+#' @section Errors: Stops when an `alpha` is not in `(0, 1]`; on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
 #' summary(fgseq(diagnosis ~ ., data = heart, cost = heart_cost))
 #' @export
 summary.fgseq <- function(object, alpha = c(0.9, 0.97, 0.99, 1), ...) {
+  validate_fit(object)
   check_dots(...)
   for (a in alpha) check_alpha(a)
   sc <- vapply(alpha, function(a) stop_cost(object, alpha = a), numeric(1))
@@ -109,7 +111,8 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #'   For `"multinomial"` and `"mgaussian"` fits, a list of such matrices, one per class or response
 #'   column. Column `k` is the paper's `w(G_k)` (Algorithm 1; appendix B for GLMs) mapped back through
 #'   the group whitening and the standardization to the original scale of `x`.
-#' @section Errors: Stops when both `budget` and `step` are given, when a budget is negative or NA, or
+#' @section Errors: Stops on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field); when both `budget` and `step` are given, when `step` is empty, when a
+#'   budget is negative or NA or below the cost of step 0, or
 #'   when a step is not a whole number in `0..K`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
@@ -118,6 +121,7 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' coef(fit, budget = c(5, 20, 120))
 #' @export
 coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   steps <- resolve_steps(object, budget, step)
   one <- function(beta, a0) {
@@ -193,7 +197,8 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]).
 #' @param missing `"error"` (the default: `NA` in `newx` or in the model variables of `newdata` is an
 #'   error) or `"prefix"` (a row is predicted by the longest prefix of the sequence it has; see the
-#'   section on partially computed rows). `NaN` counts as `NA`; `Inf` is an error either way.
+#'   section on partially computed rows; a model variable absent from `newdata` is then missing in
+#'   every row). `NaN` counts as `NA`; `Inf` is an error either way.
 #' @param per_row `FALSE` (every budget for every row) or `TRUE`: `budget` (or `step`) is a vector of one
 #'   value per row of `newx` (or `newdata`), in cost units, without `NA`.
 #' @details Without `newx` and `newdata`, the training rows are predicted (as [stats::predict.glm()]),
@@ -224,7 +229,9 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   With `type = "coefficients"`, the matrix (or list of matrices) of [coef.fgseq()]; with
 #'   `type = "nonzero"`, a list with one integer vector per requested step (named as the columns of
 #'   `coef()`): the indices of the columns of `x` with a nonzero coefficient.
-#' @section Errors: Stops when `newx` has the wrong number of columns or column names that do not match
+#' @section Errors: Stops on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field); when `newx` or `newdata` has no rows; when `newdata` has a model
+#'   variable of another type than the fit's (as `stats::.checkMFClasses()` checks; a character vector may stand for a
+#'   factor); when `newoffset` is given to a fit without an offset; when `newx` has the wrong number of columns or column names that do not match
 #'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
 #'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
 #'   is asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, when
@@ -256,6 +263,7 @@ predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
                                          "nonzero"),
                                 newdata = NULL,
                           newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
+  validate_fit(object)
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$answer)) return(req$answer)
@@ -380,7 +388,8 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #'   of the paper's section 5 (Figures 3-5), or its accuracy and NDCG@5 counterparts. For
 #'   `what = "coef"` the coefficients drawn, invisibly: the `p x (K + 1)` matrix `beta` (a list of them
 #'   for multinomial and mgaussian fits).
-#' @section Errors: Stops when `what` or `log` is not one of its values, when `cost_unit` is not a
+#' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (class
+#'   `fgseq_error_invalid_object`, naming the field); when `what` or `log` is not one of its values, when `cost_unit` is not a
 #'   single string, when `labels` is not `TRUE` or `FALSE`, when `what = "coef"` is asked of a fit
 #'   without coefficients (a `"miser"` fit) or with `add = TRUE`; as [anytime_curve()]: when `newx` is
 #'   given without `newy` (or `newdata` without the response), when `metric` is unknown or needs test
@@ -400,6 +409,7 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, metric = "r2", query = NULL, k = 5,
                              what = c("curve", "coef"), add = FALSE, log = "", cost_unit = x$cost_unit, xlab = NULL,
                              ylab = NULL, plot_type = "s", ..., labels = FALSE, type) {
+  validate_fit(x, "x")
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   what <- check_choice(what, c("curve", "coef"), "what")

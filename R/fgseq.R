@@ -54,7 +54,10 @@
 #' the unpaid part of its variables, and is free once they are bought; `cost` is named by variable
 #' (`heart_cost` serves any formula on [heart]; costs of variables the formula does not use are
 #' ignored) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
-#' measurements.
+#' measurements. The variables of the formula's `offset()` terms and of `offset` are measurements too,
+#' paid at step 0 (the intercept-only prediction already needs them): the path's `cost` starts from
+#' their cost, the fit's `offset_needs` names them, a group that shares one does not pay it again,
+#' `max_cost` counts them and a budget below their cost is an error.
 #'
 #' What becomes of the paper's guarantees: they assume modular costs, the cost of a sequence being the
 #' sum of the costs of its groups. Shared measurements make the cost of a set the cost of a union,
@@ -180,7 +183,8 @@
 #'   such as `diagnosis ~ .`.
 #' @param y Numeric vector of length `n` (logical is read as 0/1, a linear probability model).
 #' @param group Vector of length `p` (integer, character or factor): the group label of each column.
-#'   `NULL` puts each column in its own group, labelled by the column names.
+#'   `NULL` puts each column in its own group, labelled by the column names. A named `group` is matched
+#'   to the columns of `x` by name (names that are not the column names are an error).
 #' @param cost Numeric vector of positive, finite group costs, in any unit (the unit of budgets later):
 #'   named by group label, or unnamed in the order of `unique(group)`. `NULL` means cost 1 for every
 #'   group. With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
@@ -279,7 +283,9 @@
 #' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
 #'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
-#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
+#' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`, and, when
+#'   their offset reads variables of `data`, `offset_needs`: the measurements of the offset, paid at
+#'   step 0 (the path's `group_cost` and `cost` at step 0 are their cost).
 #'
 #' @section Training data kept:
 #' By default a fit keeps its training data, for `fitted()`, `residuals()`, `deviance()`, `logLik()`,
@@ -307,10 +313,15 @@
 #' range; when `method`, `criterion`, `fr_gain` or `engine` is not one of its values; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
-#' length, or `offset` has the wrong length; when `family` is unknown or a family object with a
+#' length, or `offset` has the wrong length; when `weights` leave a class with fewer than two rows of
+#' positive weight, or a constant response on those rows; when Poisson counts exceed `2^400` (their
+#' squared gradients would overflow); when a named `group` is not named by the columns of `x`; when the
+#' option `fgseq.threads` exceeds 4 threads per core; when `family` is unknown or a family object with a
 #' non-canonical link (class `fgseq_error_family`); when an argument is unknown (class
 #' `fgseq_error_unknown_argument`). The formula method also stops when `data` is missing or not a data
-#' frame or the formula has no response or no term (class `fgseq_error_formula`), when a model variable
+#' frame or the formula has no response or no term, or removes the intercept (`- 1` or `+ 0`: every
+#' engine centres the columns and the response, so the intercept is always fitted) (class
+#' `fgseq_error_formula`), when a model variable
 #' holds NA and `na.action` is missing or [stats::na.fail()], or `na.action` is another function (class
 #' `fgseq_error_na`), and when `subset` is not a logical vector with one value per row (without NA) or
 #' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has
@@ -384,6 +395,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   n <- nrow(x)
   response <- check_response(y, family, n)
   weights <- check_weights(weights, n)
+  check_weighted_response(response, weights, family)
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
@@ -461,6 +473,12 @@ fit_threads <- function() {
   if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 ||
       threads > .Machine$integer.max || threads != round(threads)) {
     abort("option `fgseq.threads` must be a whole number >= 1.")
+  }
+  # every thread holds its own buffers: more than 4 per core only costs memory
+  cores <- machine_cores()
+  if (!is.na(cores) && threads > 4 * max(cores, 1L)) {
+    abort("option `fgseq.threads` (", threads, ") is more than 4 threads per core of this machine (", cores,
+          " cores); set it to at most ", 4 * max(cores, 1L), ", for example options(fgseq.threads = ", cores, ").")
   }
   as.integer(threads)
 }

@@ -48,6 +48,11 @@ model_design <- function(call, env) {
   if (nrow(frame) < 2L) abort("`subset` (or `na.action`) leaves fewer than 2 rows to fit.", class = "subset")
   mt <- attr(frame, "terms")
   if (attr(mt, "response") == 0L) abort("`", form, "` (the formula) must have a response, as in y ~ .", class = "formula")
+  if (attr(mt, "intercept") == 0L) {
+    abort("`", form, "` (the formula) removes the intercept (`- 1` or `+ 0`), which the fits cannot honour: ",
+          "every engine centres the columns and the response (the intercept is unpenalized and always ",
+          "fitted). Remove `- 1` (or `+ 0`) from the formula.", class = "formula")
+  }
   labels <- attr(mt, "term.labels")
   if (!length(labels)) {
     abort("`", form, "` (the formula) must have at least one term on its right-hand side.", class = "formula")
@@ -59,7 +64,48 @@ model_design <- function(call, env) {
        weights = stats::model.weights(frame), offset = stats::model.offset(frame), terms = mt,
        xlevels = stats::.getXlevels(mt, frame), contrasts = attr(mm, "contrasts"),
        na.action = attr(frame, "na.action"), model = frame, variables = term_variables(mt, names(data)),
-       data_names = names(data))
+       offset_variables = offset_variables(mt, args$offset, names(data)), data_names = names(data))
+}
+
+# The variables of data that the offset needs: those of the formula's offset() terms and of the
+# `offset` argument (an expression evaluated in data).
+offset_variables <- function(terms, offset_arg, data_names) {
+  vars <- as.list(attr(terms, "variables"))[-1L]
+  used <- unlist(lapply(vars[attr(terms, "offset")], all.vars), use.names = FALSE)
+  if (!is.null(offset_arg)) used <- c(used, all.vars(offset_arg))
+  intersect(unique(used), data_names)
+}
+
+# The measurements of a formula fit's offset are paid at step 0: the intercept-only prediction already
+# needs them. `meas` (formula_measurements()) holds them in `paid`; the verb's core gets them at cost 0
+# (a group that shares one does not pay it again) and a budget `max_cost` less their cost. Returns
+# list(cost, max_cost) for the verb.
+offset_paid_costs <- function(meas, max_cost = NULL) {
+  cost <- meas$measurement_cost[setdiff(names(meas$measurement_cost), setdiff(meas$paid, unlist(meas$needs)))]
+  paid_cost <- sum(meas$measurement_cost[meas$paid])
+  cost[intersect(names(cost), meas$paid)] <- 0
+  if (!is.null(max_cost) && length(meas$paid)) {
+    max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+    if (max_cost <= paid_cost) {
+      abort("`max_cost` (", format(max_cost), ") does not exceed the cost of the offset's measurements (",
+            paste(meas$paid, collapse = ", "), ": ", format(paid_cost), "), paid at step 0: give a larger `max_cost`.")
+    }
+    max_cost <- max_cost - paid_cost
+  }
+  list(cost = cost, max_cost = max_cost)
+}
+
+# A fit made with the costs of offset_paid_costs(), charged the offset's measurements at step 0: its
+# `measurement_cost` and stand-alone `cost` are the real ones, `offset_needs` names the measurements
+# paid at step 0, and the path's costs start from their total.
+charge_offset <- function(fit, meas) {
+  if (!length(meas$paid)) return(fit)
+  fit$measurement_cost <- meas$measurement_cost
+  fit$cost <- group_costs(fit$needs, fit$measurement_cost)
+  fit$offset_needs <- meas$paid
+  fit$path$group_cost[1L] <- sum(meas$measurement_cost[meas$paid])
+  fit$path$cost <- cumsum(fit$path$group_cost)
+  fit
 }
 
 # subset: logical (one per row of data, no NA), or whole row numbers (all positive or all negative).
@@ -132,11 +178,18 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
     abort("`newdata` works with fits made by the formula interface; give `newx` (a matrix) instead.")
   }
   if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.")
+  if (!nrow(newdata)) abort("`newdata` has no rows: give at least one row to predict.")
   tt <- stats::delete.response(object$terms)
   missing <- setdiff(all.vars(tt), names(newdata))
   if (length(missing)) {
-    abort("`newdata` lacks the model variable(s) ", paste(missing, collapse = ", "), ".")
+    if (!keep_na) {
+      abort("`newdata` lacks the model variable(s) ", paste(missing, collapse = ", "), "; add them, or predict ",
+            "with missing = \"prefix\" (a variable not measured is a missing value).")
+    }
+    # missing = "prefix": a variable not measured is NA in every row (of its fitted type)
+    newdata[missing] <- lapply(missing, absent_variable, object = object, n = nrow(newdata))
   }
+  check_newdata_types(object, newdata)
   mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   offset <- stats::model.offset(mf)
   call_offset <- object$call$offset
@@ -162,6 +215,38 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   mm <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   list(x = mm[, names(object$group), drop = FALSE], offset = offset, rows = rows, n = nrow(newdata),
        names = row.names(newdata))
+}
+
+# A model variable absent from newdata under missing = "prefix": n missing values of the type it was
+# fitted with (a factor with the training levels, logical, character or numeric).
+absent_variable <- function(name, object, n) {
+  type <- attr(object$terms, "dataClasses")[name]
+  levels <- object$xlevels[[name]]
+  if (!is.null(levels)) return(factor(rep(NA_character_, n), levels = levels))
+  switch(if (is.na(type %||% NA)) "numeric" else type, logical = rep(NA, n), character = rep(NA_character_, n),
+         rep(NA_real_, n))
+}
+
+# Each model variable of newdata has the type it was fitted with (the terms' "dataClasses", as
+# stats::.checkMFClasses() checks for predict.glm()); a character vector may stand for a factor and a
+# factor for a character vector (their levels are then matched to the training levels).
+check_newdata_types <- function(object, newdata) {
+  fitted <- attr(object$terms, "dataClasses")
+  vars <- intersect(setdiff(names(fitted), names(fitted)[attr(object$terms, "response")]), names(newdata))
+  if (!length(vars)) return(invisible())
+  given <- vapply(newdata[vars], stats::.MFclass, character(1))
+  want <- fitted[vars]
+  want[want == "ordered"] <- "factor"
+  given[given == "ordered"] <- "factor"
+  given[given == "character" & want == "factor"] <- "factor"
+  given[given == "factor" & want == "character"] <- "character"
+  wrong <- given != want
+  if (any(wrong)) {
+    abort("`newdata` has variable(s) of another type than the fit's: ",
+          paste0("'", vars[wrong], "' was fitted as ", want[wrong], " but is ", given[wrong], collapse = "; "),
+          ". Give each variable the type it had in the training data.")
+  }
+  invisible()
 }
 
 # The training design of a fit, as new_design() returns it: the x, offset and weights the fit was made
@@ -223,10 +308,13 @@ fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NU
   }
   check_dots(..., forwarded = formula_forwarded(fgseq.default))
   d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                       weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "fgseq")
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
+  args <- list(...)
+  core <- offset_paid_costs(meas, args$max_cost)
+  args$max_cost <- core$max_cost
+  fit <- do.call(fgseq.default, c(list(d$x, d$y, group = d$group, cost = core$cost, needs = meas$needs,
+                                       weights = d$weights, offset = d$offset), args))
+  with_formula(charge_offset(fit, meas), d, match.call(), "fgseq")
 }
 
 # The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
@@ -247,10 +335,10 @@ miser.formula <- function(x, data, subset, weights, offset, na.action, cost, nee
   check_dots(..., forwarded = formula_forwarded(miser.default))
   d <- model_design(match.call(), parent.frame())
   if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  fit <- miser.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
+  fit <- miser.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
                        weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "miser")
+  with_formula(charge_offset(fit, meas), d, match.call(), "miser")
 }
 
 #' @rdname miser_path
@@ -279,12 +367,13 @@ miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata 
 # names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
 # 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
 # the formula does not use are ignored, so one cost vector serves every formula on the same data.
-formula_measurements <- function(cost, needs, term_vars, data_names) {
+formula_measurements <- function(cost, needs, term_vars, data_names, offset_vars = character(0)) {
   known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
   if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
   var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
   full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
-  used <- unique(unlist(full, use.names = FALSE))
+  paid <- unique(unlist(lapply(offset_vars, var_needs), use.names = FALSE))
+  used <- unique(c(unlist(full, use.names = FALSE), paid))
   if (!is.null(cost) && !is.null(names(cost))) {
     if (is.list(cost)) cost <- unlist(cost)
     needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
@@ -295,7 +384,9 @@ formula_measurements <- function(cost, needs, term_vars, data_names) {
     }
     cost <- cost[intersect(names(cost), used)]
   }
-  new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs)))
+  meas <- check_cost_total(new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs))))
+  meas$paid <- paid
+  meas
 }
 
 # The variables each term of a model needs (term label -> variable names), from the terms object: the
@@ -326,7 +417,10 @@ response_from_newdata <- function(object, newdata) {
 
 #' @rdname cv_fgseq
 #' @param data Data frame holding the variables of the formula (formula method); `predict()` then
-#'   accepts `newdata`.
+#'   accepts `newdata`. The variables of the formula's offset are measurements paid at step 0 (see
+#'   [fgseq()]): every fit, the `budget` table, `budget.min`, `budget.1se` and `stop_cost` include their
+#'   cost (a `stop_cost` given must exceed it); the held-out timeliness is that of the curves beyond it,
+#'   which every budget shares.
 #' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
 #'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
 #'   or [stats::na.exclude()].
@@ -337,10 +431,31 @@ cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost =
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))
   d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
-  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
-                         weights = d$weights, offset = d$offset, ...)
-  cv$fgseq.fit <- lapply(cv$fgseq.fit, with_formula, design = d, call = match.call(), generic = "cv_fgseq")
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
+  # the offset's measurements are paid at step 0 by every fit: the folds are fitted and scored beyond
+  # that cost (which every budget of the grid shares), and the costs reported include it
+  args <- list(...)
+  core <- offset_paid_costs(meas, args$max_cost)
+  args$max_cost <- core$max_cost
+  paid_cost <- sum(meas$measurement_cost[meas$paid])
+  if (!is.null(args$stop_cost) && length(meas$paid)) {
+    args$stop_cost <- check_number(args$stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
+    if (args$stop_cost <= paid_cost) {
+      abort("`stop_cost` (", format(args$stop_cost), ") does not exceed the cost of the offset's measurements (",
+            format(paid_cost), "), paid at step 0: give a larger `stop_cost`.")
+    }
+    args$stop_cost <- args$stop_cost - paid_cost
+  }
+  cv <- do.call(cv_fgseq.default, c(list(d$x, d$y, group = d$group, cost = core$cost, needs = meas$needs,
+                                         weights = d$weights, offset = d$offset), args))
+  cv$fgseq.fit <- lapply(cv$fgseq.fit, function(f) {
+    with_formula(charge_offset(f, meas), design = d, call = match.call(), generic = "cv_fgseq")
+  })
+  cv$budget$cost <- cv$budget$cost + paid_cost
+  cv$curve$cost <- cv$curve$cost + paid_cost
+  cv$stop_cost <- cv$stop_cost + paid_cost
+  cv$budget.min <- cv$budget.min + paid_cost
+  cv$budget.1se <- cv$budget.1se + paid_cost
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
   cv$call <- call
@@ -358,13 +473,13 @@ cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost =
 sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(sparse_sequence.default))
   d <- model_design(match.call(), parent.frame())
-  meas <- formula_measurements(cost, needs, d$variables, d$data_names)
+  meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
   family <- list(...)$family
   if (is.factor(d$y) && is_default_family(family)) {
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
-  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas$measurement_cost, needs = meas$needs,
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
                                  weights = d$weights, offset = d$offset, ...)
-  with_formula(fit, d, match.call(), "sparse_sequence")
+  with_formula(charge_offset(fit, meas), d, match.call(), "sparse_sequence")
 }

@@ -142,7 +142,19 @@ check_group <- function(group, x) {
           ", ncol(x) is ", p, ".")
   }
   if (anyNA(group)) abort("`group` contains NA; give every column of `x` a group label.")
-  as.character(group)
+  named <- names(group)
+  if (!is.null(named)) {
+    # a named group is matched to the columns by name (as `cost` is matched to groups by name)
+    cols <- x_names(x)
+    if (anyNA(named) || !setequal(named, cols) || anyDuplicated(named)) {
+      abort("`group` is named, but its names are not the column names of `x` (each once): unknown ",
+            paste(utils::head(setdiff(named, cols), 5L), collapse = ", "), "; missing ",
+            paste(utils::head(setdiff(cols, named), 5L), collapse = ", "), ". Name `group` by column, or give ",
+            "it without names in the order of the columns.")
+    }
+    group <- group[cols]
+  }
+  unname(as.character(group))
 }
 
 check_weights <- function(weights, n) {
@@ -212,10 +224,16 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
     if (any(budget < 0)) abort("`budget` must be non-negative (in cost units); got ",
                                paste(budget[budget < 0], collapse = ", "), ".")
     steps <- findInterval(budget, object$path$cost * (1 - 1e-12)) - 1L
+    if (any(steps < 0L)) {
+      abort("`budget` (", format(min(budget)), ") is below the cost of step 0 (", format(object$path$cost[1L]),
+            ": the measurements of the offset, ", paste(object$offset_needs, collapse = ", "),
+            ", which every prediction needs); give a budget of at least that.")
+    }
     names(steps) <- budget_names(budget)
     return(steps)
   }
   if (is.null(step)) step <- 0:K
+  if (is.numeric(step) && !length(step)) abort("`step` is empty: give at least one step (0..", K, "), or NULL for every step.")
   if (!is.numeric(step) || anyNA(step) || any(step != round(step)) || any(step < 0) || any(step > K)) {
     abort("`step` must be whole numbers between 0 and ", K, " (the number of steps in the sequence).")
   }
@@ -241,6 +259,7 @@ check_newx <- function(newx, object, keep_na = FALSE) {
     }
   }
   p <- length(object$group)
+  if (!nrow(newx)) abort("`newx` has no rows: give at least one row to predict.")
   if (ncol(newx) != p) {
     abort("`newx` must have ", p, " columns, as the training x; it has ", ncol(newx), ".")
   }

@@ -20,7 +20,19 @@ group_measurements <- function(cost, needs, labels, what = "group") {
   }
   needs <- check_needs(needs, labels, what)
   full <- stats::setNames(lapply(labels, function(g) if (is.null(needs[[g]])) g else needs[[g]]), labels)
-  new_measurements(full, check_measurement_cost(cost, unique(unlist(full, use.names = FALSE)), what))
+  meas <- new_measurements(full, check_measurement_cost(cost, unique(unlist(full, use.names = FALSE)), what))
+  check_cost_total(meas)
+}
+
+# The costs of a fit's measurements must add up to a finite total (the cost of the whole sequence);
+# returns `meas`.
+check_cost_total <- function(meas) {
+  total <- sum(meas$measurement_cost)
+  if (!is.finite(total)) {
+    abort("`cost` sums to Inf (", format(total), " overflows); give costs in a unit where their total is ",
+          "finite, for example divided by ", format(max(meas$measurement_cost)), ".")
+  }
+  meas
 }
 
 # `needs`: NULL or a named list, entries for distinct known groups (or variables), each a character
@@ -40,7 +52,9 @@ check_needs <- function(needs, known, what) {
     abort("`needs` names a ", what, " more than once: ",
           paste(unique(names(needs)[duplicated(names(needs))]), collapse = ", "), ".")
   }
-  bad <- !vapply(needs, function(m) (is.character(m) || is.factor(m)) && !anyNA(m) && all(nzchar(m)), logical(1))
+  # factors are read as their labels (the docs allow them)
+  needs <- lapply(needs, function(m) if (is.factor(m)) as.character(m) else m)
+  bad <- !vapply(needs, function(m) is.character(m) && !anyNA(m) && all(nzchar(m)), logical(1))
   if (any(bad)) {
     abort("`needs` must give each ", what, " a character vector of measurement names (no NA or empty ",
           "names); see ", paste(names(needs)[bad], collapse = ", "), ".")
@@ -144,10 +158,10 @@ group_costs <- function(needs, measurement_cost) {
 }
 
 # The marginal cost of each group of a sequence given the groups before it: the cost of its
-# measurements not yet paid (one number per element of `sequence`). For orders the core did not pay
+# measurements not yet paid (one number per element of `sequence`); `paid`: the measurements paid
+# before the first group (those of a formula's offset, at step 0). For orders the core did not pay
 # (oracle()'s reorderings); a fit's own costs are its core's record (paid_groups()).
-marginal_costs <- function(sequence, needs, measurement_cost) {
-  paid <- character(0)
+marginal_costs <- function(sequence, needs, measurement_cost, paid = character(0)) {
   vapply(sequence, function(g) {
     new <- setdiff(needs[[g]], paid)
     paid <<- c(paid, new)

@@ -103,7 +103,7 @@ check_forest <- function(object) {
 #' @param digits Number of significant digits.
 #' @param ... Not used: an unknown argument is an error.
 #' @return `x`, invisibly.
-#' @section Errors: None beyond those of [print()].
+#' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
@@ -111,6 +111,7 @@ check_forest <- function(object) {
 #' print(miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 20))
 #' @export
 print.miser <- function(x, digits = 4, ...) {
+  validate_fit(x, "x")
   check_dots(...)
   per <- if (family_def(x$family)$multi) paste0(" (", length(x$classes), " trees per step, one per class)") else ""
   cat(x$label, ", ", x$family, ": ", x$n_steps, " steps", per, " of depth-", x$depth, " trees, eta = ",
@@ -160,7 +161,7 @@ print.miser <- function(x, digits = 4, ...) {
 #'
 #' `print()` shows the steps at which new features were used and the last step, then the features in
 #' order of first use.
-#' @section Errors: `summary()` and `print()`: none beyond those of the generics. `coef()` always stops,
+#' @section Errors: `summary()` and `print()` stop on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field). `coef()` always stops,
 #'   saying that a Miser fit has no coefficients and pointing to `summary()` and `predict()`.
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
@@ -174,6 +175,7 @@ print.miser <- function(x, digits = 4, ...) {
 #' s$features[, c("feature", "group", "step", "charged", "cost")]
 #' @export
 summary.miser <- function(object, ...) {
+  validate_fit(object)
   check_dots(...)
   tr <- object$trees
   x_names <- names(object$group)

@@ -234,7 +234,10 @@
 #' unknown argument is given; when `group` and `cost` are both given by position with numeric group
 #' labels, or a third argument is given by position without `cost` (class
 #' `"fgseq_error_argument_order"`: `miser()` takes `group` before `cost`, as [fgseq()], since this
-#' version; it took `cost` first before).
+#' version; it took `cost` first before); when a Gaussian `y` has magnitude above `2^400` or below
+#' `2^-400` (its squared loss would overflow or vanish); when `max_steps` asks for more trees than R's
+#' largest table or the machine's memory holds; when `weights` leave a class with fewer than two rows
+#' of positive weight; when the formula removes the intercept (class `"fgseq_error_formula"`).
 #'
 #' @references Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under
 #'   test-time budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*,
@@ -298,7 +301,9 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   family <- check_family(family, "miser")
   paid <- check_choice(paid, core_choices("paid"), "paid")
   response <- check_response(y, family, n)
+  check_miser_scale(response$y, family)
   weights <- check_weights(weights, n)
+  check_weighted_response(response, weights, family)
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
@@ -307,6 +312,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
   max_steps <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
+  check_miser_size(max_steps, ncol(response$y))
   eta <- check_number(eta, "eta", 0, 1, lower_open = TRUE, what = "the shrinkage applied to each tree")
   min_node_size <- check_whole(min_node_size, "min_node_size", 1, what = "rows in a leaf")
   max_bin <- check_whole(max_bin, "max_bin", 2, 65536, what = "bins per column")
@@ -338,6 +344,42 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y, weights = if (length(weights)) weights,
                         offset = offset), cost_unit = cost_unit)
   apply_keep_data(fit, keep_data)
+}
+
+# The Greedy Miser fits squared losses on y's own scale (cost_penalty trades them against costs, so y
+# is not rescaled): a Gaussian y beyond 2^400 (about 1e120) overflows its squares, one below 2^-400
+# loses them in subnormal numbers.
+check_miser_scale <- function(Y, family) {
+  if (!family_def(family)$linear) return(invisible())
+  m <- max(abs(Y))
+  if (m > 2^400 || m < 2^-400) {
+    abort("`y` has magnitude ", format(m, digits = 3), ", beyond what the squared loss of the Greedy Miser holds ",
+          "in double precision (2^-400 to 2^400, about 1e-120 to 1e120): divide or multiply `y` by a constant ",
+          "(cost_penalty is relative to the loss, so choose it again on the new scale).")
+  }
+  invisible()
+}
+
+# `max_steps` iterations keep `P` trees each, at least one node of 7 numbers per tree: refused before
+# the fit when that exceeds R's largest table (2^31 - 1 trees) or the machine's memory.
+check_miser_size <- function(max_steps, P) {
+  trees <- as.double(max_steps) * P
+  bytes <- trees * 7 * 8
+  memory <- machine_memory()
+  if (trees > .Machine$integer.max || (!is.na(memory) && bytes > memory)) {
+    abort("`max_steps` (", format(max_steps), ") asks for ", format(trees), " trees, which need at least ",
+          format(bytes / 2^30, digits = 3), " GB", if (!is.na(memory)) paste0(" (the machine has ",
+          format(memory / 2^30, digits = 3), " GB)"), ": give fewer boosting iterations (a few hundred or ",
+          "thousand are usual; `max_time` bounds the time instead).")
+  }
+  invisible()
+}
+
+# The machine's memory in bytes (MemTotal of /proc/meminfo), NA where it cannot be read.
+machine_memory <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", n = 1L, warn = FALSE), error = function(e) character(0))
+  kb <- suppressWarnings(as.numeric(sub("^MemTotal:\\s*([0-9]+).*$", "\\1", info)))
+  if (length(kb) == 1L && !is.na(kb)) kb * 1024 else NA_real_
 }
 
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the

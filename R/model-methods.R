@@ -96,6 +96,7 @@ training_means <- function(object, k) {
 #' @name fitted.fgseq
 #' @export
 fitted.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   k <- one_step(object, budget, step)
   pad_rows(training_means(object, k), training_design(object))
@@ -105,6 +106,7 @@ fitted.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
 #' @export
 residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "working", "response"), ...,
                                   budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   type <- check_choice(match_type(type, c("deviance", "pearson", "working", "response")),
                        c("deviance", "pearson", "working", "response"), "type")
@@ -127,6 +129,7 @@ residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "worki
 #' @rdname fitted.fgseq
 #' @export
 deviance.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   f <- training_fit(object, budget, step)
   f$family$deviance(f$y, f$mu, f$w)
@@ -135,6 +138,7 @@ deviance.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
 #' @rdname fitted.fgseq
 #' @export
 logLik.fgseq <- function(object, ..., budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   f <- training_fit(object, budget, step)
   if (is.null(f$family$loglik)) {
@@ -210,6 +214,7 @@ formula.anytime_fit <- function(x, ...) {
 #' @rdname nobs.fgseq
 #' @export
 model.matrix.anytime_fit <- function(object, ..., budget = NULL, step = NULL) {
+  validate_fit(object)
   check_dots(...)
   k <- one_step(object, budget, step)
   x <- training_design(object)$x

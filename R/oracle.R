@@ -83,9 +83,12 @@ oracle_path <- function(curve, fit = NULL) {
   ord <- order_by_ratio(ifelse(step_cost > 0, gain / step_cost, ifelse(gain > 0, Inf, 0)))
   groups <- curve$group[-1L][ord]
   shared <- !is.null(fit) && anyDuplicated(unlist(fit$needs, use.names = FALSE)) > 0
-  group_cost <- if (shared) marginal_costs(groups, fit$needs, fit$measurement_cost) else step_cost[ord]
+  paid <- if (!is.null(fit)) as.character(fit$offset_needs)  # a formula's offset, paid at step 0
+  shared <- shared || length(paid) > 0L
+  group_cost <- if (shared) marginal_costs(groups, fit$needs, fit$measurement_cost, paid) else step_cost[ord]
+  start <- curve$cost[1L]  # step 0's cost (the offset's measurements), 0 without them
   data.frame(step = 0:K, group = c(NA_character_, groups),
-             group_cost = c(0, group_cost), cost = cumsum(c(0, group_cost)),
+             group_cost = c(start, group_cost), cost = cumsum(c(start, group_cost)),
              gain = c(NA_real_, change[ord]), source_step = c(0L, as.integer(ord)),
              value = curve$value[1L] + cumsum(c(0, change[ord])), stringsAsFactors = FALSE)
 }

@@ -66,7 +66,8 @@
 #'   length `nlambda`), `beta` (`p x nlambda`, the group lasso's coefficients along the grid on the
 #'   original scale of `x`), `a0` (its `nlambda` intercepts), `entry_lambda` (named by group, NA when
 #'   never entered) and `multiplier` (`m_g`, named by group).
-#' @section Errors: Stops when `nlambda` is not a whole number `>= 2`, when `lambda_min_ratio` is not in
+#' @section Errors: Stops when `nlambda` is not a whole number `>= 2` or asks for a `p x nlambda`
+#'   coefficient path larger than the machine's memory, when `lambda_min_ratio` is not in
 #'   `(0, 1)`, when `family` is not one of the three above, when an unknown argument is given, and as
 #'   [fgseq()] for `x`, `y`, `group`, `cost`, `lambda`, `weights` and `offset`. Warns as [fgseq()] about constant columns and
 #'   groups.
@@ -114,6 +115,12 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   cost <- meas$cost  # the group lasso weighs each group by its stand-alone cost
   lambda <- check_number(lambda, "lambda", lower = 0)
   nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
+  # the path keeps a p x nlambda coefficient table (twice: the core's and R's)
+  memory <- machine_memory()
+  if (!is.na(memory) && 16 * as.double(ncol(x)) * nlambda > memory) {
+    abort("`nlambda` (", nlambda, ") asks for a ", ncol(x), " x ", nlambda, " coefficient path, more than the ",
+          "machine's memory (", format(memory / 2^30, digits = 3), " GB) holds: give fewer lambda values (100 is usual).")
+  }
   lambda_min_ratio <- check_number(lambda_min_ratio, "lambda_min_ratio", 0, 1, lower_open = TRUE, upper_open = TRUE,
                                    what = "the end of the group lasso path as a fraction of lambda_max")
 

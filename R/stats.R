@@ -282,8 +282,8 @@ read_chunk <- function(get_chunk, item, i) {
   if (!inherits(e1, "fgseq_stats") || !inherits(e2, "fgseq_stats")) {
     abort("only statistics made by fgseq_stats() can be added together.")
   }
-  check_stats(e1, "e1")
-  check_stats(e2, "e2")
+  validate_stats(e1, "e1")
+  validate_stats(e2, "e2")
   if (!identical(e1$names, e2$names)) {
     abort("the statistics come from chunks with different columns or column order; give every chunk ",
           "the same columns of `x` in the same order.")
@@ -327,7 +327,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"
 # "fgseq_y_stats": max_time was spent in the pass over the chunks), the null model, marked partial.
 fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_cost, max_steps, c_min, max_time,
                       progress, needs, call, started) {
-  if (!inherits(x, "fgseq_y_stats")) check_stats(x)
+  if (!inherits(x, "fgseq_y_stats")) validate_stats(x)
   if (x$n < 2) abort("`x` (the statistics) summarizes ", x$n, " row; a fit needs at least 2 rows.")
   # the rule of check_y() on the union: constant when the spread is at rounding level of the mean
   if (!(sqrt(x$yy / x$weight_sum) > 1e-13 * abs(x$y_mean))) {

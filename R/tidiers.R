@@ -57,6 +57,7 @@ generics::augment
 #' @method tidy fgseq
 #' @export
 tidy.fgseq <- function(x, what = c("coefficients", "steps"), ..., budget = NULL, step = NULL) {
+  validate_fit(x, "x")
   check_dots(...)
   what <- check_choice(what, c("coefficients", "steps"), "what")
   steps <- resolve_steps(x, budget, step)
@@ -92,6 +93,7 @@ tidy.fgseq <- function(x, what = c("coefficients", "steps"), ..., budget = NULL,
 #' @method glance fgseq
 #' @export
 glance.fgseq <- function(x, ...) {
+  validate_fit(x, "x")
   check_dots(...)
   K <- nrow(x$path) - 1L
   has_data <- !is.null(x[["x"]])
@@ -111,6 +113,7 @@ glance.fgseq <- function(x, ...) {
 #' @export
 augment.fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"), ...,
                           budget = NULL, step = NULL) {
+  validate_fit(x, "x")
   check_dots(...)
   type.predict <- check_choice(match_type(type.predict, c("link", "response")), c("link", "response"), "type.predict")
   k <- one_step(x, budget, step)

@@ -8,7 +8,7 @@
 #' @param object An anytime fit: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a `"miser"` fit
 #'   ([miser()]); for an `"fgseq_oracle"` see [oracle()].
 #' @return A single number in cost units: the smallest `C_k` with `r2_k >= alpha * r2_K`.
-#' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`.
+#' @section Errors: Stops when `alpha` is not a single number in `(0, 1]`; on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field).
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #' @examples
@@ -20,6 +20,7 @@ stop_cost <- function(object, alpha = 0.97, ...) UseMethod("stop_cost")
 #' @rdname stop_cost
 #' @export
 stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
+  validate_fit(object)
   check_dots(...)
   alpha <- check_alpha(alpha)
   path <- object$path
@@ -35,6 +36,8 @@ stop_cost.anytime_fit <- function(object, alpha = 0.97, ...) {
 #' with `f` through the points `(C_k, r2_k)`, `C_0 = 0`, `r2_0 = 0`: their linear interpolation
 #' (`interpolation = "linear"`, the paper's choice) or the step function `f(c) = r2_k` on
 #' `[C_k, C_{k+1})` (`"step"`, what an interrupted predictor delivers); beyond `C_K`, `f = r2_K`.
+#' When step 0 itself costs `C_0 > 0` (a formula's offset reads priced variables, see [fgseq()]),
+#' nothing is predicted below it: `f = 0` on `[0, C_0)`.
 #'
 #' With `metric` other than `"r2"` the curve is that test metric of [anytime_curve()] (its value at
 #' step 0 is the intercept-only model's, not 0); the stopping cost stays the one of the TRAINING `r2`.
@@ -75,6 +78,7 @@ timeliness <- function(object, ...) UseMethod("timeliness")
 timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NULL, newdata = NULL,
                                    metric = "r2", query = NULL, k = 5, interpolation = c("linear", "step"), ...,
                                    stop_cost = NULL) {
+  validate_fit(object)
   check_dots(...)
   interpolation <- check_interpolation(interpolation)
   own <- is.null(stop_cost)
@@ -83,7 +87,15 @@ timeliness.anytime_fit <- function(object, alpha = 0.97, newx = NULL, newy = NUL
   # an empty sequence (stopped by max_cost or max_time before its first group) has stopping cost 0:
   # its timeliness is the limit of the average as B -> 0, the curve's value at cost 0 (0 for r2)
   if (own && stop_cost == 0) return(curve$value[1L])
-  curve_timeliness(curve$cost, curve$value, stop_cost, interpolation)
+  cost <- curve$cost
+  value <- curve$value
+  if (cost[1L] > 0) {
+    # step 0 costs something (a formula's offset, paid at step 0): below its cost nothing is predicted,
+    # the curve is 0 there
+    cost <- c(0, cost[1L], cost)
+    value <- c(0, 0, value)
+  }
+  curve_timeliness(cost, value, stop_cost, interpolation)
 }
 
 #' Timeliness of any anytime curve

@@ -58,7 +58,7 @@
 #'   half-written file.
 #' @param ... Nothing: an unknown argument is an error.
 #' @return `file`, invisibly.
-#' @section Errors: Stops (class `"fgseq_error_write"`) when `file` is not a single path or cannot be
+#' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field), before writing anything; stops (class `"fgseq_error_write"`) when `file` is not a single path or cannot be
 #'   written (its directory does not exist or is not writable, or `file` is a directory), leaving no file
 #'   behind; stops when `fit` is not an `"fgseq"` or `"miser"` fit; stops (class
 #'   `"fgseq_error_formula"`) when a formula fit has a matrix-valued variable (such as
@@ -82,6 +82,7 @@
 #' str(predictor$formula$columns[[3]])
 #' @export
 write_predictor <- function(fit, file, ...) {
+  validate_fit(fit, "fit")
   check_dots(...)
   if (!inherits(fit, "anytime_fit")) {
     abort("`fit` must be a fitted anytime predictor: an \"fgseq\" fit (fgseq()) or a \"miser\" fit (miser()).")

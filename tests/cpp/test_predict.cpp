@@ -51,4 +51,14 @@ static void test_prefix_predict() {
     check(worst < 1e-13, "prefix_predict (dense): the direct sum over the prefix", worst, 0);
     check(worst_sparse < 1e-13, "prefix_predict (sparse): the direct sum over the prefix", worst_sparse, 0);
   }
+  // coefficients of fewer columns than x has (a fit edited or damaged in a file): the kernel would read
+  // past the coefficient table; it throws instead
+  const StepCoefficients short_cf(a0, coef.topRows(pc - 2));
+  bool threw = false;
+  try {
+    prefix_predict(xp, cstep, shared, short_cf);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  check(threw, "prefix_predict: coef with fewer rows than x has columns throws", threw, 1);
 }

@@ -331,3 +331,65 @@ test_that("weighted held-out metrics are those of repeated rows", {
   }
   expect_error(anytime_curve(fit, weights = w), "`weights` weigh test rows")
 })
+
+test_that("tiny folds warn: auc needs 10 rows per fold, other metrics 3", {
+  set.seed(6)
+  x <- matrix(rnorm(40 * 3), 40)
+  y <- x[, 1] + rnorm(40)
+  expect_warning(cv_fgseq(x, y, lambda = c(0.1, 0.01), nfolds = 40, progress = FALSE), "fewer than the 3",
+                 class = "fgseq_warning_cv_folds")
+  yb <- as.numeric(y > 0)
+  expect_warning(cv_fgseq(x, yb, family = "binomial", metric = "auc", lambda = c(0.1, 0.01), nfolds = 5, seed = 1,
+                          progress = FALSE), "auc", class = "fgseq_warning_cv_folds")
+})
+
+test_that("a choice at the most shrunk end of the grid warns (auc is blind to shrinkage)", {
+  set.seed(7)
+  x <- matrix(rnorm(200 * 3), 200)
+  yb <- rbinom(200, 1, stats::plogis(2 * x[, 1]))
+  lambda <- c(100, 10, 1, 0.1)
+  cv <- suppressWarnings(cv_fgseq(x, yb, family = "binomial", metric = "auc", lambda = lambda, nfolds = 4,
+                                  seed = 1, progress = FALSE))
+  # auc ranks the rows: the most shrunk fit ranks them as the least shrunk, so 1se is the edge of the grid
+  expect_equal(cv$lambda.1se, 100)
+  p <- predict(cv, x, type = "response", budget = 1e6)
+  expect_lt(diff(range(p)), diff(range(predict(cv, x, s = 0.1, type = "response", budget = 1e6))))
+  expect_warning(cv_fgseq(x, yb, family = "binomial", metric = "auc", lambda = lambda, nfolds = 4, seed = 1,
+                          progress = FALSE), "largest lambda", class = "fgseq_warning_cv_edge")
+})
+
+test_that("an error inside a fold names the fold and what to change", {
+  set.seed(8)
+  x <- matrix(rnorm(30 * 2), 30)
+  y <- c(1, 1, rep(0, 28))
+  foldid <- c(1, 1, rep(1:3, length.out = 28))
+  # the fit on all rows has both classes; fold 1's training rows have only one
+  expect_error(cv_fgseq(x, y, family = "binomial", foldid = foldid, lambda = c(1, 0.1), progress = FALSE),
+               "fold 1", class = "fgseq_error_input")
+})
+
+test_that("an absurd nlambda is refused before the grid is allocated", {
+  x <- as.matrix(mtcars[, -1])
+  expect_error(cv_fgseq(x, mtcars$mpg, nlambda = 1e9, progress = FALSE), "nlambda", class = "fgseq_error_input")
+})
+
+test_that("cross-validation of a formula with a priced offset charges it at step 0, as fgseq() does", {
+  set.seed(12)
+  d <- data.frame(a = rnorm(150), b = rnorm(150), c = rnorm(150), t = runif(150, 1, 3))
+  d$y <- rpois(150, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  f <- y ~ a + b + c + offset(log(t))
+  free <- cv_fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 0), family = "poisson", lambda = c(1, 0.01),
+                   nfolds = 3, seed = 1, progress = FALSE)
+  priced <- cv_fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 4), family = "poisson", lambda = c(1, 0.01),
+                     nfolds = 3, seed = 1, progress = FALSE)
+  direct <- fgseq(f, data = d, cost = c(a = 1, b = 2, c = 1, t = 4), family = "poisson", lambda = 0.01)
+  expect_equal(priced$fgseq.fit[[2]]$path$cost, direct$path$cost)
+  expect_equal(priced$fgseq.fit[[2]]$path$cost, free$fgseq.fit[[2]]$path$cost + 4)
+  expect_equal(priced$budget$cost, free$budget$cost + 4)
+  expect_equal(priced$budget.1se, free$budget.1se + 4)
+  expect_equal(priced$stop_cost, free$stop_cost + 4)
+  expect_equal(priced$cvm, free$cvm)
+  # the same model, at a budget 4 higher
+  expect_equal(unname(predict(priced, newdata = d[1:3, ], budget = "budget.1se")),
+               unname(predict(free, newdata = d[1:3, ], budget = "budget.1se")))
+})

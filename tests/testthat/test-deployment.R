@@ -292,3 +292,11 @@ test_that("with a shared measurement, a budget's measurements are the union, eac
     expect_close(groups[[k]]$group_cost, fit$path$group_cost[seq_len(k)[-1L]], 1e-12)
   }
 })
+
+test_that("newoffset given to a fit without an offset is an error, not ignored", {
+  x <- as.matrix(mtcars[, -1])
+  fit <- fgseq(x, mtcars$mpg)
+  expect_error(predict(fit, x[1:2, ], newoffset = c(100, 100)), "newoffset", class = "fgseq_error_input")
+  m <- miser(x, mtcars$mpg, cost = rep(1, 10), max_steps = 3, depth = 2)
+  expect_error(predict(m, x[1:2, ], newoffset = c(100, 100)), "newoffset", class = "fgseq_error_input")
+})

@@ -137,3 +137,103 @@ test_that("warnings are classed conditions", {
   expect_error(fgseq_stats(chunks), class = "fgseq_error_input")
   expect_error(fgseq_stats(chunks), "chunk 2: ", fixed = TRUE, class = "fgseq_error_input")
 })
+
+test_that("a formula without intercept (- 1, + 0) is refused, not fitted with one as lm() would not", {
+  ref <- stats::lm(mpg ~ wt - 1, data = mtcars)
+  expect_false("(Intercept)" %in% names(coef(ref)))  # lm() honours it: one slope, 5.29
+  expect_equal(unname(coef(ref)), sum(mtcars$wt * mtcars$mpg) / sum(mtcars$wt^2))
+  for (f in list(mpg ~ wt - 1, mpg ~ wt + 0, mpg ~ 0 + wt + hp)) {
+    expect_error(fgseq(f, data = mtcars, lambda = 0), "- 1", fixed = TRUE, class = "fgseq_error_formula")
+    expect_error(miser(f, data = mtcars, cost = c(wt = 1, hp = 1)), "intercept", class = "fgseq_error_formula")
+    expect_error(cv_fgseq(f, data = mtcars, nfolds = 3, progress = FALSE), "intercept", class = "fgseq_error_formula")
+  }
+  expect_error(fgseq(vs ~ wt - 1, data = mtcars, family = "binomial"), "intercept", class = "fgseq_error_formula")
+})
+
+test_that("predict(newdata) with a variable of another type names it and both types, as glm() does", {
+  fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
+  ref <- stats::glm(diagnosis ~ ., data = heart, family = binomial)
+  cases <- list(age = function(d) { d$age <- as.character(d$age); d },
+                sex = function(d) { d$sex <- d$sex == 1; d },
+                cp = function(d) { d$cp <- as.integer(d$cp); d })
+  for (v in names(cases)) {
+    nd <- cases[[v]](heart[1:3, ])
+    expect_error(suppressWarnings(stats::predict(ref, nd)))  # glm refuses each of them too
+    expect_error(predict(fit, newdata = nd, budget = 500), paste0("'", v, "'"), class = "fgseq_error_input")
+  }
+  # a character vector for a factor is read by its levels, as model.frame() does
+  nd <- heart[1:3, ]
+  nd$cp <- as.character(nd$cp)
+  expect_equal(predict(fit, newdata = nd, budget = 500), predict(fit, newdata = heart[1:3, ], budget = 500))
+})
+
+test_that("under missing = \"prefix\", a variable absent from newdata is a missing value", {
+  fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+  j <- match("thalach", fit$sequence)
+  nd <- heart[1:4, ]
+  nd$thalach <- NULL
+  full <- heart[1:4, ]
+  full$thalach <- NA_real_
+  budget <- fit$path$cost[j]  # the budget of the step before thalach
+  got <- predict(fit, newdata = nd, budget = c(budget, 1e6), missing = "prefix", type = "response")
+  expect_equal(got, predict(fit, newdata = full, budget = c(budget, 1e6), missing = "prefix", type = "response"))
+  # the prediction at the step before thalach, the plain sum of that step's model
+  expect_equal(unname(got[, 1]), unname(predict(fit, newdata = heart[1:4, ], step = j - 1L, type = "response")[, 1]))
+  expect_equal(unname(attr(got, "step")[, 2]), rep(j - 1L, 4))
+  # an absent factor variable too
+  nd$thal <- NULL
+  expect_equal(dim(predict(fit, newdata = nd, budget = 5, missing = "prefix")), c(4L, 1L))
+  # without missing = "prefix", the variable is required and the error says how to predict without it
+  expect_error(predict(fit, newdata = nd, budget = 5), "thalach", class = "fgseq_error_input")
+})
+
+test_that("predict() on zero rows of newdata is a clear error", {
+  fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
+  expect_error(predict(fit, newdata = heart[0, ]), "no rows", class = "fgseq_error_input")
+})
+
+test_that("the variables of an offset() are measurements paid at step 0", {
+  set.seed(9)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  cost <- c(a = 1, b = 2, t = 5)
+  fit <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost, family = "poisson", lambda = 1e-8)
+  # every step, the intercept-only one included, needs t: its cost is paid at step 0
+  expect_equal(fit$path$cost, 5 + c(0, cumsum(cost[fit$sequence])), ignore_attr = TRUE)
+  expect_equal(fit$path$group_cost[1], 5)
+  expect_identical(fit$offset_needs, "t")
+  # the methods read the costs as they are: the summary and the JSON predictor
+  expect_equal(summary(fit)$total_cost, max(fit$path$cost))
+  file <- tempfile(fileext = ".json")
+  write_predictor(fit, file)
+  steps <- jsonlite::fromJSON(file, simplifyVector = FALSE)$steps
+  expect_equal(vapply(steps, function(s) s$cost, numeric(1)), fit$path$cost)
+  # the fit itself is that of glm() (the offset changes costs only)
+  ref <- stats::glm(y ~ a + b + offset(log(t)), data = d, family = poisson)
+  expect_equal(unname(coef(fit)[c("(Intercept)", "a", "b"), 3]), unname(coef(ref)), tolerance = 1e-6)
+  # a budget below step 0's cost cannot be met; at step 0's cost the intercept and the offset predict
+  expect_error(predict(fit, newdata = d[1:2, ], budget = 4), "offset", class = "fgseq_error_input")
+  p0 <- predict(fit, newdata = d[1:2, ], budget = 5)
+  expect_equal(unname(p0[, 1]), unname(fit$a0[1] + log(d$t[1:2])))
+  meas <- predict(fit, budget = 1e6, type = "measurements")[[1]]
+  expect_equal(sum(meas$cost), fit$path$cost[3])
+  expect_identical(meas$measurement[meas$step == 0], "t")
+  # a term that reads t as well pays nothing more for it
+  both <- fgseq(y ~ a + t + offset(log(t)), data = d, cost = cost, family = "poisson", lambda = 1e-8)
+  expect_equal(both$path$group_cost[both$path$group %in% "t"], 0)
+  expect_equal(both$cost[["t"]], 5)
+  # max_cost counts the step-0 cost
+  capped <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost, family = "poisson", max_cost = 6.5)
+  expect_lte(max(capped$path$cost), 6.5)
+  expect_equal(nrow(capped$path), 2L)
+  # a Greedy Miser fit alike
+  m <- miser(y ~ a + b + offset(log(t)), data = d, cost = cost, max_steps = 5, depth = 2)
+  expect_equal(m$path$cost[1], 5)
+  expect_identical(validate_fit(m), m)
+  # and a group lasso sequence
+  s <- sparse_sequence(y ~ a + b + offset(log(t)), data = d, cost = cost, family = "poisson")
+  expect_equal(s$path$cost, 5 + c(0, cumsum(cost[s$sequence])), ignore_attr = TRUE)
+  # a cost named by variable must price the offset's variables too
+  expect_error(fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost[c("a", "b")], family = "poisson"),
+               "t", class = "fgseq_error_input")
+})

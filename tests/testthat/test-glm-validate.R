@@ -83,3 +83,32 @@ test_that("predict: type = \"class\" for a fit without classes", {
                "`type = \"class\"` needs a binomial or multinomial fit; this fit's family is poisson.", fixed = TRUE,
                class = "fgseq_error_input")
 })
+
+test_that("Poisson counts beyond double precision's squares are refused, not fitted as an empty sequence", {
+  set.seed(3)
+  x <- matrix(rnorm(100), 50)
+  y <- rpois(50, 3)
+  y[1] <- 1e300
+  expect_error(fgseq(x, y, family = "poisson"), "`y`", class = "fgseq_error_input")
+  # a large count within range fits as glm() does (slopes invariant to the scale of the count)
+  y[1] <- 1e10
+  fit <- fgseq(x, y, family = "poisson", lambda = 0)
+  ref <- stats::glm(y ~ x, family = poisson)
+  expect_equal(unname(coef(fit)[-1, ncol(coef(fit))]), unname(coef(ref)[-1]), tolerance = 1e-6)
+})
+
+test_that("weights that leave a single class are refused, as the same response without weights is", {
+  set.seed(4)
+  x <- matrix(rnorm(100), 50)
+  y <- rep(0:1, 25)
+  w <- ifelse(y == 1, 0, 1)
+  expect_error(fgseq(x[y == 0, ], y[y == 0], family = "binomial"), "class", class = "fgseq_error_input")
+  expect_error(fgseq(x, y, family = "binomial", weights = w), "`weights`", class = "fgseq_error_input")
+  cls <- factor(rep(c("a", "b", "c"), length.out = 50))
+  expect_error(fgseq(x, cls, family = "multinomial", weights = as.numeric(cls != "c")), "`weights`",
+               class = "fgseq_error_input")
+  expect_error(miser(x, y, family = "binomial", weights = w, cost = c(1, 1), max_steps = 2), "`weights`",
+               class = "fgseq_error_input")
+  yc <- ifelse(w > 0, 5, rpois(50, 3))
+  expect_error(fgseq(x, yc, family = "poisson", weights = w), "constant", class = "fgseq_error_input")
+})

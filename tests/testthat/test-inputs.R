@@ -221,3 +221,35 @@ test_that("weights summing to Inf", {
   expect_error(fgseq(vx, vy, weights = rep(1e308, 40)), "`weights` sum to Inf; divide them by a constant",
                class = "fgseq_error_input")
 })
+
+test_that("a named group is matched to the columns by name, as cost is", {
+  x <- as.matrix(mtcars[, c("cyl", "disp", "carb", "hp")])
+  ordered <- c(cyl = "engine", disp = "engine", carb = "carb", hp = "power")
+  shuffled <- ordered[c("carb", "hp", "cyl", "disp")]
+  cost <- c(carb = 1, engine = 2, power = 3)
+  a <- fgseq(x, mtcars$mpg, group = unname(ordered), cost = cost)
+  b <- fgseq(x, mtcars$mpg, group = shuffled, cost = cost)
+  expect_identical(b$group, a$group)
+  expect_equal(b$beta, a$beta)
+  expect_identical(b$group[["cyl"]], "engine")
+  m <- miser(x, mtcars$mpg, group = shuffled, cost = cost, max_steps = 3, depth = 2)
+  expect_identical(m$group[["cyl"]], "engine")
+  expect_error(fgseq(x, mtcars$mpg, group = stats::setNames(ordered, c("cyl", "disp", "carb", "wt"))),
+               "wt", class = "fgseq_error_input")
+})
+
+test_that("zero-row newx and an empty step are clear errors", {
+  x <- as.matrix(mtcars[, -1])
+  fit <- fgseq(x, mtcars$mpg)
+  expect_error(predict(fit, x[0, ]), "`newx` has no rows", class = "fgseq_error_input")
+  expect_error(predict(fit, x[1:2, ], step = numeric(0)), "`step` is empty", class = "fgseq_error_input")
+  expect_error(coef(fit, step = integer(0)), "`step` is empty", class = "fgseq_error_input")
+})
+
+test_that("an absurd fgseq.threads is refused before any allocation", {
+  x <- as.matrix(mtcars[, -1])
+  old <- options(fgseq.threads = 2e9)
+  on.exit(options(old))
+  expect_error(fgseq(x, mtcars$mpg), "fgseq.threads", class = "fgseq_error_input")
+  expect_error(miser(x, mtcars$mpg, cost = rep(1, 10), max_steps = 2), "fgseq.threads", class = "fgseq_error_input")
+})

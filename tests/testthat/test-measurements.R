@@ -226,3 +226,26 @@ test_that("the Oracle of a fit with shared measurements counts each measurement 
   }, numeric(1))
   expect_equal(or$path$cost, recount)
 })
+
+test_that("needs with factor measurement names is read by the labels", {
+  x <- as.matrix(mtcars[, c("cyl", "disp", "carb")])
+  cost <- c(draw = 1, m2 = 2, disp = 3, carb = 1)
+  a <- fgseq(x, mtcars$mpg, needs = list(cyl = c("draw", "m2")), cost = cost)
+  b <- fgseq(x, mtcars$mpg, needs = list(cyl = factor(c("draw", "m2"))), cost = cost)
+  expect_identical(b$needs, a$needs)
+  expect_equal(b$path$cost, a$path$cost)
+  expect_equal(a$cost[["cyl"]], 3)
+})
+
+test_that("measurement costs that sum to Inf are refused with needs, as without", {
+  x <- as.matrix(mtcars[, c("cyl", "disp", "carb")])
+  expect_error(fgseq(x, mtcars$mpg, cost = c(1e308, 1e308, 1)), "sums to Inf", class = "fgseq_error_input")
+  expect_error(fgseq(x, mtcars$mpg, needs = list(cyl = c("m1", "m2")),
+                     cost = c(m1 = 1e308, m2 = 1e308, disp = 1e308, carb = 1)),
+               "sums to Inf", class = "fgseq_error_input")
+  expect_error(miser(x, mtcars$mpg, needs = list(cyl = c("m1", "m2")), max_steps = 2,
+                     cost = c(m1 = 1e308, m2 = 1e308, disp = 1, carb = 1)),
+               "sums to Inf", class = "fgseq_error_input")
+  expect_error(fgseq(mpg ~ cyl + disp, data = mtcars, cost = c(cyl = 1.5e308, disp = 1.5e308)),
+               "sums to Inf", class = "fgseq_error_input")
+})

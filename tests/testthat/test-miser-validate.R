@@ -209,3 +209,15 @@ test_that("group comes before cost; old positional (x, y, cost, group) calls are
                class = "fgseq_error_argument_order")
   expect_error(miser_path(vd$x, vd$y, vcost, newx = vd$x, newy = vd$y), class = "fgseq_error_argument_order")
 })
+
+test_that("a Gaussian y beyond the squares of double precision is refused, not fitted with NaN r2", {
+  expect_error(miser(vd$x, vd$y * 1e300, cost = vcost, max_steps = 3), "`y`", class = "fgseq_error_input")
+  expect_error(miser(vd$x, vd$y * 1e-300, cost = vcost, max_steps = 3), "`y`", class = "fgseq_error_input")
+  # an ordinary large scale keeps a finite path
+  expect_true(all(is.finite(miser(vd$x, vd$y * 1e50, cost = vcost, max_steps = 3)$path$r2)))
+})
+
+test_that("max_steps beyond what the machine can hold is refused before the fit", {
+  expect_error(miser(vd$x, vd$y, cost = vcost, max_steps = 2e9), "max_steps", class = "fgseq_error_input")
+  expect_error(suppressWarnings(miser(vd$x, vd$y, cost = vcost, n_trees = 2e9)), "max_steps", class = "fgseq_error_input")
+})

@@ -133,7 +133,8 @@ test_that("the formula method equals the matrix method: weights, offset() terms,
   df$x4[3] <- NA
   keep <- setdiff(seq_len(nrow(df)) [df$w > 0.6], 3)
   fc <- c(x1 = 1, x2 = 2, x3 = 5, x4 = 3)
-  a <- miser(y ~ x1 + x2 + x3 + x4 + offset(log(e)), data = df, cost = fc, weights = w, offset = o,
+  # the offset's variables are measurements paid at step 0 (here free)
+  a <- miser(y ~ x1 + x2 + x3 + x4 + offset(log(e)), data = df, cost = c(fc, e = 0, o = 0), weights = w, offset = o,
              subset = w > 0.6, na.action = na.omit, max_steps = 5, depth = 2, cost_penalty = 0.02)
   x <- as.matrix(df[keep, c("x1", "x2", "x3", "x4")])
   off <- log(df$e[keep]) + df$o[keep]
@@ -141,6 +142,12 @@ test_that("the formula method equals the matrix method: weights, offset() terms,
              cost_penalty = 0.02)
   expect_identical(a$trees, b$trees)
   expect_equal(a$path, b$path)
+  # at a cost, they are charged at step 0 and the trees do not change
+  a2 <- miser(y ~ x1 + x2 + x3 + x4 + offset(log(e)), data = df, cost = c(fc, e = 1.5, o = 0.5), weights = w,
+              offset = o, subset = w > 0.6, na.action = na.omit, max_steps = 5, depth = 2, cost_penalty = 0.02)
+  expect_identical(a2$trees, b$trees)
+  expect_equal(a2$path$cost, b$path$cost + 2)
+  expect_setequal(a2$offset_needs, c("e", "o"))
   new <- df[1:6, ]
   new$x4[3] <- 0
   expect_equal(unname(predict(a, newdata = new, step = 5)),

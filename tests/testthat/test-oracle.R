@@ -4,11 +4,10 @@
 # costs 3, 1, 2 and r2 = 0, 0.3, 0.5, 0.9, i.e. gains 0.3, 0.2, 0.4 and gains per cost 0.1, 0.2, 0.2.
 oracle_hand_fit <- function() {
   d <- sim_groups(n = 60, sizes = c(1, 2, 1), seed = 61)
-  fit <- fgseq(d$x, d$y, d$group, d$cost, lambda = 0.01)
-  fit$sequence <- c("g1", "g2", "g3")
-  fit$path$group <- c(NA, "g1", "g2", "g3")
-  fit$path$group_cost <- c(0, 3, 1, 2)
-  fit$path$cost <- c(0, 3, 4, 6)
+  # the sequence g1, g2, g3 evaluated as given (costs 3, 1, 2), so that the fit is one the package makes
+  group <- paste0("g", match(d$group, unique(d$group)))
+  fit <- fit_sequence(d$x, d$y, group, cost = c(g1 = 3, g2 = 1, g3 = 2), lambda = 0.01, order = c("g1", "g2", "g3"))
+  expect_equal(fit$path$cost, c(0, 3, 4, 6))
   fit$path$r2 <- c(0, 0.3, 0.5, 0.9)
   fit
 }
@@ -77,4 +76,15 @@ test_that("the Oracle of a test curve reorders that curve and is never below it"
 
 test_that("oracle() needs a fitted sequence", {
   expect_error(oracle(list(path = 1)), "`object` must be a fitted sequence \\(class \"fgseq\"\\)")
+})
+
+test_that("the Oracle of a fit whose offset is priced starts from step 0's cost", {
+  set.seed(13)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  fit <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = c(a = 1, b = 2, t = 5), family = "poisson")
+  or <- oracle(fit)
+  expect_equal(or$path$cost[1], 5)
+  expect_equal(max(or$path$cost), max(fit$path$cost))
+  expect_equal(sort(diff(or$path$cost)), sort(diff(fit$path$cost)))
 })

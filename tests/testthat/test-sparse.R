@@ -186,7 +186,7 @@ test_that("the formula method evaluates weights, offset, offset() terms and subs
   h$w <- rep(c(1, 2, 0.5), length.out = nrow(h))
   h$e <- exp(rnorm(nrow(h), sd = 0.2))
   h$o <- log(h$e) / 2
-  sf <- sparse_sequence(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, cost = heart_cost,
+  sf <- sparse_sequence(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, cost = c(heart_cost, e = 0, o = 0),
                         family = "poisson", weights = w, offset = o, subset = age > 40, lambda = 0)
   keep <- h$age > 40
   mm <- model.matrix(ca ~ age + sex + cp + thalach, h[keep, ])
@@ -291,4 +291,9 @@ test_that("formula method: data, NA, response and terms", {
   expect_error(sparse_sequence(~ age + sex, data = heart), "`x` \\(the formula\\) must have a response")
   expect_error(sparse_sequence(diagnosis ~ 1, data = heart), "must have at least one term on its right-hand side")
   expect_error(sparse_sequence(cp ~ age, data = heart), "the response must be numeric, logical or a two-level factor")
+})
+
+test_that("an nlambda whose coefficient path exceeds the machine's memory is refused before the path", {
+  x <- as.matrix(mtcars[, -1])
+  expect_error(sparse_sequence(x, mtcars$mpg, nlambda = 2e9), "coefficient path", class = "fgseq_error_input")
 })

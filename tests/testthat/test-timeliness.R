@@ -5,9 +5,10 @@
 # C = 0, 1, 3, 6 and r2 = 0, 0.4, 0.7, 0.8.
 hand_fit <- function() {
   d <- sim_groups(n = 60, sizes = c(1, 2, 1), seed = 61)
-  fit <- fgseq(d$x, d$y, d$group, d$cost, lambda = 0.01)
-  fit$path$cost <- c(0, 1, 3, 6)
-  fit$path$group_cost <- c(0, 1, 2, 3)
+  # the groups evaluated in their order with costs 1, 2, 3 (a fit the package makes), then its r2 by hand
+  labels <- unique(d$group)
+  fit <- fit_sequence(d$x, d$y, d$group, cost = stats::setNames(c(1, 2, 3), labels), lambda = 0.01, order = labels)
+  expect_equal(fit$path$cost, c(0, 1, 3, 6))
   fit$path$r2 <- c(0, 0.4, 0.7, 0.8)
   fit
 }
@@ -81,4 +82,18 @@ test_that("timeliness() of real fits, on training and test data, matches the ref
                    ref_timeliness(C, r2_test, B, interp), tolerance = 1e-10)
     }
   }
+})
+
+test_that("the timeliness of a fit whose step 0 costs something is 0 below that cost", {
+  set.seed(14)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  fit <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = c(a = 1, b = 2, t = 5), family = "poisson")
+  C <- fit$path$cost
+  r2 <- fit$path$r2
+  B <- max(C)
+  # by hand: 0 on [0, 5], then linear between the steps
+  area <- sum(diff(C) * (head(r2, -1) + tail(r2, -1)) / 2)
+  expect_equal(timeliness(fit, stop_cost = B), area / B)
+  expect_s3_class(summary(fit), "summary.fgseq")
 })

@@ -28,14 +28,14 @@ namespace fgseq {
 // coef (p x ((K + 1) P)): column c (K + 1) + s holds response c after step s.
 struct StepCoefficients {
   StepCoefficients(const Eigen::Ref<const MatrixXd>& a0, const Eigen::Ref<const MatrixXd>& coef)
-      : P(a0.rows()), S(a0.cols()), a0_(a0), table_(static_cast<size_t>(coef.rows() * coef.cols())) {
+      : P(a0.rows()), S(a0.cols()), p(coef.rows()), a0_(a0), table_(static_cast<size_t>(coef.rows() * coef.cols())) {
     if (coef.cols() != P * S) throw std::invalid_argument("prefix_predict: coef must have (K + 1) P columns");
     // table_[(j S + s) P + c] = coef(j, c S + s): the P values of column j at step s side by side
     for (Index j = 0; j < coef.rows(); ++j)
       for (Index s = 0; s < S; ++s)
         for (Index c = 0; c < P; ++c) table_[static_cast<size_t>((j * S + s) * P + c)] = coef(j, c * S + s);
   }
-  Index P, S;  // responses, steps (K + 1)
+  Index P, S, p;  // responses, steps (K + 1), columns of x (rows of coef)
   double a0(Index c, Index s) const { return a0_(c, s); }
   const double* column(Index j) const { return table_.data() + j * S * P; }
 
@@ -59,6 +59,7 @@ inline int check_prefix_args(Index n, Index p, const std::vector<int>& column_st
                              const Eigen::Ref<const Eigen::MatrixXi>& requested, const StepCoefficients& cf) {
   if (static_cast<Index>(column_step.size()) != p)
     throw std::invalid_argument("prefix_predict: one column step per column of x is needed");
+  if (cf.p != p) throw std::invalid_argument("prefix_predict: coef must have one row per column of x");
   if (requested.rows() != 1 && requested.rows() != n)
     throw std::invalid_argument("prefix_predict: requested steps need 1 or n rows");
   if (requested.size() && (requested.minCoeff() < 0 || requested.maxCoeff() >= cf.S))
