@@ -163,6 +163,8 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian),
 #'   `"class"` (binomial and multinomial: the class label of largest probability), `"groups"` or
 #'   `"measurements"` (what the prediction at each budget needs; see the section on cost accounting).
+#' @param newdata For fits made with the formula interface: a data frame with every variable of the
+#'   model's terms (the response is not needed), one row per prediction. Used instead of `newx`.
 #' @param newoffset Offset for the new observations in `newx` (a vector of length `m`, or an `m x P`
 #'   matrix for multinomial and mgaussian fits); required when a matrix fit used an `offset` (as in
 #'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its

@@ -188,6 +188,19 @@ check_cost_unit <- function(cost_unit) {
   cost_unit
 }
 
+# Names of the columns of budgets, "budget=B": B as format() prints the vector, unless two distinct
+# budgets print alike; then each budget to the fewest significant digits (up to 17, which tell any two
+# doubles apart) that print distinct budgets apart, so that 1 and 1 + 1e-7 stay two columns.
+budget_names <- function(budget) {
+  label <- format(budget, trim = TRUE)
+  digits <- 7L
+  while (length(unique(label)) < length(unique(budget)) && digits < 17L) {
+    digits <- digits + 1L
+    label <- vapply(budget, format, character(1), digits = digits)
+  }
+  paste0("budget=", label)
+}
+
 # budget / step selectors of coef() and predict(): returns the step indices (0-based) to use.
 # Steps are the rows of the fit's path (groups of a sequence, boosting iterations of a miser fit).
 resolve_steps <- function(object, budget = NULL, step = NULL) {
@@ -199,7 +212,7 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
     if (any(budget < 0)) abort("`budget` must be non-negative (in cost units); got ",
                                paste(budget[budget < 0], collapse = ", "), ".")
     steps <- findInterval(budget, object$path$cost * (1 - 1e-12)) - 1L
-    names(steps) <- paste0("budget=", format(budget, trim = TRUE))
+    names(steps) <- budget_names(budget)
     return(steps)
   }
   if (is.null(step)) step <- 0:K

@@ -66,6 +66,30 @@ test_that("coef() and predict() agree, by budget, by step and for all steps", {
                rbind(fit$a0, fit$beta)[, sapply(B, prefix_col, fit = fit)], 1e-14)
 })
 
+test_that("budget columns are named by their budgets, distinct budgets by distinct names", {
+  b <- budget_fit()
+  fit <- b$fit
+  cum <- cumsum(c(0, b$d$cost[fit$sequence]))
+  # a budget 1e-9 short of a prefix's cost, and that cost, buy different prefixes
+  budgets <- c(cum[3] - 1e-9, cum[3], 1, 1 + 1e-7, 1, 120)
+  p <- predict(fit, b$newx, budget = budgets)
+  expect_identical(colnames(p)[3:6], c("budget=1", "budget=1.0000001", "budget=1", "budget=120"))
+  expect_identical(length(unique(colnames(p))), length(unique(budgets)))
+  # each name reads back as its budget
+  named <- as.numeric(sub("^budget=", "", colnames(p)))
+  expect_true(all(abs(named - budgets) <= 1e-10 * budgets))
+  for (i in seq_along(budgets)) {
+    expect_close(p[, i], fitted_at(fit$beta, fit$a0, b$newx, prefix_col(fit, budgets[i])), 1e-12)
+  }
+  expect_false(isTRUE(all.equal(p[, 1], p[, 2])))
+  # 0.1 + 0.2 and 0.3 differ in the 17th digit
+  expect_identical(colnames(coef(fit, budget = c(0.3, 0.1 + 0.2))),
+                   c("budget=0.29999999999999999", "budget=0.30000000000000004"))
+  # budgets that print apart as format() prints them keep those names
+  expect_identical(colnames(predict(fit, b$newx, budget = c(0.5, 1.25, 120))),
+                   paste0("budget=", c("0.50", "1.25", "120.00")))
+})
+
 test_that("max_cost and max_steps stop at a prefix of the unconstrained sequence", {
   b <- budget_fit()
   full <- b$fit
