@@ -44,6 +44,7 @@ int main() {
   test_symmetric_solve();
   test_group_lasso_path();
   test_time_before_stats(pb);
+  test_multinomial_direction(pb);
   std::printf("core: %d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }
