@@ -235,13 +235,18 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
     abort("the response has ", length(levels), " levels (", paste(utils::head(levels, 5), collapse = ", "), "); ",
           "family = \"binomial\" needs two.", class = "input")
   }
-  meas <- formula_measurements(cost, needs, design$variables, design$data_names)
+  meas <- formula_measurements(cost, needs, design$variables, design$data_names,
+                               offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
                            n = data$n, source = data$source, read = data$read),
                       class = "fgseq_chunks")
-  fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas$measurement_cost, needs = meas$needs,
-                            family = family, ...)
+  args <- list(...)
+  core <- offset_paid_costs(meas, args$max_cost)  # the offset's measurements are paid at step 0
+  args$max_cost <- core$max_cost
+  fit <- do.call(fgseq.fgseq_chunks, c(list(chunks, group = design$group, cost = core$cost, needs = meas$needs,
+                                            family = family), args))
+  fit <- charge_offset(fit, meas)
   if (!is.null(design$response_levels) && !is.null(fit$classes)) {
     fit$classes <- design$response_levels
     fit$responses <- design$response_levels[2L]

@@ -3,14 +3,18 @@
 #' Describes where the chunks of a data set are (files, a list, or a function that yields them) without
 #' reading them. [fgseq()] on the result runs the whole fit as map-reduce passes over the chunks through
 #' the future framework: the Gaussian family from the summed sufficient statistics ([fgseq_stats()]),
-#' the binomial and Poisson families (appendix B of Hu et al. 2014) by one pass per Newton step, in
+#' the binomial, Poisson and multinomial families (appendix B of Hu et al. 2014) by one pass per Newton step, in
 #' which every chunk adds its part of the risk, of the gradient and Hessian in the selected whitened
 #' columns (`Z'W(y - mu)`, `Z'WZ`) and of the gradients of every group (`X'W(y - mu)`).
 #'
 #' Each chunk is a list with `x` (numeric matrix, the same columns in the same order in every chunk),
-#' `y` (numeric vector) and optionally `weights` and `offset` (numeric vectors; `offset` for the binomial
-#' and Poisson families: a fit whose chunks carry one predicts only with `newoffset`, as an in-memory fit
-#' with an offset; a Gaussian fit from chunks refuses it, subtract it from `y`). Chunks are read again
+#' `y` (numeric vector; for the multinomial family a factor or a vector of class labels) and optionally
+#' `weights` and `offset` (numeric vectors; `offset` for the binomial, Poisson and multinomial families,
+#' for the multinomial a vector or an `n x K` matrix of `K` classes: a fit whose chunks carry one predicts
+#' only with `newoffset`, as an in-memory fit with an offset; a Gaussian fit from chunks refuses it,
+#' subtract it from `y`). The classes of a multinomial fit are the levels of the first chunk's `y` (in
+#' their order; its sorted labels when it is not a factor): a chunk may lack some classes, but every
+#' class needs at least two rows over all chunks. Chunks are read again
 #' at every pass, in parallel when a future plan is set (for example
 #' `future::plan(future::multisession, workers = 2)`, or a cluster backend as in the recipe of
 #' [fgseq_stats()]); the results are the in-memory fit's up to the Newton tolerance.
@@ -25,6 +29,9 @@
 #'   whole number >= 1 for a function, or is given for files or a list. A fit stops, naming the chunk,
 #'   when a chunk is not a list with `x` and `y`, has NA, NaN or Inf, or its columns differ from the
 #'   first chunk's, or, for the Gaussian family, carries an `offset` (class `fgseq_error_chunk_offset`).
+#'   A multinomial fit stops (class `fgseq_error_chunk_classes`) when a chunk's `y` has a label that is not
+#'   a level of the first chunk's `y` (naming the chunk), or when a level of the first chunk's `y` has no
+#'   row, or fewer than two, in all chunks.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group
 #'   sequencing for anytime linear prediction, first version, appendix B.
 #'   \url{https://arxiv.org/abs/1409.5495v1}
@@ -75,8 +82,8 @@ print.fgseq_chunks <- function(x, ...) {
 
 #' @rdname fgseq
 #' @details The `"fgseq_chunks"` method fits from data in chunks of rows ([fgseq_chunks()]):
-#'   `family = "gaussian"` through the summed sufficient statistics (any `method`); `"binomial"` and
-#'   `"poisson"` by map-reduce Newton steps, one pass over the chunks each. For these, `method = "omp"`
+#'   `family = "gaussian"` through the summed sufficient statistics (any `method`); `"binomial"`,
+#'   `"poisson"` and `"multinomial"` by map-reduce Newton steps, one pass over the chunks each. For these, `method = "omp"`
 #'   scores the groups from the gradients of the pass at the fit; `"fr"` and `"doubling"` need
 #'   `fr_gain = "quadratic"`: the quadratic gains of all candidates of a step come from one more pass at
 #'   the fit (every chunk adds its part of the Hessian of the selected columns, of each candidate's
@@ -124,23 +131,26 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "
 
 # Map `f` (a function of one checked chunk) over the chunks and add the results element by element
 # (list elements are concatenated), through the map-reduce of fgseq_stats(). `f` must be built by a
-# function whose environment holds only what it needs (it is shipped to every worker).
-chunk_pass <- function(chunks, f) {
-  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f), add_parts)
+# function whose environment holds only what it needs (it is shipped to every worker). classes: those
+# of a multinomial fit (see check_chunk()).
+chunk_pass <- function(chunks, f, classes = NULL) {
+  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes), add_parts)
 }
 
 add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
 
-checked_chunk_part <- function(f) {
+checked_chunk_part <- function(f, classes = NULL) {
   force(f)
+  force(classes)
   function(chunk, i) {
-    in_chunk(i, f(check_chunk(chunk, i)))
+    in_chunk(i, f(check_chunk(chunk, i, classes = classes)))
   }
 }
 
 # `read_x = FALSE`: the checks that read no value of x (a chunk of the moments pass started after
-# max_time, whose x is not used).
-check_chunk <- function(chunk, i, read_x = TRUE) {
+# max_time, whose x is not used). `classes`: for a multinomial fit, the classes (the levels of the first
+# chunk's `y`); y is then returned as its n x K class indicators and the offset as an n x K matrix.
+check_chunk <- function(chunk, i, read_x = TRUE, classes = NULL) {
   if (!is.list(chunk) || is.null(chunk$x) || is.null(chunk$y)) {
     abort("chunk ", i, " must be a list with elements `x` (a numeric matrix) and `y`.")
   }
@@ -148,37 +158,96 @@ check_chunk <- function(chunk, i, read_x = TRUE) {
   x <- if (read_x) check_x(chunk$x, min_rows = 1L) else check_dense_x(chunk$x, min_rows = 1L)
   n <- nrow(x)
   y <- chunk$y
-  if (is.logical(y)) y <- as.numeric(y)
-  if (!is.numeric(y) || length(y) != n || !all(is.finite(y))) {
-    abort("`y` must be a numeric vector with one finite value per row of `x`.")
+  if (!is.null(classes)) {
+    y <- chunk_classes(y, n, classes)
+  } else {
+    if (is.logical(y)) y <- as.numeric(y)
+    if (!is.numeric(y) || length(y) != n || !all(is.finite(y))) {
+      abort("`y` must be a numeric vector with one finite value per row of `x`.")
+    }
+    y <- as.numeric(y)
   }
+  P <- if (is.null(classes)) 1L else length(classes)
   w <- if (is.null(chunk$weights)) rep(1, n) else check_weights(chunk$weights, n)
-  off <- if (is.null(chunk$offset)) rep(0, n) else drop(check_offset(chunk$offset, n, 1L))
-  list(x = x, y = as.numeric(y), w = w, off = off, has_offset = !is.null(chunk$offset), names = x_names(x))
+  off <- if (is.null(chunk$offset)) matrix(0, n, P) else check_offset(chunk$offset, n, P)
+  if (P == 1L) off <- drop(off)
+  list(x = x, y = y, w = w, off = off, has_offset = !is.null(chunk$offset), names = x_names(x))
+}
+
+# The classes of a multinomial fit from chunks: the levels of the first chunk's `y` (a factor), or its
+# sorted distinct labels.
+chunk_class_levels <- function(y) {
+  if (is.factor(y)) return(levels(y))
+  if (!(is.character(y) || is.logical(y) || is.numeric(y)) || !is.null(dim(y))) {
+    abort("chunk 1: `y` must be a factor (or a vector of class labels) for family = \"multinomial\".")
+  }
+  sort(unique(as.character(y)))
+}
+
+# A chunk's multinomial response as n x K class indicators (columns in the order of `classes`); a
+# label that is not one of `classes` is an error (raised by the caller's in_chunk() with the chunk's
+# number).
+chunk_classes <- function(y, n, classes) {
+  if (!(is.factor(y) || is.character(y) || is.logical(y) || is.numeric(y)) || !is.null(dim(y))) {
+    abort("`y` must be a factor (or a vector of class labels) for family = \"multinomial\".")
+  }
+  if (length(y) != n || anyNA(y)) abort("`y` must have one class label, not NA, per row of `x`.")
+  labels <- as.character(y)
+  unseen <- setdiff(unique(labels), classes)
+  if (length(unseen)) {
+    abort("`y` has level(s) ", paste0("'", utils::head(unseen, 5), "'", collapse = ", "), " not among the first ",
+          "chunk's levels (", paste(classes, collapse = ", "), "); give every chunk's `y` the first chunk's factor ",
+          "levels (the classes of the fit).", class = "chunk_classes")
+  }
+  outer(match(labels, classes), seq_along(classes), "==") + 0
 }
 
 chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call, started) {
   # pass 1: column moments (weighted), the response's totals and the rows of the null model, the checks
   # of every chunk; on the fit's clock: a chunk started after max_time adds its response alone
-  first <- check_chunk(read_chunk(chunks$get, chunks$items[[1L]], 1L), 1L, read_x = FALSE)
+  chunk1 <- read_chunk(chunks$get, chunks$items[[1L]], 1L)
+  multi <- family == "multinomial"
+  # the classes of a multinomial fit: the first chunk's factor levels (or sorted labels)
+  levels_y <- if (multi && is.list(chunk1) && !is.null(chunk1$y)) chunk_class_levels(chunk1$y)
+  first <- check_chunk(chunk1, 1L, read_x = FALSE, classes = levels_y)
+  rm(chunk1)
   names_x <- first$names
   group <- check_group(group, first$x)
   rm(first)
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
   deadline <- started + control$max_time
-  mom <- map_reduce_chunks(chunks$items, chunks$get, moments_part(names_x, family, gram_backend(), deadline), add_parts)
+  mom <- map_reduce_chunks(chunks$items, chunks$get,
+                           moments_part(names_x, family, gram_backend(), deadline, levels_y), add_parts)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
-  classes <- family_def(family)$numeric_classes
-  if (!is.null(classes) && (mom$ones <= 0 || mom$ones >= W)) {
+  if (multi) {
+    absent <- levels_y[mom$counts == 0]
+    if (length(absent)) {
+      abort("chunk 1: class(es) ", paste0("'", absent, "'", collapse = ", "), " of its `y` levels have no row in any ",
+            "chunk; drop those levels (droplevels()) or give the classes of the fit as the first chunk's levels.",
+            class = "chunk_classes")
+    }
+    if (any(mom$counts < 2)) {
+      few <- mom$counts < 2
+      abort("`y` has class(es) with fewer than two observations over all chunks: ",
+            paste(levels_y[few], mom$counts[few], sep = ": ", collapse = ", "), ". Drop those classes or merge them.",
+            class = "chunk_classes")
+    }
+  }
+  classes <- if (multi) levels_y else family_def(family)$numeric_classes
+  if (!multi && !is.null(classes) && (mom$ones <= 0 || mom$ones >= W)) {
     abort("`y` has a single class over all chunks; a binomial model needs both classes.")
   }
-  response <- list(classes = classes, responses = if (is.null(classes)) "y" else classes[2L])
+  response <- list(classes = classes, responses = if (multi) classes else if (is.null(classes)) "y" else classes[2L])
   report <- progress_reporter(progress)
-  # the null model (the intercept of the GLM with no group) from the rows the chunks left
-  rows <- lapply(c("y", "w", "off"), function(v) unlist(lapply(mom$null_rows, `[[`, v), use.names = FALSE))
-  null_model <- .fit_path(NULL, matrix(rows[[1L]]), rows[[2L]], if (mom$offsets > 0) matrix(rows[[3L]]) else matrix(0, 0, 0),
+  # the null model (the intercepts of the GLM with no group) from the rows the chunks left (one column
+  # per class for the multinomial)
+  P <- if (multi) length(levels_y) else 1L
+  rows <- lapply(c("y", "w", "off"), function(v) {
+    do.call(rbind, lapply(mom$null_rows, function(r) matrix(r[[v]], ncol = if (v == "w") 1L else P)))
+  })
+  null_model <- .fit_path(NULL, rows[[1L]], drop(rows[[2L]]), if (mom$offsets > 0) rows[[3L]] else matrix(0, 0, 0),
                     match(group, labels) - 1L, length(labels), measurement_index(meas, labels), family,
                     control, NULL)
   if (mom$late > 0 || now() - started >= control$max_time) {
@@ -198,10 +267,10 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
          cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
   }
-  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family))
+  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y)
   # FR and Doubling: the sums of the quadratic gains of the candidates at theta over the groups `set`
   gains <- function(theta, set, candidates) {
-    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family))[[1L]]
+    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y)[[1L]]
   }
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                            null_model$a0[, 1L], sums, if (control$method != "omp") gains,
@@ -220,36 +289,45 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 # is not read (nor checked for NA). The null model's intercept has a closed form only without offsets,
 # so a chunk with an `offset` keeps its rows (y, weight, offset), and a chunk without one a single row
 # of the same loss at every intercept: its weighted mean of y, with its total weight.
-moments_part <- function(names_x, family, gram, deadline) {
+moments_part <- function(names_x, family, gram, deadline, classes = NULL) {
   force(deadline)
+  force(classes)
   function(chunk, i) {
     in_chunk(i, {
       on_time <- now() < deadline
-      ch <- check_chunk(chunk, i, read_x = on_time)
+      ch <- check_chunk(chunk, i, read_x = on_time, classes = classes)
       if (!identical(ch$names, names_x)) {
         abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
       }
-      wrong <- family_def(family)$values(ch$y)
-      if (!is.null(wrong)) abort(wrong)
+      if (is.null(classes)) {
+        wrong <- family_def(family)$values(ch$y)
+        if (!is.null(wrong)) abort(wrong)
+      }
       W <- sum(ch$w)
-      wy <- sum(ch$w * ch$y)
-      null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0, w = W, off = 0)
+      wy <- colSums(ch$w * as.matrix(ch$y))  # one total per class (multinomial), or of y
+      null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0 * wy, w = W, off = 0 * wy)
       list(moments = if (on_time) list(.moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)), n = nrow(ch$x),
-           wy = wy, w = W, ones = sum(ch$w[ch$y > 0]), offsets = as.integer(ch$has_offset), late = as.integer(!on_time),
-           null_rows = list(null_rows))
+           wy = wy, w = W, ones = sum(ch$w[as.matrix(ch$y)[, 1L] > 0]), counts = colSums(as.matrix(ch$y) > 0),
+           offsets = as.integer(ch$has_offset), late = as.integer(!on_time), null_rows = list(null_rows))
     })
   }
 }
 
 # One chunk's sums at theta over the selected whitened columns (`columns`, see .glm_chunk_sums()).
 glm_pass <- function(theta, columns, family) {
-  function(ch) .glm_chunk_sums(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta))
+  function(ch) {
+    y <- as.matrix(ch$y)
+    .glm_chunk_sums(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)))
+  }
 }
 
 # One chunk's sums of the quadratic gains' pass at theta over the first n_selected groups of `columns`
 # for the candidates after them (see .glm_chunk_gains()), as a list of one vector (added by chunk_pass()).
 glm_gain_pass <- function(theta, columns, n_selected, family) {
-  function(ch) list(.glm_chunk_gains(ch$x, matrix(ch$y), ch$w, matrix(ch$off), family, columns, matrix(theta), n_selected))
+  function(ch) {
+    y <- as.matrix(ch$y)
+    list(.glm_chunk_gains(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)), n_selected))
+  }
 }
 
 # Standardization and group whitening from merged moments: the core's, as after its own pass.

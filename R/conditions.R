@@ -7,7 +7,9 @@
 #             given by position in an order a verb no longer takes), formula, na, subset,
 #             family, no_data (a method needs the training data the fit does not hold), write (a file
 #             cannot be written), internal, invalid_object (statistics or a fit not as the package
-#             made them: edited, or damaged in a file; raised by the validators of R/validate.R);
+#             made them: edited, or damaged in a file; raised by the validators of R/validate.R),
+#             chunk_offset (a Gaussian fit's chunk carries an offset), chunk_classes (a multinomial
+#             fit's chunks disagree on the classes);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot

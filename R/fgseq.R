@@ -162,10 +162,16 @@
 #' A Newton solve has converged by the criterion of [stats::glm()]: its last step changed the penalized
 #' deviance `D` by `|D - D_old| / (|D| + 0.1) < 1e-8` (or the gradient vanished). When one does not
 #' converge, `fgseq()` warns (class `fgseq_warning_convergence`) and returns the coefficients of its last
-#' iterate. As [stats::glm()], a binomial or Poisson fit at `lambda = 0` whose last step has fitted
-#' probabilities numerically 0 or 1 (means 0) warns of separation (class `fgseq_warning_boundary`): its
-#' coefficients are finite but may be very large. Probabilities near 0 or 1 alone do not mean
-#' non-convergence (a multinomial fit at `lambda = 0` can have some).
+#' iterate. As [stats::glm()], a binomial, multinomial or Poisson fit at `lambda = 0` whose last step has
+#' fitted probabilities numerically 0 or 1 (means 0; for a multinomial fit, the probability of its own
+#' class numerically 1 on every row of a class, a class separable from the others such as the setosa
+#' irises) warns of separation (class `fgseq_warning_boundary`):
+#' its coefficients are finite but may be very large. Probabilities near 0 or 1 alone do not mean
+#' non-convergence. The multinomial family's Newton directions are found by conjugate gradients
+#' preconditioned by a Kronecker approximation of its Hessian (Bohning's bound with the classes' mean
+#' curvature), each iteration two passes over the rows of the size of a gradient, instead of forming the
+#' `(m + 1) K` square Hessian of `m` selected columns and `K` classes; the fit and its tolerance are the
+#' same.
 #'
 #' @section Extreme scales:
 #' A column of `x` whose largest magnitude is above `2^400` (about `1e120`) or below `2^-400`, and
@@ -429,17 +435,19 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                     family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
                     cost_unit = cost_unit, data = data)
-  check_boundary(fit)
+  check_boundary(fit, response$y)
   fit
 }
 
 # As glm() warns: at lambda = 0, fitted probabilities within 10 machine epsilons of 0 or 1 (binomial),
-# or means of 0 (poisson), at the last step are the sign of separable data, whose coefficients grow
-# without bound (the family's `boundary`; the multinomial family has none, as nnet::multinom()).
-check_boundary <- function(fit) {
+# means of 0 (poisson), or, multinomial, the probability of its own class within 10 machine epsilons of
+# 1 for every row of a class (a class separable from the others; single rows near 0 or 1 are common at
+# a finite optimum, as nnet::multinom() finds), at the last step are the sign of separable data, whose
+# coefficients grow without bound (the family's `boundary`). y: the response as the core fitted it.
+check_boundary <- function(fit, y) {
   boundary <- family_def(fit$family)$boundary
   if (fit$lambda > 0 || is.null(boundary) || !length(fit$sequence)) return(invisible())
-  what <- boundary(stats::fitted(fit))
+  what <- boundary(stats::fitted(fit), y)
   if (!is.null(what)) {
     warn("fitted ", what, " occurred at lambda = 0 (as glm() warns): the data are separable, or nearly so, and the ",
          "coefficients, finite, may be very large. A positive `lambda` keeps them bounded.", class = "boundary")

@@ -75,6 +75,7 @@ static const std::vector<TestCase>& test_cases() {
       {"newton_logistic", 132, [](Problem& pb) { test_newton_logistic(pb); }},
       {"whitening_maps", 133, [](Problem& pb) { test_whitening_maps(pb); }},
       {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
+      {"multinomial_direction", 135, [](Problem& pb) { test_multinomial_direction(pb); }},
   };
   return cases;
 }

@@ -531,3 +531,67 @@ static void test_symmetric_solve() {
   }
   check(Eigen::LLT<MatrixXd>(indef).info() != Eigen::Success, "symmetric_solve: the indefinite H defeats the Cholesky", 0, 1);
 }
+
+// 13. the multinomial Newton direction without the Hessian (glm/multinomial.hpp): the penalized fit of
+//     a 3-class model over every group's whitened columns, with weights and offsets, at lambda 0.05 and
+//     0 (flat along adding the same to every class) and on 1 and 2 threads, by newton_solve() with
+//     multinomial_direction() equals its fit with the factorized Hessian (linear predictors to 1e-8, and
+//     at lambda > 0 coefficients; both converged, the gradient at most 1e-8); the preconditioner's Gram matrix built by extend_gram()
+//     group by group equals weighted_gram() of all columns
+static void test_multinomial_direction(Problem& pb) {
+  const Index n = pb.n;
+  const GlmData d(pb);
+  const Whitened wh = whiten_blocks(d.bs.blocks, 1e-9);
+  const MatrixXd yg = draw_response(Family::Multinomial, pb.x, 0.4, pb.rng);
+  MatrixXd off(n, 3);
+  for (Index i = 0; i < n; ++i)
+    for (Index c = 0; c < 3; ++c) off(i, c) = d.off(i, 0) * (c + 1) / 3;
+  Index m1 = 1;
+  for (Index g = 0; g < 5; ++g) m1 += wh.rank[g];
+  MatrixXd Z1(n, m1);
+  Z1.col(0).setOnes();
+  ColumnGram gram;
+  gram.A = MatrixXd::Ones(1, 1);
+  for (Index g = 0, at = 1; g < 5; at += wh.rank[g], ++g) {
+    Z1.middleCols(at, wh.rank[g]) = whitened_columns(d.dx, d.lay.cols[g], d.bs.st, wh.T[g]);
+    gram.A = extend_gram(gram.A, Z1.leftCols(at + wh.rank[g]), d.wt, d.W);
+  }
+  const double gram_err = (gram.A - weighted_gram(Z1, d.wt, d.W)).cwiseAbs().maxCoeff();
+  check(gram_err < 1e-12, "multinomial direction: extend_gram() is the Gram matrix of all columns", gram_err, 0);
+  gram.decompose();
+  const FamilyOps fam{Family::Multinomial};
+  for (double lambda : {0.05, 0.0})
+    for (int threads : {1, 2}) {
+      Control ctl;
+      ctl.lambda = lambda;
+      MatrixXd theta0 = MatrixXd::Zero(m1, 3);
+      theta0.row(0) = fam.null_intercepts(yg.transpose() * d.wt / d.W);
+      const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
+      const NewtonEvaluator ev = glm_evaluator(fam, Z1, yg, d.wt, d.W, off, lambda, threads);
+      const NewtonSolution exact = newton_solve(start, ev, ctl);
+      const NewtonSolution cg = newton_solve(start, ev, ctl, std::function<void()>(),
+                                             multinomial_direction(Z1, d.wt, d.W, lambda, gram, threads));
+      // compare class-centred linear predictors (at lambda = 0 the coefficients are unique only up to a
+      // common shift of the classes and to the columns' collinearity across groups), and at lambda > 0
+      // the coefficients themselves
+      auto centred = [&](const VectorXd& v) {
+        const MatrixXd eta = Z1 * Eigen::Map<const MatrixXd>(v.data(), m1, 3);
+        return MatrixXd(eta.colwise() - eta.rowwise().mean());
+      };
+      const double err = (centred(cg.point.theta) - centred(exact.point.theta)).cwiseAbs().maxCoeff();
+      check(exact.converged && cg.converged, "multinomial direction: both solves converged", cg.converged, 1);
+      check(err < 1e-8, "multinomial direction: the factorized Hessian's fit", err, 0);
+      if (lambda > 0) {  // the intercepts are unique up to a common shift
+        MatrixXd diff = Eigen::Map<const MatrixXd>(cg.point.theta.data(), m1, 3) -
+                        Eigen::Map<const MatrixXd>(exact.point.theta.data(), m1, 3);
+        diff.row(0).array() -= diff.row(0).mean();
+        const double coef_err = diff.cwiseAbs().maxCoeff();
+        check(coef_err < 1e-8, "multinomial direction: the factorized Hessian's coefficients", coef_err, 0);
+      }
+      NewtonPoint at;
+      at.theta = cg.point.theta;
+      ev(at, NewtonNeed::Gradient);
+      check(at.gradient.cwiseAbs().maxCoeff() <= 1e-8, "multinomial direction: gradient at the fit",
+            at.gradient.cwiseAbs().maxCoeff(), 0);
+    }
+}

@@ -279,3 +279,82 @@ ref_glm_schur_gains <- function(x, y, group, family, mu, set, lambda, weights = 
     sum(crossprod(e$vectors[, keep, drop = FALSE], g)^2 / e$values[keep]) / 2
   }, numeric(1))
 }
+
+# --- A penalized multinomial fit of given columns, on its own ---------------------------------------
+
+# The fit of the multinomial model over the groups `groups` of x (labels, in order) as fgseq() defines
+# it, computed in plain R from scratch: the columns standardized by their weighted means and
+# population standard deviations (divisor W = sum(w)) and whitened group by group (Z_g' diag(w) Z_g / W
+# = I), then the penalized risk (1/W) sum_i w_i [log sum_c exp(eta_ic) - y_i' eta_i] + lambda/2 ||B||^2
+# (eta = offset + 1 a' + Z B, intercepts a unpenalized) minimized by Newton's method on the full
+# (m + 1) K Hessian, formed class pair by class pair (a pseudo-inverse: the risk is flat along adding the
+# same to every class's intercept), with backtracking, until the largest gradient entry is at most
+# grad_tol (the core's tolerance) or no step decreases the risk. Returns beta (p x K, original scale,
+# zero outside `groups`), a0 (K), the probabilities mu (n x K), the largest gradient entry and the risk.
+ref_multinom_fit <- function(x, y, group, groups, lambda, weights = NULL, offset = NULL, grad_tol = 1e-11) {
+  y <- as.factor(y)
+  K <- nlevels(y)
+  Y <- outer(as.integer(y), seq_len(K), "==") + 0
+  n <- nrow(x)
+  w <- if (is.null(weights)) rep(1, n) else weights
+  W <- sum(w)
+  off <- if (is.null(offset)) matrix(0, n, K) else matrix(offset, n, K)
+  m <- colSums(w * x) / W
+  s <- sqrt(colSums(w * sweep(x, 2, m)^2) / W)
+  maps <- lapply(groups, function(g) {
+    j <- which(group == g)
+    xs <- sweep(sweep(x[, j, drop = FALSE], 2, m[j]), 2, s[j], "/")
+    e <- eigen(crossprod(xs, w * xs) / W, symmetric = TRUE)
+    keep <- e$values > 1e-9 * max(e$values)
+    t <- e$vectors[, keep, drop = FALSE] %*% diag(1 / sqrt(e$values[keep]), sum(keep))
+    list(j = j, t = t, z = xs %*% t)
+  })
+  z1 <- do.call(cbind, c(list(rep(1, n)), lapply(maps, `[[`, "z")))
+  m1 <- ncol(z1)
+  pen <- rep(c(0, rep(1, m1 - 1)), K)
+  softmax <- function(eta) {
+    e <- exp(eta - apply(eta, 1, max))
+    e / rowSums(e)
+  }
+  risk_of <- function(th) {
+    eta <- off + z1 %*% th
+    mx <- apply(eta, 1, max)
+    sum(w * (mx + log(rowSums(exp(eta - mx))) - rowSums(Y * eta))) / W + lambda / 2 * sum(th[-1, ]^2)
+  }
+  th <- matrix(0, m1, K)
+  th[1, ] <- log(colSums(w * Y) / W)
+  risk <- risk_of(th)
+  for (it in 1:500) {
+    mu <- softmax(off + z1 %*% th)
+    g <- c(crossprod(z1, w * (mu - Y)) / W) + lambda * pen * c(th)
+    if (max(abs(g)) <= grad_tol) break
+    h <- matrix(0, m1 * K, m1 * K)
+    for (a in 1:K) for (b in 1:K) {
+      h[(a - 1) * m1 + 1:m1, (b - 1) * m1 + 1:m1] <- crossprod(z1, w * mu[, a] * ((a == b) - mu[, b]) * z1) / W
+    }
+    h <- h + diag(lambda * pen, m1 * K)
+    e <- eigen(h, symmetric = TRUE)
+    keep <- e$values > 1e-13 * max(e$values)
+    step <- -drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], g) / e$values[keep]))
+    t <- 1
+    repeat {
+      new <- th + t * matrix(step, m1, K)
+      new_risk <- risk_of(new)
+      if (new_risk <= risk + 1e-4 * t * sum(g * step) || t < 1e-12) break
+      t <- t / 2
+    }
+    if (!(new_risk < risk)) break
+    th <- new
+    risk <- new_risk
+  }
+  mu <- softmax(off + z1 %*% th)
+  g <- c(crossprod(z1, w * (mu - Y)) / W) + lambda * pen * c(th)
+  beta <- matrix(0, ncol(x), K)
+  at <- 1
+  for (mp in maps) {
+    r <- ncol(mp$t)
+    beta[mp$j, ] <- (mp$t %*% th[at + seq_len(r), , drop = FALSE]) / s[mp$j]
+    at <- at + r
+  }
+  list(beta = beta, a0 = th[1, ] - drop(crossprod(m, beta)), mu = mu, gradient = max(abs(g)), risk = risk)
+}

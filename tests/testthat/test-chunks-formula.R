@@ -84,6 +84,17 @@ test_that("offsets from the chunks: offset() terms and the offset argument, as i
   new <- d[1:4, ]
   expect_equal(predict(b, newdata = new, type = "response"), predict(a, newdata = new, type = "response"),
                tolerance = 1e-8)
+  # priced offset variables are measurements paid at step 0, from chunks as in memory
+  cost <- c(age = 1, cp = 1, thal = 50, days = 3, sex = 2)
+  a <- fgseq(visits ~ age + cp + thal + offset(log(days)), data = d, family = "poisson", offset = 0.1 * sex,
+             cost = cost, lambda = 1e-3)
+  b <- fgseq(visits ~ age + cp + thal + offset(log(days)), data = fgseq_chunks(heart_pieces(d)),
+             family = "poisson", offset = 0.1 * sex, cost = cost, lambda = 1e-3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-8)
+  expect_equal(b$path$cost[1L], 5)                     # days and sex, before any group
+  expect_equal(b$path$cost, 5 + cumsum(c(0, cost[b$sequence])), ignore_attr = TRUE)
+  expect_setequal(b$offset_needs, c("days", "sex"))
 })
 
 test_that("a chunk with an unknown level or another type is a classed error naming chunk and variable", {

@@ -154,7 +154,7 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   pass <- fgseq:::glm_pass(0, none, "binomial")
   expect_setequal(ls(environment(pass), all.names = TRUE), c("theta", "columns", "family"))
   part <- fgseq:::checked_chunk_part(pass)
-  expect_setequal(ls(environment(part), all.names = TRUE), "f")
+  expect_setequal(ls(environment(part), all.names = TRUE), c("f", "classes"))
   # and the part of one chunk is its logistic log-likelihood pieces, computed here another way
   set.seed(4)
   x <- matrix(rnorm(40), 20)

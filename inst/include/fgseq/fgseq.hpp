@@ -10,7 +10,8 @@
 //   linear/  the least-squares models: on the whitened Gram matrix (gram.hpp), in sample space for
 //            wide data (sample.hpp, with its 16-bit screening copy in screen.hpp)
 //   glm/     binomial, Poisson and multinomial models: the risk over rows (evaluator.hpp), one chunk's
-//            sums (sums.hpp), the models over rows in memory (model.hpp) and refitted elsewhere (refit.hpp)
+//            sums (sums.hpp), the multinomial's Newton directions (multinomial.hpp), the models over rows
+//            in memory (model.hpp) and refitted elsewhere (refit.hpp)
 //   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
 //            searches, boosting (boost.hpp)
 //   sparse/  the cost-weighted group lasso path of the Sparse baseline
@@ -32,6 +33,7 @@
 #include "linear/sample.hpp"
 #include "glm/evaluator.hpp"
 #include "glm/sums.hpp"
+#include "glm/multinomial.hpp"
 #include "glm/model.hpp"
 #include "glm/refit.hpp"
 #include "greedy/fit.hpp"

@@ -73,6 +73,11 @@ struct NewtonPoint {
 // needs above point.level.
 using NewtonEvaluator = std::function<void(NewtonPoint& point, NewtonNeed need)>;
 
+// The Newton direction at an iterate filled up to Gradient, -H^-1 g, found without forming H (the
+// multinomial's Hessian-free solve, glm/multinomial.hpp). Empty: the solver asks for the Hessian and
+// factorizes it.
+using NewtonDirection = std::function<VectorXd(const NewtonPoint& point)>;
+
 struct NewtonSolution {
   NewtonPoint point;       // the last iterate, filled at least up to Accept
   bool converged = false;
@@ -85,9 +90,11 @@ struct NewtonSolution {
 // its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
 // means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
 // non-convergence.
-// poll: called before each iteration (an interrupt check, a deadline; may throw).
+// poll: called before each iteration (an interrupt check, a deadline; may throw). direction: the
+// Newton direction without the Hessian (see NewtonDirection), or empty.
 inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
-                                   const std::function<void()>& poll = std::function<void()>()) {
+                                   const std::function<void()>& poll = std::function<void()>(),
+                                   const NewtonDirection& direction = NewtonDirection()) {
   Index count = 0;
   auto point = [&count](VectorXd theta) {
     NewtonPoint pt;
@@ -113,14 +120,19 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
       converged = true;
       break;
     }
-    fill(f, NewtonNeed::Hessian);
-    // a tiny ridge keeps the solve defined in flat directions (multinomial intercepts, collinear
-    // columns at lambda = 0); the gradient has no component there. The iterate's Hessian is consumed
-    // by the factorization (it can be (m P)^2 doubles: no copy).
-    MatrixXd H = std::move(f.hessian);
-    const double jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
-    H.diagonal().array() += jitter;
-    const VectorXd delta = -symmetric_solve(std::move(H), g);
+    VectorXd delta;
+    if (direction) {
+      delta = direction(f);
+    } else {
+      fill(f, NewtonNeed::Hessian);
+      // a tiny ridge keeps the solve defined in flat directions (multinomial intercepts, collinear
+      // columns at lambda = 0); the gradient has no component there. The iterate's Hessian is consumed
+      // by the factorization (it can be (m P)^2 doubles: no copy).
+      MatrixXd H = std::move(f.hessian);
+      const double jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+      H.diagonal().array() += jitter;
+      delta = -symmetric_solve(std::move(H), g);
+    }
     const double decrement = -g.dot(delta);  // Newton decrement (squared), >= 0
     if (!(decrement >= 0) || !std::isfinite(decrement)) break;
     double t = 1.0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../greedy/model.hpp"
+#include "multinomial.hpp"
 #include "sums.hpp"
 
 namespace fgseq {
@@ -157,7 +158,11 @@ class GlmModel : public GlmPathModel {
     Z_.col(0).setOnes();
     // the null model: start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
-    accept(newton(Z_.leftCols(1), fam_.null_intercepts(ybar)));
+    if (hessian_free()) {
+      gram_.A = MatrixXd::Ones(1, 1);
+      gram_.decompose();
+    }
+    accept(newton(Z_.leftCols(1), fam_.null_intercepts(ybar), gram_));
     // FR and Doubling: every group's whitened columns, polled between groups; when the poll throws
     // TimeUp (max_time spent) the model keeps its null fit and its path stops before its first step
     try {
@@ -183,7 +188,12 @@ class GlmModel : public GlmPathModel {
       const Index r = rank(h);
       MatrixXd Z(x_.rows(), m1_ + r);
       Z << Z_.leftCols(m1_), Z_.middleCols(col_[static_cast<size_t>(h)], r);
-      const NewtonFit f = newton(Z, extended_theta(r));
+      ColumnGram gram;
+      if (hessian_free()) {
+        gram.A = extend_gram(gram_.A, Z, w_, W_, ctl_.threads);
+        gram.decompose();
+      }
+      const NewtonFit f = newton(Z, extended_theta(r), gram);
       converged_ = converged_ && f.converged;
       return std::max(risk_ - f.risk, 0.0);
     }
@@ -211,13 +221,17 @@ class GlmModel : public GlmPathModel {
         if (c >= m1_ && c < at) c += r;
     }
     col_[static_cast<size_t>(g)] = m1_;
+    if (hessian_free()) {
+      gram_.A = extend_gram(gram_.A, Z_.leftCols(m1_ + r), w_, W_, ctl_.threads);
+      gram_.decompose();
+    }
     bool stepped = false;
     MatrixXd theta0 = refit_start(g, stepped);
     m1_ += r;
     record(g);
     if (stepped && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
       theta0 = extended_theta(r);  // the step does not descend (far from quadratic): start from the current fit
-    accept(newton(Z_.leftCols(m1_), theta0));
+    accept(newton(Z_.leftCols(m1_), theta0, gram_));
   }
 
  private:
@@ -235,6 +249,11 @@ class GlmModel : public GlmPathModel {
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
   MatrixXd xr_;                // OMP: x' resid_ (p x P), every column's in one threaded product
+  ColumnGram gram_;            // multinomial: the weighted Gram matrix of Z_.leftCols(m1_), decomposed
+
+  // Whether the Newton directions come without the Hessian (the multinomial family, whose Hessian is
+  // (m1 K)^2: glm/multinomial.hpp)
+  bool hessian_free() const { return fam_.family == Family::Multinomial; }
 
   // Makes f the current fit.
   void accept(NewtonFit f) {
@@ -259,11 +278,14 @@ class GlmModel : public GlmPathModel {
     return pt.risk;
   }
 
-  // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0.
-  NewtonFit newton(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta0) const {
+  // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0; gram: Z1's
+  // weighted Gram matrix, decomposed (the multinomial family's Newton directions; unused otherwise).
+  NewtonFit newton(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta0, const ColumnGram& gram) const {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
     NewtonSolution s =
-        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_);
+        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_,
+                     hessian_free() ? multinomial_direction(Z1, w_, W_, ctl_.lambda, gram, ctl_.threads, poll_)
+                                    : NewtonDirection());
     NewtonFit f;
     f.theta = Eigen::Map<const MatrixXd>(s.point.theta.data(), Z1.cols(), y_.cols());
     f.eta = std::move(s.point.eta);
