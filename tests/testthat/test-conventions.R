@@ -2,7 +2,7 @@
 # coefficients, the cross-validation choice, glm()'s lookup of a formula's variables, broom's defaults.
 
 cv_heart <- function(...) {
-  cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1, 0.01, 1e-6), nfolds = 3, seed = 1,
+  cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1e3, 10, 1, 0.01, 1e-6), nfolds = 3, seed = 1,
            progress = FALSE, ...)
 }
 
