@@ -17,7 +17,7 @@
 #' chunks that are data frames (files of data frames, a list of them, a function returning chunk `i`, or
 #' [dbi_chunks()] for a database table), as the formula method fits `data` in memory: one group per
 #' model term, `cost` by variable and `needs` by variable, `weights` and `offset` (and `offset()` terms)
-#' evaluated in each chunk, for the gaussian, binomial and Poisson families. The terms, the factor
+#' evaluated in each chunk, for the gaussian, binomial, Poisson and multinomial families. The terms, the factor
 #' levels and the contrasts are fixed once and applied to every chunk:
 #' * from `template`, a data frame whose columns give the types and factor levels of the model
 #'   variables (for example `data[0, ]` of the full data, or a data frame of a few rows with every
@@ -173,8 +173,12 @@ chunk_converter <- function(design, sig, weights, offset) {
     }
     mm <- stats::model.matrix(tt, mf, contrasts.arg = design$contrasts)
     y <- stats::model.response(mf)
-    if (is.factor(y) || is.character(y)) y <- as.numeric(y == design$response_levels[2L])
-    if (is.logical(y)) y <- as.numeric(y)
+    if (isTRUE(design$multinomial)) {
+      y <- factor(as.character(y), levels = design$response_levels)
+    } else {
+      if (is.factor(y) || is.character(y)) y <- as.numeric(y == design$response_levels[2L])
+      if (is.logical(y)) y <- as.numeric(y)
+    }
     off <- stats::model.offset(mf)
     in_df <- function(e) if (is.null(e)) NULL else eval(e, df, env)
     if (!is.null(offset)) off <- if (is.null(off)) in_df(offset) else off + in_df(offset)
@@ -231,10 +235,13 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   environment(formula) <- environment(formula) %||% parent.frame()
   design <- chunk_design(formula, tmpl, sig, data_names)
   levels <- design$response_levels
-  if (check_family(family, "chunks") == "binomial" && !is.null(levels) && length(levels) != 2L) {
+  fam <- check_family(family, "chunks")
+  if (fam == "binomial" && !is.null(levels) && length(levels) != 2L) {
     abort("the response has ", length(levels), " levels (", paste(utils::head(levels, 5), collapse = ", "), "); ",
           "family = \"binomial\" needs two.", class = "input")
   }
+  # a multinomial response reaches every chunk as a factor with the template's levels (the classes)
+  design$multinomial <- fam == "multinomial"
   meas <- formula_measurements(cost, needs, design$variables, design$data_names,
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
@@ -247,7 +254,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   fit <- do.call(fgseq.fgseq_chunks, c(list(chunks, group = design$group, cost = core$cost, needs = meas$needs,
                                             family = family), args))
   fit <- charge_offset(fit, meas)
-  if (!is.null(design$response_levels) && !is.null(fit$classes)) {
+  if (!is.null(design$response_levels) && !is.null(fit$classes) && fam == "binomial") {
     fit$classes <- design$response_levels
     fit$responses <- design$response_levels[2L]
   }

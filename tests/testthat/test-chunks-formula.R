@@ -130,3 +130,26 @@ test_that("a chunk with an unknown level or another type is a classed error nami
   expect_error(fgseq(diagnosis ~ age, data = fgseq_chunks(pieces), template = as.matrix(heart)),
                class = "fgseq_error_formula")
 })
+
+test_that("a multinomial formula fit from chunks equals the in-memory fit (classes in the template's order)", {
+  d <- heart
+  d$w <- rep(c(0.5, 1, 2), length.out = nrow(d))
+  f <- cp ~ age + sex + thal + chol + exang
+  pieces <- heart_pieces(d)
+  # chunk 2 has no row of class "ta" (a class may be absent from a chunk); it reads cp as text
+  pieces[[2]] <- pieces[[2]][pieces[[2]]$cp != "ta", ]
+  pieces[[2]]$cp <- as.character(pieces[[2]]$cp)
+  keep <- do.call(rbind, pieces)
+  a <- fgseq(f, data = keep, weights = w, family = "multinomial", cost = heart_cost, lambda = 1e-3)
+  b <- fgseq(f, data = fgseq_chunks(pieces), weights = w, family = "multinomial", cost = heart_cost,
+             lambda = 1e-3, template = d[0, ])
+  expect_identical(b$sequence, a$sequence)
+  expect_identical(b$classes, levels(heart$cp))
+  expect_identical(b$classes, a$classes)
+  expect_equal(b$path$cost, a$path$cost)
+  expect_equal(unlist(b$beta), unlist(a$beta), tolerance = 1e-8)
+  new <- d[c(3, 30, 300), ]
+  expect_equal(predict(b, newdata = new, type = "response"), predict(a, newdata = new, type = "response"),
+               tolerance = 1e-8)
+  expect_identical(predict(b, newdata = new, type = "class"), predict(a, newdata = new, type = "class"))
+})
