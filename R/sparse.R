@@ -182,7 +182,7 @@ grlasso_entry <- function(wh, y, cost, family, nlambda, lambda_min_ratio, weight
   beta <- matrix(0, length(wh$scale), nlambda, dimnames = list(names(wh$scale), NULL))
   for (i in seq_along(live)) {
     g <- live[i]
-    beta[wh$cols[[g]], ] <- wh$t[[g]] %*% path$b[rows[[i]], , drop = FALSE] / wh$scale[wh$cols[[g]]]
+    beta[wh$cols[[g]], ] <- wh$t[[g]] %*% path$beta[rows[[i]], , drop = FALSE] / wh$scale[wh$cols[[g]]]
   }
   a0 <- path$a0 - drop(crossprod(wh$mean, beta))
   list(live = live, entry = stats::setNames(path$entry, live), kkt = stats::setNames(path$kkt, live),

@@ -293,6 +293,13 @@ validate_miser <- function(object, arg = "object") {
   expected <- vapply(0:K, function(t) sum(charged[first_step == t]), numeric(1))
   expected[1L] <- expected[1L] + sum(object$measurement_cost[paid])
   if (!near(object$path$group_cost, expected)) bad("`path$group_cost`", "is not the cost of the groups each step first uses")
+  # the record of what was paid (paid_groups()): each group of the sequence, the step that paid it, its cost
+  pg <- object$paid_groups
+  if (!is.data.frame(pg) || !all(c("group", "step", "group_cost") %in% names(pg)) ||
+      !identical(as.character(pg$group), as.character(object$sequence)) ||
+      !isTRUE(all.equal(as.numeric(pg$step), unname(first_step))) || !near(pg$group_cost, unname(charged))) {
+    bad("`paid_groups`", "is not the groups of `sequence` with the step of the first tree that uses each and its cost")
+  }
   invisible(object)
 }
 

@@ -459,6 +459,6 @@ Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std:
   fgseq::GroupLassoPath p = gl.path(nlambda, lambda_min_ratio, [] { Rcpp::checkUserInterrupt(); });
   Rcpp::NumericVector entry(p.entry.data(), p.entry.data() + p.entry.size());
   for (R_xlen_t g = 0; g < entry.size(); ++g) if (std::isnan(entry[g])) entry[g] = NA_REAL;
-  return Rcpp::List::create(Rcpp::Named("lambda") = p.lambda, Rcpp::Named("b") = p.beta, Rcpp::Named("a0") = p.a0,
+  return Rcpp::List::create(Rcpp::Named("lambda") = p.lambda, Rcpp::Named("beta") = p.beta, Rcpp::Named("a0") = p.a0,
                             Rcpp::Named("entry") = entry, Rcpp::Named("kkt") = p.kkt);
 }

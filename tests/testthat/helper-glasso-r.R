@@ -249,7 +249,7 @@ glasso_path <- function(prob, nlambda, lambda_min_ratio) {
     new <- which(is.na(entry) & vapply(prob$cols, function(j) any(st$b[j] != 0), logical(1)))
     for (g in new) entry[g] <- if (k == 1L) grid[1L] else glasso_entry(prob, g, grid[k], grid[k - 1L], prev)
   }
-  list(lambda = grid, b = b, a0 = a0, entry = entry, kkt = glasso_gradnorm(prob, st) / (prob$m * lmax))
+  list(lambda = grid, beta = b, a0 = a0, entry = entry, kkt = glasso_gradnorm(prob, st) / (prob$m * lmax))
 }
 
 # Both solvers on the whitened groups of a design as sparse_sequence() makes them: list(cpp, r).

@@ -90,8 +90,8 @@ expect_same_path <- function(both) {
   expect_equal(both$cpp$lambda, both$r$lambda, tolerance = 1e-12)
   expect_identical(is.na(both$cpp$entry), is.na(both$r$entry))
   expect_equal(both$cpp$entry, both$r$entry, tolerance = 1e-9)
-  scale <- max(abs(both$r$b), 1)
-  expect_lt(max(abs(both$cpp$b - both$r$b)) / scale, 1e-7)
+  scale <- max(abs(both$r$beta), 1)
+  expect_lt(max(abs(both$cpp$beta - both$r$beta)) / scale, 1e-7)
   expect_equal(both$cpp$a0, both$r$a0, tolerance = 1e-8)
   expect_equal(both$cpp$kkt, both$r$kkt, tolerance = 1e-7)
 }

@@ -156,7 +156,10 @@ tamper_miser <- list(
   label = function(f) { f$label <- NULL; f },
   depth = function(f) { f$depth <- "4"; f },
   cost_penalty = function(f) { f$cost_penalty <- -1; f },
-  `trees$feature` = function(f) { s <- which(!is.na(f$trees$column))[1L]; f$trees$feature[s] <- "v9"; f }
+  `trees$feature` = function(f) { s <- which(!is.na(f$trees$column))[1L]; f$trees$feature[s] <- "v9"; f },
+  paid_groups = function(f) { f$paid_groups$group_cost[1L] <- f$paid_groups$group_cost[1L] + 1; f },
+  paid_groups = function(f) { f$paid_groups$step[1L] <- f$paid_groups$step[1L] + 1L; f },
+  paid_groups = function(f) { f$paid_groups <- f$paid_groups[-1L, ]; f }
 )
 
 test_that("a miser fit edited one field at a time is refused by every method, naming the field", {
