@@ -96,7 +96,7 @@ print.fgseq_chunks <- function(x, ...) {
 #'   weights and offset (three numbers a row, held until the fit ends), since with an offset the
 #'   intercept has no closed form.
 #' @export
-fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
+fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
                                lambda = 1e-6, family = "gaussian",
                                criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("exact", "quadratic"),
                                max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,

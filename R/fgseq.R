@@ -196,7 +196,7 @@
 #'   group. With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
 #'   each). For the formula method, named by variable (for example `heart_cost`), or by measurement
 #'   with `needs`; see the section Measurement costs.
-#' @param method One of `"omp"` (CS-G-OMP), `"fr"` (CS-G-FR) or `"doubling"`.
+#' @param method One of `"omp"` (CS-G-OMP, the default), `"fr"` (CS-G-FR) or `"doubling"`.
 #' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
 #'   `lambda = 0` is least squares (projections handle rank deficiency).
 #' @param criterion Selection criterion of `"omp"`: `"whitened"` (CS-G-OMP, the default), `"l2"`
@@ -359,7 +359,7 @@ fgseq <- function(x, ...) UseMethod("fgseq")
 
 #' @rdname fgseq
 #' @export
-fgseq.default <- function(x, y, group = NULL, cost = NULL, method = c("omp", "fr", "doubling"),
+fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
                           lambda = 1e-6, criterion = "whitened", cost_sensitive = TRUE,
                           family = "gaussian",
                           weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),

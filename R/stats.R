@@ -309,7 +309,7 @@ print.fgseq_stats <- function(x, ...) {
 #'   statistics; `group` comes with them. Statistics read from a file are checked before use: every
 #'   field present, of the sizes of its `p` columns, finite; an error names the field.
 #' @export
-fgseq.fgseq_stats <- function(x, cost = NULL, method = c("omp", "fr", "doubling"), lambda = 1e-6,
+fgseq.fgseq_stats <- function(x, cost = NULL, method = "omp", lambda = 1e-6,
                               criterion = "whitened", cost_sensitive = TRUE, max_cost = Inf,
                               max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE, needs = NULL,
                               ...) {
