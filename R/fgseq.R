@@ -390,13 +390,14 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                          cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
                          fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
-                         call = NULL, started = now()) {
+                         call = NULL, started = now(), scan = NULL) {
   force(started)
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   criterion <- check_criterion(criterion)
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
-  # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass
-  scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
+  # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass.
+  # A caller that swept x already (check_x_scan(x, sparse = TRUE) in full) passes its `scan`.
+  if (is.null(scan)) scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
   x <- scan$x
   n <- nrow(x)
   response <- check_response(y, family, n)

@@ -103,7 +103,8 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   call <- match.call()
   call[[1L]] <- quote(sparse_sequence)
   family <- check_family(family, "sparse")
-  x <- check_x(x)
+  scan <- check_x_scan(x)  # the one sweep of x for NA, NaN and Inf; fit_sequence() takes it
+  x <- scan$x
   response <- check_response(y, family, nrow(x))
   w <- check_weights(weights, nrow(x))
   if (!length(w)) w <- NULL
@@ -131,7 +132,7 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
                       multiplier = entry$multiplier)
   fit_sequence(x, y, group = group, cost = meas$measurement_cost, needs = needs, lambda = lambda,
                family = family, weights = weights, offset = offset, order = sequence, cost_unit = cost_unit,
-               call = call,
+               call = call, scan = scan,
                baseline = list(label = "Sparse", method = "sparse", score = unname(entry$entry[sequence]),
                                fields = list(group_lasso = group_lasso)))
 }

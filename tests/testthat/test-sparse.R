@@ -297,3 +297,21 @@ test_that("an nlambda whose coefficient path exceeds the machine's memory is ref
   x <- as.matrix(mtcars[, -1])
   expect_error(sparse_sequence(x, mtcars$mpg, nlambda = 2e9), "coefficient path", class = "fgseq_error_input")
 })
+
+test_that("sparse_sequence() sweeps x for NA, NaN and Inf once, and still refuses them", {
+  set.seed(81)
+  x <- matrix(stats::rnorm(60 * 6), 60, 6)
+  y <- x[, 1] - x[, 4] + stats::rnorm(60)
+  sweeps <- new.env()
+  sweeps$n <- 0L
+  count <- function() sweeps$n <- sweeps$n + 1L
+  suppressMessages(trace(".scan_columns", tracer = bquote(.(count)()), where = asNamespace("fgseq"), print = FALSE))
+  on.exit(suppressMessages(untrace(".scan_columns", where = asNamespace("fgseq"))), add = TRUE)
+  fit <- sparse_sequence(x, y, group = rep(1:3, each = 2))
+  expect_identical(sweeps$n, 1L)
+  # the path is the fit of its own order
+  ref <- lm(y ~ x)
+  expect_equal(unname(fit$beta[, ncol(fit$beta)]), unname(coef(ref)[-1]), tolerance = 1e-4)
+  x[5, 3] <- NA
+  expect_error(sparse_sequence(x, y, group = rep(1:3, each = 2)), "NA", class = "fgseq_error_input")
+})
