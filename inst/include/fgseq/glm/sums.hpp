@@ -124,7 +124,7 @@ inline void glm_sums_point(const GlmSums& s, double W, double lambda, NewtonPoin
 // The quadratic gains of all candidates of a step come from one pass over the rows at the current fit
 // (weights V_cd = w dmu_c/deta_d / W of every pair of responses) over columns Z = [1, Z_S, ...] in which
 // candidate i holds the columns [col[i], col[i] + rank[i]) (increasing): the Hessian H of [1, Z_S], every
-// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (kernels::weighted_cross),
+// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (glm_pair_cross()),
 // and the gradients Z_h' diag(w) (y - mu) / W; then one factorization of H and one solve for all
 // borders: the Schur complement of h is M_h = D_h + lambda I - B_h H^-1 B_h', and the gain
 // vec(b_h)' pinv(M_h) vec(b_h) / 2 (schur_gains()).
@@ -180,7 +180,7 @@ struct GainSums {
 inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
                           const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads) {
   GainSums s;
-  s.cross = kernels::weighted_cross(Z, glm_pair_weights(fam, mu, w, W), gl.blocks, threads);
+  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads);
   s.zr.resize(static_cast<size_t>(gl.n_runs));
   for (Index run = 1; run < gl.n_runs; ++run) {
     const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
