@@ -272,27 +272,18 @@ predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
 
 # ---- the learner seam of a sequence (R/anytime_fit.R) ----
 
-# The linear predictor of a sequence at `steps` on the rows of x. Without `prefix`, only the columns
-# with a nonzero coefficient in the requested steps are read: the others (all of them at step 0, whose
-# prediction is the intercept) may hold anything, as the training x of a fit whose check of x max_time
-# cut short, which the fit keeps unchecked.
+# The linear predictor of a sequence at `steps` on the rows of x, through the core's one-pass kernel
+# (linear_prefix()) with or without `prefix`: only the columns the requested steps read are read (none
+# at step 0, whose prediction is the intercept), so the others may hold anything, as the training x of
+# a fit whose check of x max_time cut short, which the fit keeps unchecked. Without `prefix` the steps
+# used are not returned (x is complete in the columns read: checked as new data, or the training x).
 #' @export
 fit_link.fgseq <- function(object, x, steps, prefix, per_row) {
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
-  if (prefix) {
-    a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
-    return(linear_prefix(object, x, steps, per_row, a0, beta))
-  }
-  cf <- coef(object, step = steps)
-  eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
-    slopes <- b[-1L, , drop = FALSE]
-    used <- which(rowSums(slopes != 0) > 0)
-    e <- if (length(used) == ncol(x)) x %*% slopes else x[, used, drop = FALSE] %*% slopes[used, , drop = FALSE]
-    sweep(as.matrix(e), 2L, b[1L, ], "+")  # a sparse x gives a Matrix object
-  }, matrix(0, nrow(x), length(steps)))
-  # the P columns of a step side by side
-  link <- aperm(array(eta, c(nrow(x), length(steps), length(beta))), c(1L, 3L, 2L))
-  list(link = matrix(link, nrow(x)), step = NULL)
+  a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
+  out <- linear_prefix(object, x, steps, per_row, a0, beta)
+  if (!prefix) out$step <- NULL
+  out
 }
 
 # A sequence reads each column from the step of its group.

@@ -438,6 +438,20 @@ Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const
                             Rcpp::Named("n_infinite") = static_cast<double>(out.n_infinite));
 }
 
+// The number of values that are not finite in the given columns (1-based) of x, a numeric matrix or a
+// Matrix::dgCMatrix (greedy/predict.hpp).
+// [[Rcpp::export(.count_nonfinite)]]
+double count_nonfinite_cpp(SEXP x, const std::vector<int>& columns) {
+  std::vector<Eigen::Index> zero_based;
+  for (int j : columns) zero_based.push_back(j - 1);
+  if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
+    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
+    return static_cast<double>(fgseq::count_nonfinite(xs, zero_based));
+  }
+  return static_cast<double>(fgseq::count_nonfinite(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), zero_based));
+}
+
 // For each row of x, the first step whose columns it lacks, or max_step + 1 (greedy/predict.hpp).
 // [[Rcpp::export(.first_missing_step)]]
 std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& column_step,
