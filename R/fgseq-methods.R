@@ -153,7 +153,10 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' `k(B)` is the step of `G<B>`. A row missing the first group gets the intercept; `NA` in groups beyond
 #' the step used are never read. Each row is predicted once per budget at its own step (one pass over
 #' `newx`; no prediction at every step). With `missing = "error"` (the default) an `NA` stops, unless
-#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details).
+#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details). Complete rows are the
+#' special case where every row reaches the step of its budget: they are predicted by the same one pass
+#' over the columns the requested steps read (no matrix product at other steps), which also finds the
+#' `NA`, `NaN` and `Inf` refused there; the other columns of `newx` are only scanned for them.
 #'
 #' @section Greedy Miser fits:
 #' A [miser()] fit predicts with its first `t` boosting iterations: at budget `B`, the largest `t`
