@@ -109,8 +109,10 @@ inline void start_rows(Index i0, Index i1, const std::vector<int>& first, const 
 
 // Dense x (n x p, NaN where a value was not computed). Rows are taken in blocks whose active columns
 // fit in a core's cache (about 1 MB), so that the scan for missing values and the sums read each block
-// of x once from memory. The sums go column by column, every budget of a column while it is in cache; a
-// budget whose rows in the block all use the same step (complete rows) adds an axpy per column.
+// of x once from memory. The sums go column by column, every budget of a column while it is in cache.
+// A budget requested of every row (or whose rows in the block all use one step) adds an axpy per
+// column at its step, as if every row reached it; the few rows that stopped short of it are then
+// summed again, row by row, at their own step (their axpy sums, which may hold NaN, are overwritten).
 inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, const std::vector<int>& column_step,
                                        const Eigen::Ref<const Eigen::MatrixXi>& requested, const StepCoefficients& cf,
                                        const InterruptCheck& check_interrupt = InterruptCheck()) {
@@ -123,7 +125,8 @@ inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, cons
   const std::vector<Index>& active = plan.active;
   const Index block = std::min<Index>(2048, std::max<Index>(64, (Index(1) << 17) / std::max<Index>(1, active.size())));
   std::vector<int> first(static_cast<size_t>(block));
-  std::vector<int> uniform(static_cast<size_t>(m));  // the step every row of the block uses for budget b, or -1
+  std::vector<int> target(static_cast<size_t>(m));  // the step budget b adds by axpy in the block, or -1
+  std::vector<Index> short_rows;
   Index done = 0;
   for (Index i0 = 0; i0 < n; i0 += block) {
     const Index i1 = std::min(n, i0 + block), len = i1 - i0;
@@ -145,14 +148,15 @@ inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, cons
     detail::start_rows(i0, i1, first, requested, cf, out);
     for (Index b = 0; b < m; ++b) {
       const int* used = out.step.col(b).data() + i0;
-      uniform[static_cast<size_t>(b)] = std::all_of(used, used + len, [&](int s) { return s == used[0]; }) ? used[0] : -1;
+      const bool uniform = std::all_of(used, used + len, [&](int s) { return s == used[0]; });
+      target[static_cast<size_t>(b)] = uniform ? used[0] : requested.rows() == 1 ? requested(0, b) : -1;
     }
     for (Index j : active) {
       const int cs = column_step[static_cast<size_t>(j)];
       const ConstSegment xj(x.col(j).data() + i0, len);
       const double* tj = cf.column(j);
       for (Index b = 0; b < m; ++b) {
-        const int s = uniform[static_cast<size_t>(b)];
+        const int s = target[static_cast<size_t>(b)];
         if (s >= 0 && cs > s) continue;
         for (Index c = 0; c < P; ++c) {
           double* eta = out.link.col(b * P + c).data() + i0;
@@ -163,6 +167,22 @@ inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, cons
             for (Index i = 0; i < len; ++i)
               if (cs <= used[i]) eta[i] += xj[i] * tj[used[i] * P + c];
           }
+        }
+      }
+    }
+    for (Index b = 0; b < m; ++b) {  // the rows short of the step added by axpy, at their own step
+      const int s = target[static_cast<size_t>(b)];
+      if (s < 0) continue;
+      short_rows.clear();
+      for (Index i = i0; i < i1; ++i)
+        if (out.step(i, b) != s) short_rows.push_back(i);
+      for (Index i : short_rows) {
+        const int own = out.step(i, b);
+        for (Index c = 0; c < P; ++c) {
+          double eta = cf.a0(c, own);
+          for (Index j : active)
+            if (column_step[static_cast<size_t>(j)] <= own) eta += x(i, j) * cf.column(j)[own * P + c];
+          out.link(i, b * P + c) = eta;
         }
       }
     }
