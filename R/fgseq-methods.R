@@ -278,15 +278,18 @@ predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
 # The linear predictor of a sequence at `steps` on the rows of x, through the core's one-pass kernel
 # (linear_prefix()) with or without `prefix`: only the columns the requested steps read are read (none
 # at step 0, whose prediction is the intercept), so the others may hold anything, as the training x of
-# a fit whose check of x max_time cut short, which the fit keeps unchecked. Without `prefix` the steps
-# used are not returned (x is complete in the columns read: checked as new data, or the training x).
+# a fit whose check of x max_time cut short, which the fit keeps unchecked. Without `prefix` (the
+# training x, or the rows of newdata) a row lacking a value its step reads (NA, NaN or Inf) predicts
+# NA there, as a matrix product of the coefficients would, and the steps used are not returned.
 #' @export
 fit_link.fgseq <- function(object, x, steps, prefix, per_row) {
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
   a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
   out <- linear_prefix(object, x, steps, per_row, a0, beta)
-  if (!prefix) out$step <- NULL
-  out
+  if (prefix) return(out)
+  short <- out$step != rep(steps, each = nrow(x))
+  if (any(short)) out$link[short[, rep(seq_along(steps), each = length(beta)), drop = FALSE]] <- NA_real_
+  list(link = out$link, step = NULL)
 }
 
 # A sequence reads each column from the step of its group.

@@ -132,3 +132,21 @@ test_that("complete rows: NA, NaN and Inf of newx are refused wherever they are,
   xs[3, unread] <- NA
   expect_error(predict(fit, xs), "`newx` contains NA, NaN or Inf", class = "fgseq_error_na")
 })
+
+test_that("without new data, a training row lacking a value its step reads predicts NA at that step only", {
+  d <- sim_groups(60, sizes = c(2, 3, 1, 2), seed = 37)
+  fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
+  j <- which(d$group == fit$sequence[2])[1]  # read from step 2 on
+  fit$x[7, j] <- NA
+  fit$x[9, j] <- NaN
+  x <- fit$x
+  x[c(7, 9), j] <- 0  # the reference reads these rows only at steps 0 and 1, where column j is not used
+  steps <- fit$path$step
+  want <- ref_link(fit, x, steps)
+  want[c(7, 9), steps >= 2] <- NA
+  all_steps <- predict(fit)
+  expect_identical(unname(is.na(all_steps)), is.na(want))
+  expect_close(all_steps[!is.na(want)], want[!is.na(want)], 1e-12)
+  # the same as each step asked alone
+  for (k in steps) expect_identical(unname(is.na(predict(fit, step = k)[, 1])), is.na(want[, k + 1L]))
+})
