@@ -186,14 +186,16 @@ add_chunk_stats <- function(a, b) {
 # parts. The chunks are cut into as many contiguous batches as there are future workers (one batch
 # without future.apply); each worker reads its chunks one at a time, keeps a running sum of their parts
 # and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
-# `combine`, which must be built where their environments hold only what they need.
-map_reduce_chunks <- function(items, get_chunk, f, combine) {
+# `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
+# cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
+# chunk, see keep_chunk()) instead of being read.
+map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL) {
   n_chunks <- length(items)
   parallel <- requireNamespace("future.apply", quietly = TRUE)
   n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  run <- chunk_batch_runner(get_chunk, f, combine)
+  run <- chunk_batch_runner(get_chunk, f, combine, cache)
   Reduce(combine, map_parallel(jobs, run, future.chunk.size = 1L))
 }
 
@@ -208,16 +210,19 @@ map_parallel <- function(items, f, ...) {
 }
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only
-# `get_chunk`, `f` and `combine` (not the items of other batches), which is what the future ships.
-chunk_batch_runner <- function(get_chunk, f, combine) {
+# `get_chunk`, `f`, `combine` and `cache` (not the items of other batches), which is what the future
+# ships.
+chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL) {
   force(get_chunk)
   force(f)
   force(combine)
+  force(cache)
   function(job) {
+    open_chunk_cache(cache)
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
-      chunk <- read_chunk(get_chunk, job$items[[k]], i)
+      chunk <- cached_chunk(cache, i) %||% read_chunk(get_chunk, job$items[[k]], i)
       part <- f(chunk, i)
       rm(chunk)
       total <- if (is.null(total)) {
