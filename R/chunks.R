@@ -143,9 +143,10 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
 # Map `f` (a function of one checked chunk) over the chunks and add the results element by element
 # (list elements are concatenated), through the map-reduce of fgseq_stats(). `f` must be built by a
 # function whose environment holds only what it needs (it is shipped to every worker). classes: those
-# of a multinomial fit (see check_chunk()).
-chunk_pass <- function(chunks, f, classes = NULL, cache = NULL) {
-  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes, cache), add_parts, cache)
+# of a multinomial fit (see check_chunk()); cache: the fit's kept chunks (new_chunk_cache()); shipped:
+# the globals of the chunk reader (reader_globals()), or NULL.
+chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, shipped = NULL) {
+  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes, cache), add_parts, cache, shipped)
 }
 
 add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
@@ -362,10 +363,11 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
          cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
   }
-  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y, cache)
+  shipped <- reader_globals(chunks$get)
+  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y, cache, shipped)
   # FR and Doubling: the sums of the quadratic gains of the candidates at theta over the groups `set`
   gains <- function(theta, set, candidates) {
-    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y, cache)[[1L]]
+    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y, cache, shipped)[[1L]]
   }
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                            null_model$a0[, 1L], sums, if (control$method != "omp") gains,

@@ -189,14 +189,31 @@ add_chunk_stats <- function(a, b) {
 # `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
 # cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
 # chunk, see keep_chunk()) instead of being read.
-map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL) {
+# `shipped`: NULL (the future framework searches the function a worker runs for the globals and
+# packages it needs, at every call), or what reader_globals() found once for `get_chunk`.
+map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = NULL) {
   n_chunks <- length(items)
   parallel <- requireNamespace("future.apply", quietly = TRUE)
   n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
   run <- chunk_batch_runner(get_chunk, f, combine, cache)
-  Reduce(combine, map_parallel(jobs, run, future.chunk.size = 1L))
+  Reduce(combine, if (is.null(shipped)) {
+    map_parallel(jobs, run, future.chunk.size = 1L)
+  } else {
+    map_parallel(jobs, run, future.chunk.size = 1L, future.globals = shipped$globals, future.packages = shipped$packages)
+  })
+}
+
+# What a worker needs, besides the function it runs on a batch of chunks (whose environment travels
+# with it and holds only the package's closures and their values), to read a chunk with `get_chunk`:
+# the globals and packages of a user's reader (a variable of the session, a function of an attached
+# package), found once, for the many passes of one fit (the future framework's search of the whole
+# function at every pass costs about as much as a pass's work on the rows). NULL without future.apply.
+reader_globals <- function(get_chunk) {
+  if (!requireNamespace("future.apply", quietly = TRUE)) return(NULL)
+  found <- future::getGlobalsAndPackages(quote(get_chunk), envir = list2env(list(get_chunk = get_chunk)))
+  list(globals = found$globals[names(found$globals) != "get_chunk"], packages = found$packages)
 }
 
 # lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a

@@ -49,6 +49,22 @@ test_that("a Poisson fit from chunk files on 2 multisession workers equals the i
   expect_identical(b$sequence, a$sequence)
   expect_equal(b$beta, a$beta, tolerance = 1e-7)
   expect_identical(b$nobs, nrow(d$x))
+  # the workers dropped the chunks they kept for the fit (each worker answers one future)
+  keys <- future.apply::future_lapply(1:2, function(j) {
+    Sys.sleep(0.2)
+    fgseq:::chunk_cache$key
+  }, future.chunk.size = 1L)
+  expect_identical(keys, list(NULL, NULL))
+  # a reader defined in the session that reads a variable of the session: the workers get the variable
+  # at every pass (reader_globals())
+  assign("fgseq_test_rows", lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), envir = globalenv())
+  on.exit(rm("fgseq_test_rows", envir = globalenv()), add = TRUE)
+  reader <- function(i) fgseq_test_rows[[i]]
+  environment(reader) <- globalenv()
+  f <- fgseq(fgseq_chunks(reader, n_chunks = 3), group = d$group, cost = d$cost, family = "poisson", lambda = 1e-3,
+             max_steps = 3)
+  expect_identical(f$sequence, a$sequence)
+  expect_equal(f$beta, a$beta, tolerance = 1e-7)
 })
 
 test_that("CS-G-FR and Doubling with the quadratic gain from chunks equal the in-memory fits", {
