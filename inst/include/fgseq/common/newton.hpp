@@ -49,8 +49,8 @@ struct NewtonControl {
   int newton_max_iter = 100;
   // For an evaluator whose points are expensive (each a pass over chunks of rows): a Newton step whose
   // decrement g'H^-1 g already meets the convergence criterion (the risk it removes, half the decrement
-  // to rounding, is below newton_tol) and that moves no coefficient by more than 1e-8 is taken without
-  // evaluating its point, and the solve ends there (see newton_solve()).
+  // to rounding, is below newton_tol) and that moves no coefficient by more than 5e-9 (relative) is taken
+  // without evaluating its point, and the solve ends there (see newton_solve()).
   bool take_last_step = false;
 };
 
@@ -143,9 +143,9 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     if (!(decrement >= 0) || !std::isfinite(decrement)) break;
     if (ctl.take_last_step && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8) &&
         0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) &&
-        delta.cwiseAbs().maxCoeff() <= 1e-8 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
+        delta.cwiseAbs().maxCoeff() <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
       // the step would end the solve (its risk change is below the tolerances) and moves no coefficient
-      // by more than 1e-8 (relative): it is taken unevaluated. (A step along a flat direction, such as the
+      // by more than 5e-9 (relative): it is taken unevaluated. (A step along a flat direction, such as the
       // multinomial's shift of every class's intercept, can be long at a negligible decrement: it is
       // evaluated, as without take_last_step.) The point returned has the stepped theta and the rest
       // (risk, sums) of the point before it, which differ from those at theta by about the decrement.
