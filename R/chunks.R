@@ -14,10 +14,11 @@
 #' only with `newoffset`, as an in-memory fit with an offset; a Gaussian fit from chunks refuses it,
 #' subtract it from `y`). The classes of a multinomial fit are the levels of the first chunk's `y` (in
 #' their order; its sorted labels when it is not a factor): a chunk may lack some classes, but every
-#' class needs at least two rows over all chunks. Chunks are read again
-#' at every pass, in parallel when a future plan is set (for example
-#' `future::plan(future::multisession, workers = 2)`, or a cluster backend as in the recipe of
-#' [fgseq_stats()]); the results are the in-memory fit's up to the Newton tolerance.
+#' class needs at least two rows over all chunks. The passes read the chunks in parallel when a future
+#' plan is set (for example `future::plan(future::multisession, workers = 2)`, or a cluster backend as in
+#' the recipe of [fgseq_stats()]); each worker keeps the chunks it has read for the later passes of the
+#' same fit, within the memory budget `cache_bytes` of [fgseq()], and reads again those beyond it. The
+#' results are the in-memory fit's up to the Newton tolerance.
 #'
 #' @param source A character vector of files (each read by `read` into one chunk), a list of chunks, or
 #'   a function of one argument `i` (1-based whole number) returning chunk `i`.
@@ -76,7 +77,7 @@ fgseq_chunks <- function(source, n_chunks = NULL, read = readRDS) {
 print.fgseq_chunks <- function(x, ...) {
   check_dots(...)
   kind <- if (is.function(x$source)) "a function" else if (is.character(x$source)) "files" else "a list"
-  cat("Data in ", x$n, " chunks of rows (from ", kind, "); read at each pass of a fit\n", sep = "")
+  cat("Data in ", x$n, " chunks of rows (from ", kind, "); read by each fit\n", sep = "")
   invisible(x)
 }
 
@@ -95,15 +96,25 @@ print.fgseq_chunks <- function(x, ...) {
 #'   a chunk without an `offset` its total weight and weighted mean of `y`, a chunk with one its `y`,
 #'   weights and offset (three numbers a row, held until the fit ends), since with an offset the
 #'   intercept has no closed form.
+#' @param cache_bytes For a fit from [fgseq_chunks()] of the binomial, Poisson or multinomial family: a
+#'   non-negative number of bytes (default `2^30`, 1 GiB), or `Inf`. Each process that reads chunks for
+#'   the fit (each future worker, or this session under a sequential plan) keeps the chunks it has read
+#'   and checked, up to this many bytes ([utils::object.size()] of the checked chunks), and takes them
+#'   from memory at the later passes of the fit instead of reading them again; chunks beyond the budget
+#'   are read again at every pass. `0` keeps none. The kept chunks are dropped when the fit ends. The
+#'   fit is the same with or without them. A Gaussian fit reads the chunks once and keeps none. Stops
+#'   (class `fgseq_error_input`) when it is not a single non-negative number.
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
                                lambda = 1e-6, family = "gaussian",
                                criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("exact", "quadratic"),
                                max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
-                               needs = NULL, ...) {
+                               needs = NULL, cache_bytes = 2^30, ...) {
   started <- now()  # max_time counts from the call, the pass over the chunks included
   check_dots(...)
   validate_chunks(x)
+  cache_bytes <- check_number(cache_bytes, "cache_bytes", lower = 0, allow_inf = TRUE,
+                              what = "bytes of chunks each process keeps for the passes of the fit; 0 keeps none")
   call <- match.call()
   method <- check_method(method)
   family <- check_family(family, "chunks")
@@ -124,7 +135,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
           "exact gain refits every candidate group at every step, each Newton point a pass over the chunks.")
   }
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
-  chunked_glm(x, group, cost, needs, family, control, progress, call, started)
+  chunked_glm(x, group, cost, needs, family, control, progress, call, started, cache_bytes)
 }
 
 # ---- the map-reduce GLM path --------------------------------------------------------------------
@@ -132,19 +143,100 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
 # Map `f` (a function of one checked chunk) over the chunks and add the results element by element
 # (list elements are concatenated), through the map-reduce of fgseq_stats(). `f` must be built by a
 # function whose environment holds only what it needs (it is shipped to every worker). classes: those
-# of a multinomial fit (see check_chunk()).
-chunk_pass <- function(chunks, f, classes = NULL) {
-  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes), add_parts)
+# of a multinomial fit (see check_chunk()); cache: the fit's kept chunks (new_chunk_cache()); shipped:
+# the globals of the chunk reader (reader_globals()), or NULL.
+chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, shipped = NULL) {
+  map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes, cache), add_parts, cache, shipped)
 }
 
 add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
 
-checked_chunk_part <- function(f, classes = NULL) {
+# A chunk kept in the cache was checked when it was first read; any other is checked, and kept.
+checked_chunk_part <- function(f, classes = NULL, cache = NULL) {
   force(f)
   force(classes)
+  force(cache)
   function(chunk, i) {
-    in_chunk(i, f(check_chunk(chunk, i, classes = classes)))
+    in_chunk(i, f(if (inherits(chunk, "fgseq_checked_chunk")) chunk else
+      keep_chunk(cache, i, check_chunk(chunk, i, classes = classes))))
   }
+}
+
+# ---- the chunk cache of a fit -------------------------------------------------------------------
+
+# The passes of a GLM fit from chunks read every chunk again and again. Each process that reads chunks
+# for a fit (a future worker, or this session under a sequential plan) keeps the chunks it has read and
+# checked here, for the fit's later passes: `key` (the fit's), `chunks` (an environment of the checked
+# chunks by number) and `bytes` (their total size). It keeps a chunk only while the total stays within
+# the fit's budget (`cache_bytes`); the chunks beyond it are read again at every pass. The first pass
+# of a worker for another fit drops what it holds, and a fit drops its chunks at its end
+# (drop_chunk_cache()).
+chunk_cache <- new.env(parent = emptyenv())
+
+# The cache of a new fit: list(key, bytes), the key unique to the fit (this process, a count of its
+# fits, the time), bytes the budget of each process; NULL when the budget is 0 (no cache).
+new_chunk_cache <- function(bytes) {
+  if (bytes <= 0) return(NULL)
+  chunk_cache$fits <- (chunk_cache$fits %||% 0) + 1
+  list(key = paste(Sys.getpid(), chunk_cache$fits, format(now(), digits = 15), sep = ":"), bytes = bytes)
+}
+
+# Makes this process's store the cache's (emptied when it holds another fit's chunks).
+open_chunk_cache <- function(cache) {
+  if (is.null(cache) || identical(chunk_cache$key, cache$key)) return(invisible())
+  forget_chunks(chunk_cache$key)
+  chunk_cache$key <- cache$key
+  chunk_cache$chunks <- new.env(parent = emptyenv())
+  chunk_cache$bytes <- 0
+  invisible()
+}
+
+# Chunk i as kept by this process for the fit of `cache`, or NULL.
+cached_chunk <- function(cache, i) {
+  if (is.null(cache) || !identical(chunk_cache$key, cache$key)) return(NULL)
+  chunk_cache$chunks[[as.character(i)]]
+}
+
+# The checked chunk `ch` (check_chunk()) of number i, kept for the fit of `cache` when it fits in the
+# budget left; returned as it is.
+keep_chunk <- function(cache, i, ch) {
+  if (is.null(cache)) return(ch)
+  open_chunk_cache(cache)
+  size <- as.numeric(utils::object.size(ch))
+  if (chunk_cache$bytes + size <= cache$bytes) {
+    chunk_cache$chunks[[as.character(i)]] <- structure(ch, class = "fgseq_checked_chunk")
+    chunk_cache$bytes <- chunk_cache$bytes + size
+  }
+  ch
+}
+
+# Drops the chunks this process keeps for the fit of `key`.
+forget_chunks <- function(key) {
+  if (!is.null(key) && identical(chunk_cache$key, key)) {
+    chunk_cache$key <- NULL
+    chunk_cache$chunks <- NULL
+    chunk_cache$bytes <- 0
+  }
+  invisible()
+}
+
+# At the end of a fit: its chunks are dropped in this session and, under a future plan of other
+# processes, on every worker (one future each; a worker that misses it drops them at its first pass of
+# another fit). A failure here (a worker gone) does not replace the fit's result or error.
+drop_chunk_cache <- function(cache) {
+  if (is.null(cache)) return(invisible())
+  forget_chunks(cache$key)
+  if (requireNamespace("future.apply", quietly = TRUE) && !inherits(future::plan(), "sequential")) {
+    try(map_parallel(seq_len(future::nbrOfWorkers()), chunk_forgetter(cache$key), future.chunk.size = 1L),
+        silent = TRUE)
+  }
+  invisible()
+}
+
+# The function a worker runs to drop the chunks of the fit of `key` (its environment holds the key).
+chunk_forgetter <- function(key) {
+  force(key)
+  function(j) forget_chunks(key)
 }
 
 # `read_x = FALSE`: the checks that read no value of x (a chunk of the moments pass started after
@@ -202,7 +294,7 @@ chunk_classes <- function(y, n, classes) {
   outer(match(labels, classes), seq_along(classes), "==") + 0
 }
 
-chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call, started) {
+chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call, started, cache_bytes) {
   # pass 1: column moments (weighted), the response's totals and the rows of the null model, the checks
   # of every chunk; on the fit's clock: a chunk started after max_time adds its response alone
   chunk1 <- read_chunk(chunks$get, chunks$items[[1L]], 1L)
@@ -217,8 +309,12 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
   deadline <- started + control$max_time
+  # the chunks read and checked by the moments pass are kept for the later passes (within cache_bytes
+  # in each process), and dropped when the fit ends
+  cache <- new_chunk_cache(cache_bytes)
+  on.exit(drop_chunk_cache(cache), add = TRUE)
   mom <- map_reduce_chunks(chunks$items, chunks$get,
-                           moments_part(names_x, family, gram_backend(), deadline, levels_y), add_parts)
+                           moments_part(names_x, family, gram_backend(), deadline, levels_y, cache), add_parts, cache)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   if (multi) {
@@ -267,10 +363,11 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
          cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
   }
-  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y)
+  shipped <- reader_globals(chunks$get)
+  sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y, cache, shipped)
   # FR and Doubling: the sums of the quadratic gains of the candidates at theta over the groups `set`
   gains <- function(theta, set, candidates) {
-    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y)[[1L]]
+    chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y, cache, shipped)[[1L]]
   }
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                            null_model$a0[, 1L], sums, if (control$method != "omp") gains,
@@ -289,9 +386,10 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 # is not read (nor checked for NA). The null model's intercept has a closed form only without offsets,
 # so a chunk with an `offset` keeps its rows (y, weight, offset), and a chunk without one a single row
 # of the same loss at every intercept: its weighted mean of y, with its total weight.
-moments_part <- function(names_x, family, gram, deadline, classes = NULL) {
+moments_part <- function(names_x, family, gram, deadline, classes = NULL, cache = NULL) {
   force(deadline)
   force(classes)
+  force(cache)
   function(chunk, i) {
     in_chunk(i, {
       on_time <- now() < deadline
@@ -303,6 +401,7 @@ moments_part <- function(names_x, family, gram, deadline, classes = NULL) {
         wrong <- family_def(family)$values(ch$y)
         if (!is.null(wrong)) abort(wrong)
       }
+      if (on_time) keep_chunk(cache, i, ch)
       W <- sum(ch$w)
       wy <- colSums(ch$w * as.matrix(ch$y))  # one total per class (multinomial), or of y
       null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0 * wy, w = W, off = 0 * wy)

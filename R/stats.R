@@ -186,15 +186,34 @@ add_chunk_stats <- function(a, b) {
 # parts. The chunks are cut into as many contiguous batches as there are future workers (one batch
 # without future.apply); each worker reads its chunks one at a time, keeps a running sum of their parts
 # and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
-# `combine`, which must be built where their environments hold only what they need.
-map_reduce_chunks <- function(items, get_chunk, f, combine) {
+# `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
+# cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
+# chunk, see keep_chunk()) instead of being read.
+# `shipped`: NULL (the future framework searches the function a worker runs for the globals and
+# packages it needs, at every call), or what reader_globals() found once for `get_chunk`.
+map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = NULL) {
   n_chunks <- length(items)
   parallel <- requireNamespace("future.apply", quietly = TRUE)
   n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  run <- chunk_batch_runner(get_chunk, f, combine)
-  Reduce(combine, map_parallel(jobs, run, future.chunk.size = 1L))
+  run <- chunk_batch_runner(get_chunk, f, combine, cache)
+  Reduce(combine, if (is.null(shipped)) {
+    map_parallel(jobs, run, future.chunk.size = 1L)
+  } else {
+    map_parallel(jobs, run, future.chunk.size = 1L, future.globals = shipped$globals, future.packages = shipped$packages)
+  })
+}
+
+# What a worker needs, besides the function it runs on a batch of chunks (whose environment travels
+# with it and holds only the package's closures and their values), to read a chunk with `get_chunk`:
+# the globals and packages of a user's reader (a variable of the session, a function of an attached
+# package), found once, for the many passes of one fit (the future framework's search of the whole
+# function at every pass costs about as much as a pass's work on the rows). NULL without future.apply.
+reader_globals <- function(get_chunk) {
+  if (!requireNamespace("future.apply", quietly = TRUE)) return(NULL)
+  found <- future::getGlobalsAndPackages(quote(get_chunk), envir = list2env(list(get_chunk = get_chunk)))
+  list(globals = found$globals[names(found$globals) != "get_chunk"], packages = found$packages)
 }
 
 # lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a
@@ -208,16 +227,19 @@ map_parallel <- function(items, f, ...) {
 }
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only
-# `get_chunk`, `f` and `combine` (not the items of other batches), which is what the future ships.
-chunk_batch_runner <- function(get_chunk, f, combine) {
+# `get_chunk`, `f`, `combine` and `cache` (not the items of other batches), which is what the future
+# ships.
+chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL) {
   force(get_chunk)
   force(f)
   force(combine)
+  force(cache)
   function(job) {
+    open_chunk_cache(cache)
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
-      chunk <- read_chunk(get_chunk, job$items[[k]], i)
+      chunk <- cached_chunk(cache, i) %||% read_chunk(get_chunk, job$items[[k]], i)
       part <- f(chunk, i)
       rm(chunk)
       total <- if (is.null(total)) {

@@ -146,7 +146,23 @@ static void test_glm_chunk_sums(Problem& pb) {
       glm_sums_point(chunk_total(Eigen::Map<const MatrixXd>(pt.theta.data(), m1, 1)), d.W, ctl.lambda, pt);
     };
     const NewtonSolution chk = newton_solve(theta0, by_chunks, ctl);
-    for (const NewtonSolution* sol : {&mem, &chk}) {
+    // taking the last, converging step without evaluating it (take_last_step, as the chunked refits do):
+    // the same coefficients as the solve that evaluates it, from no more points
+    NewtonControl taking = ctl;
+    taking.take_last_step = true;
+    Index points_all = 0, points_taken = 0;
+    const auto counted = [&](Index& count) {
+      return NewtonEvaluator([&by_chunks, &count](NewtonPoint& pt, NewtonNeed need) {
+        ++count;
+        by_chunks(pt, need);
+      });
+    };
+    const NewtonSolution all = newton_solve(theta0, counted(points_all), ctl);
+    const NewtonSolution taken = newton_solve(theta0, counted(points_taken), taking);
+    check((taken.point.theta - all.point.theta).cwiseAbs().maxCoeff() < 1e-10, "newton_solve: the last step taken unevaluated",
+          (taken.point.theta - all.point.theta).cwiseAbs().maxCoeff(), 0);
+    check(points_taken <= points_all, "newton_solve: the last step taken unevaluated adds no point", points_taken, points_all);
+    for (const NewtonSolution* sol : {&mem, &chk, &taken}) {
       const double err = (sol->point.theta - want).cwiseAbs().maxCoeff();
       check(sol->converged, "newton_solve: converged", sol->converged, 1);
       check(err < 1e-8, "newton_solve: GlmModel's coefficients", err, 0);

@@ -20,12 +20,21 @@ test_that("a formula fit from a SQLite table in chunks equals the in-memory fit"
   a <- fgseq(diagnosis ~ . + sex:cp, data = heart, cost = heart_cost, family = "binomial", lambda = 1e-3)
   by_key <- dbi_chunks(connect, "patients", n_chunks = 4, key = "id", template = heart[0, ])
   expect_identical(by_key$n, 4L)
+  opened <- 0L
   b <- fgseq(diagnosis ~ . + sex:cp, data = by_key, cost = heart_cost, family = "binomial", lambda = 1e-3)
   expect_identical(b$sequence, a$sequence)
   expect_equal(b$beta, a$beta, tolerance = 1e-8)
   expect_equal(b$a0, a$a0, tolerance = 1e-8)
   expect_identical(b$classes, a$classes)
-  expect_gt(opened, 4L)   # a connection per chunk and pass
+  # a connection per chunk read: chunk 1 for its columns, then every chunk once, kept for the later passes
+  expect_identical(opened, 5L)
+  # without kept chunks, a connection per chunk and pass, and the same fit
+  opened <- 0L
+  b0 <- fgseq(diagnosis ~ . + sex:cp, data = by_key, cost = heart_cost, family = "binomial", lambda = 1e-3,
+              cache_bytes = 0)
+  expect_gt(opened, 5L + 4L * length(b0$sequence))
+  expect_identical(b0$sequence, b$sequence)
+  expect_equal(b0$beta, b$beta, tolerance = 1e-12)
   # the chunks by key hold every row once
   rows <- lapply(seq_len(by_key$n), by_key$get)
   expect_setequal(unlist(lapply(rows, `[[`, "id")), seq_len(nrow(heart)) * 10L)

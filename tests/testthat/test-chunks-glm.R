@@ -49,6 +49,22 @@ test_that("a Poisson fit from chunk files on 2 multisession workers equals the i
   expect_identical(b$sequence, a$sequence)
   expect_equal(b$beta, a$beta, tolerance = 1e-7)
   expect_identical(b$nobs, nrow(d$x))
+  # the workers dropped the chunks they kept for the fit (each worker answers one future)
+  keys <- future.apply::future_lapply(1:2, function(j) {
+    Sys.sleep(0.2)
+    fgseq:::chunk_cache$key
+  }, future.chunk.size = 1L)
+  expect_identical(keys, list(NULL, NULL))
+  # a reader defined in the session that reads a variable of the session: the workers get the variable
+  # at every pass (reader_globals())
+  assign("fgseq_test_rows", lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), envir = globalenv())
+  on.exit(rm("fgseq_test_rows", envir = globalenv()), add = TRUE)
+  reader <- function(i) fgseq_test_rows[[i]]
+  environment(reader) <- globalenv()
+  f <- fgseq(fgseq_chunks(reader, n_chunks = 3), group = d$group, cost = d$cost, family = "poisson", lambda = 1e-3,
+             max_steps = 3)
+  expect_identical(f$sequence, a$sequence)
+  expect_equal(f$beta, a$beta, tolerance = 1e-7)
 })
 
 test_that("CS-G-FR and Doubling with the quadratic gain from chunks equal the in-memory fits", {
@@ -153,8 +169,11 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   none <- list(mean = c(0, 0), scale = c(1, 1), constant = c(FALSE, FALSE), cols = list(), T = list())
   pass <- fgseq:::glm_pass(0, none, "binomial")
   expect_setequal(ls(environment(pass), all.names = TRUE), c("theta", "columns", "family"))
-  part <- fgseq:::checked_chunk_part(pass)
-  expect_setequal(ls(environment(part), all.names = TRUE), c("f", "classes"))
+  cache <- fgseq:::new_chunk_cache(1e6)  # what names the fit's kept chunks on a worker: its key and budget
+  expect_setequal(names(cache), c("key", "bytes"))
+  expect_null(fgseq:::new_chunk_cache(0))
+  part <- fgseq:::checked_chunk_part(pass, cache = cache)
+  expect_setequal(ls(environment(part), all.names = TRUE), c("f", "classes", "cache"))
   # and the part of one chunk is its logistic log-likelihood pieces, computed here another way
   set.seed(4)
   x <- matrix(rnorm(40), 20)
@@ -166,6 +185,7 @@ test_that("what a GLM pass ships to the workers holds no chunks", {
   expect_equal(drop(pass0$gradient), sum(plogis(eta) - y))
   expect_equal(drop(pass0$hessian), sum(plogis(eta) * (1 - plogis(eta))))
   expect_error(part(list(x = x), 3L), "chunk 3: chunk 3 must be a list", class = "fgseq_error_input")
+  fgseq:::forget_chunks(cache$key)
 })
 
 test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, max_cost, max_time)", {
@@ -198,8 +218,62 @@ test_that("a chunked logistic fit stops as the in-memory fit does (max_steps, ma
     if (reads$n > 4) stop("chunk source went away")
     list(x = d$x[d$idx[[i]], ], y = y[d$idx[[i]]])
   }, n_chunks = 3)
-  expect_error(fgseq(flaky, group = d$group, family = "binomial"), "chunk source went away",
+  # (kept chunks are not read again: with none kept, the second pass reads again and fails)
+  expect_error(fgseq(flaky, group = d$group, family = "binomial", cache_bytes = 0), "chunk source went away",
                class = "fgseq_error_input")
+})
+
+test_that("the chunks kept for the passes of a fit give the fit without them, each chunk read once", {
+  d <- glm_chunk_data(seed = 12)
+  y <- rbinom(nrow(d$x), 1, plogis(d$x[, 1] - d$x[, 5] + 0.5 * (d$x[, 11] - 50)))
+  reads <- new.env()
+  source <- function(i) {
+    reads$n <- reads$n + 1
+    list(x = d$x[d$idx[[i]], ], y = y[d$idx[[i]]], weights = d$w[d$idx[[i]]])
+  }
+  fit_with <- function(...) {
+    reads$n <- 0
+    fit <- fgseq(fgseq_chunks(source, n_chunks = 3), group = d$group, cost = d$cost, family = "binomial",
+                 lambda = 1e-3, ...)
+    list(fit = fit, reads = reads$n)
+  }
+  none <- fit_with(cache_bytes = 0)
+  every <- fit_with()  # the default budget holds the three chunks
+  one <- fit_with(cache_bytes = 5e4)  # one checked chunk (300 x 12 values and its y, weights, offset)
+  # the first chunk is read for its columns, then each chunk once (the moments pass) and kept
+  expect_identical(every$reads, 4)
+  expect_gt(none$reads, 4 + 3 * length(none$fit$sequence))
+  expect_true(one$reads > every$reads && one$reads < none$reads)
+  for (kept in list(every, one)) {
+    expect_identical(kept$fit$sequence, none$fit$sequence)
+    expect_equal(kept$fit$beta, none$fit$beta, tolerance = 1e-12)
+    expect_equal(kept$fit$a0, none$fit$a0, tolerance = 1e-12)
+    expect_equal(kept$fit$path$r2, none$fit$path$r2, tolerance = 1e-12)
+  }
+  # and the fit of the rows in memory
+  a <- fgseq(d$x, y, d$group, d$cost, family = "binomial", weights = d$w, lambda = 1e-3)
+  expect_identical(every$fit$sequence, a$sequence)
+  expect_equal(every$fit$beta, a$beta, tolerance = 1e-8)
+  # the fit dropped its chunks
+  expect_null(fgseq:::chunk_cache$key)
+  expect_null(fgseq:::chunk_cache$chunks)
+  # a multinomial fit from a list of chunks, kept or not
+  cls <- factor(c("a", "b", "c")[1 + (d$x[, 1] > 0.5) + (d$x[, 7] > 0)], levels = c("a", "b", "c"))
+  mchunks <- fgseq_chunks(lapply(d$idx, function(i) list(x = d$x[i, ], y = cls[i])))
+  m0 <- fgseq(mchunks, group = d$group, family = "multinomial", lambda = 1e-3, max_steps = 3, cache_bytes = 0)
+  m1 <- fgseq(mchunks, group = d$group, family = "multinomial", lambda = 1e-3, max_steps = 3)
+  expect_identical(m1$sequence, m0$sequence)
+  expect_equal(m1$beta, m0$beta, tolerance = 1e-12)
+})
+
+test_that("cache_bytes must be a non-negative number of bytes", {
+  d <- glm_chunk_data(seed = 13)
+  y <- rbinom(nrow(d$x), 1, 0.5)
+  chunks <- fgseq_chunks(lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])))
+  for (bad in list(-1, "1GB", NA_real_, c(1, 2), NULL)) {
+    expect_error(fgseq(chunks, group = d$group, family = "binomial", cache_bytes = bad), "`cache_bytes`",
+                 class = "fgseq_error_input")
+  }
 })
 
 test_that("chunks with an offset: predictions ask for newoffset, as the in-memory fit's; Gaussian chunks refuse it", {

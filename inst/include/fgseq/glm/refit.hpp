@@ -56,7 +56,9 @@ using GlmGainSource = std::function<GainSums(const std::vector<Index>& groups, c
 
 // The refit as newton_solve() over the sums of `sums` (one call per point the solver evaluates), of
 // total weight weight_sum, polled before every Newton iteration; the refit's xr, rsum and deviance are
-// those of the solution.
+// those of the solution. The solve takes its last, converging step without a pass over the chunks
+// (NewtonControl::take_last_step): the xr, rsum, risk and deviance are then those of the point before
+// it, which differ by about the step's Newton decrement (below the Newton tolerance).
 inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Control& ctl) {
   return [sums = std::move(sums), weight_sum, ctl](const std::vector<Index>& groups, const RefitStart& start,
                                                    const Poll& poll) {
@@ -81,8 +83,10 @@ inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Co
       seen.resize(static_cast<size_t>(pt.index) + 1);
       seen[static_cast<size_t>(pt.index)] = std::move(s);
     };
+    NewtonControl nc = ctl;
+    nc.take_last_step = true;  // every point is a pass over the chunks: the last, converging step is not evaluated
     const NewtonSolution sol =
-        newton_solve(Eigen::Map<const VectorXd>(theta0->data(), theta0->size()), evaluate, ctl, poll);
+        newton_solve(Eigen::Map<const VectorXd>(theta0->data(), theta0->size()), evaluate, nc, poll);
     GlmSums& at = seen[static_cast<size_t>(sol.point.index)];
     GlmRefit f;
     f.theta = Eigen::Map<const MatrixXd>(sol.point.theta.data(), m1, P);
