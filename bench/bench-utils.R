@@ -6,9 +6,9 @@
 ## the packages involved and the load average (other work on the machine moves timings).
 ##
 ## Memory is measured two ways: the R heap (gc(reset = TRUE) before the call, "max used" Vcells
-## after, minus the size of the data already held) and, on Linux, the peak resident set of the
-## process (VmHWM, reset through /proc/self/clear_refs), which also sees memory allocated by compiled
-## code outside the R heap. The second is a lower bound (memory freed earlier and reused does not
+## after, minus the Vcells in use before the call: the data already held) and, on Linux, the peak
+## resident set of the process (VmHWM, reset through /proc/self/clear_refs), which also sees memory
+## allocated by compiled code outside the R heap. The second is a lower bound (memory freed earlier and reused does not
 ## raise the peak) but catches any large copy of x.
 
 ## The script's arguments by position (Rscript bench/<script>.R 100000 5), each a number, or its
@@ -73,18 +73,18 @@ reset_peak_rss <- function() {
   ok && is.finite(vm_kb("VmHWM"))
 }
 
-## Evaluate `expr` (a quoted call) in `env`; elapsed seconds and the memory it needed beyond the
-## `size_x` bytes of data already held, as fractions of size_x.
+## Evaluate `expr` (a quoted call) in `env`; elapsed seconds and the memory it needed beyond what the
+## process held before the call (x among it), as fractions of `size_x`, the bytes of x.
 measure_fit <- function(expr, env, size_x) {
   invisible(gc())
   rss_ok <- reset_peak_rss()
   rss0 <- vm_kb("VmRSS")
-  invisible(gc(reset = TRUE))
+  heap0 <- gc(reset = TRUE)["Vcells", "used"] * 8  # bytes (8 per Vcell)
   time <- system.time(value <- eval(expr, env), gcFirst = FALSE)[["elapsed"]]
   g <- gc()
-  heap_peak <- g["Vcells", "max used"] * 8          # bytes (8 per Vcell)
+  heap_peak <- g["Vcells", "max used"] * 8
   rss_peak <- if (rss_ok) vm_kb("VmHWM") else NA_real_
   list(value = value, time = time,
-       heap_extra = (heap_peak - size_x) / size_x,
+       heap_extra = (heap_peak - heap0) / size_x,
        rss_extra = (rss_peak - rss0) / size_x)
 }
