@@ -254,7 +254,9 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     Wr += Wc;
   };
   for (Index start = 0; start < n; start += step) {
-    if (start > 0 && check_interrupt) check_interrupt();  // between chunks, while work remains
+    // before every chunk, the first included: a clock already spent (max_time used up by the checks
+    // before the pass) stops the pass before it reads any value of x
+    if (check_interrupt) check_interrupt();
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
