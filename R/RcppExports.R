@@ -53,6 +53,10 @@
     .Call(`_fgseq_prefix_predict_cpp`, x, column_step, requested, a0, coef)
 }
 
+.count_nonfinite <- function(x, columns) {
+    .Call(`_fgseq_count_nonfinite_cpp`, x, columns)
+}
+
 .first_missing_step <- function(x, column_step, max_step) {
     .Call(`_fgseq_first_missing_step_cpp`, x, column_step, max_step)
 }

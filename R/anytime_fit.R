@@ -32,7 +32,9 @@
 # The link (linear predictor or additive score, before the offset) at `steps` on the rows of x:
 # list(link = n x (m P) matrix, the P columns of request b side by side; step = n x m steps used with
 # `prefix` (each row at the longest prefix it has, see linear_prefix() and prefix_by_step()), else
-# NULL). A fit reads only the columns its models at those steps use.
+# NULL; with `prefix`, n_infinite = the Inf values met in the columns read, which predict() refuses).
+# A fit reads only the columns its models at those steps use. predict() of complete rows asks for the
+# prefix prediction (its special case) and refuses a row that lacked a value.
 fit_link <- function(object, x, steps, prefix, per_row) UseMethod("fit_link")
 
 # The step from which the fit reads each column of the training x: integer, one per column, K + 1 for

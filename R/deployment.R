@@ -53,29 +53,26 @@ request_steps <- function(object, budget, step, per_row, design) {
 }
 
 # The linear predictor of every row at its requested steps, each row limited to the longest prefix it
-# has: list(link = n x (m P) matrix, the P columns of request b side by side; step = n x m steps used).
+# has, in one pass over the columns the steps read (the core's kernel, greedy/predict.hpp): list(link =
+# n x (m P) matrix, the P columns of request b side by side; step = n x m steps used; n_infinite = the
+# Inf values met in those columns, which predict_request() refuses).
 # a0: P x (K + 1) intercepts; beta: list of P p x (K + 1) coefficient matrices.
 linear_prefix <- function(object, x, steps, per_row, a0, beta) {
   requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), nrow = 1L)
-  out <- .prefix_predict(x, column_steps(object), requested, a0, do.call(cbind, beta))
-  if (out$n_infinite > 0) {
-    abort("`newx` contains Inf or -Inf in the columns of the sequence; only NA (not computed) is allowed there.",
-          class = "input")
-  }
-  out
+  .prefix_predict(x, column_steps(object), requested, a0, do.call(cbind, beta))
 }
 
 # The same for a learner whose steps are not one linear predictor each (the Greedy Miser's trees): rows
 # are grouped by the step they use, and each group is predicted by predict_steps(x, step), the model
-# of its first steps only (no row is predicted at every step).
+# of its first steps only (no row is predicted at every step). When every row has what the requested
+# steps read (without per_row), all rows are predicted at once at those steps.
 prefix_by_step <- function(object, x, steps, per_row, predict_steps) {
-  if (any(is.infinite(x))) {
-    abort("`newx` contains Inf or -Inf; only NA (not computed) is allowed.", class = "input")
-  }
+  n_infinite <- sum(is.infinite(x))
   n <- nrow(x)
   first <- .first_missing_step(x, column_steps(object), max(c(steps, 0L)))
   requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), n, length(steps), byrow = TRUE)
   used <- pmin(requested, first - 1L)
+  if (!per_row && all(used == requested)) return(list(link = predict_steps(x, steps), step = used, n_infinite = n_infinite))
   P <- length(object$responses)
   link <- matrix(0, n, ncol(used) * P)
   for (s in unique(as.vector(used))) {
@@ -87,7 +84,7 @@ prefix_by_step <- function(object, x, steps, per_row, predict_steps) {
       link[rows[r], (b - 1L) * P + seq_len(P)] <- H[r, ]
     }
   }
-  list(link = link, step = used)
+  list(link = link, step = used, n_infinite = n_infinite)
 }
 
 # The head of predict() for every anytime fit: `type`, `missing` and `per_row` checked (a class
@@ -114,16 +111,41 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
   design <- prediction_design(object, if (!base::missing(newx)) newx, base::missing(newx), newdata, newoffset,
                               missing)
   steps <- request_steps(object, budget, step, per_row, design)
-  c(req, list(design = design, x = design$x, steps = steps, labels = if (per_row) "per_row" else names(steps)))
+  c(req, list(design = design, x = design$x, steps = steps, labels = if (per_row) "per_row" else names(steps),
+              newdata = !is.null(newdata)))
 }
 
 # The prediction a request of prediction_request() asks for: the link of the requested steps on the
 # design's x, finished in the requested type and shape (finish_prediction()). With missing = "prefix"
 # or per_row, each row is predicted by the longest prefix it has, and the steps used are attached.
+# Complete rows are the prefix prediction's special case: a newx not yet checked (`unchecked`, missing =
+# "error") is predicted as with missing = "prefix", in the same pass that finds what a row lacks, and is
+# then refused if a row lacked a value the requested steps read or a column they do not read holds NA,
+# NaN or Inf (refuse_nonfinite()).
 predict_request <- function(object, req) {
   prefix <- req$missing == "prefix" || req$per_row
-  pre <- fit_link(object, req$x, req$steps, prefix, req$per_row)
-  finish_prediction(object, pre$link, req$type, rownames(req$x), req$labels, req$per_row, pre$step, req$design)
+  unchecked <- isTRUE(req$design$unchecked)
+  pre <- fit_link(object, req$x, req$steps, prefix || unchecked, req$per_row)
+  if (unchecked) refuse_nonfinite(object, req$x, req$steps, req$per_row, pre)
+  if (!is.null(pre$n_infinite) && pre$n_infinite > 0) {
+    abort("`", if (isTRUE(req$newdata)) "newdata" else "newx", "` contains Inf or -Inf in the columns of the ",
+          "sequence; only NA (not computed) is allowed there.", class = "input")
+  }
+  finish_prediction(object, pre$link, req$type, rownames(req$x), req$labels, req$per_row, if (prefix) pre$step,
+                    req$design)
+}
+
+# The check of a newx that missing = "error" predicts (predict_request()): every value finite, as
+# check_newx() asks of new data. The prefix prediction `pre` counted the Inf values of the columns the
+# requested steps read and stopped each row before the first value it lacks there; the columns the steps
+# do not read are scanned here.
+refuse_nonfinite <- function(object, x, steps, per_row, pre) {
+  requested <- if (per_row) steps else rep(steps, each = nrow(x))
+  unread <- which(column_steps(object) > max(c(steps, 0L)))
+  if (pre$n_infinite > 0 || any(pre$step != requested) || (length(unread) && .count_nonfinite(x, unread) > 0)) {
+    abort_nonfinite_newx()
+  }
+  invisible()
 }
 
 # The design of a prediction (prediction_request()): the training design without newx and newdata,
@@ -136,7 +158,9 @@ prediction_design <- function(object, newx, newx_missing, newdata, newoffset, mi
     if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
     design <- training_design(object)
   } else {
-    design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix")
+    # a newx is checked for NA, NaN and Inf in the pass that predicts it (predict_request())
+    design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix" || is.null(newdata))
+    design$unchecked <- is.null(newdata) && missing == "error"
   }
   if (!isTRUE(object$has_offset)) {
     if (!is.null(newoffset)) abort("`newoffset` is given, but the fit has no offset: leave `newoffset` out, or refit with `offset`.")

@@ -153,7 +153,10 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' `k(B)` is the step of `G<B>`. A row missing the first group gets the intercept; `NA` in groups beyond
 #' the step used are never read. Each row is predicted once per budget at its own step (one pass over
 #' `newx`; no prediction at every step). With `missing = "error"` (the default) an `NA` stops, unless
-#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details).
+#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details). Complete rows are the
+#' special case where every row reaches the step of its budget: they are predicted by the same one pass
+#' over the columns the requested steps read (no matrix product at other steps), which also finds the
+#' `NA`, `NaN` and `Inf` refused there; the other columns of `newx` are only scanned for them.
 #'
 #' @section Greedy Miser fits:
 #' A [miser()] fit predicts with its first `t` boosting iterations: at budget `B`, the largest `t`
@@ -272,27 +275,21 @@ predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
 
 # ---- the learner seam of a sequence (R/anytime_fit.R) ----
 
-# The linear predictor of a sequence at `steps` on the rows of x. Without `prefix`, only the columns
-# with a nonzero coefficient in the requested steps are read: the others (all of them at step 0, whose
-# prediction is the intercept) may hold anything, as the training x of a fit whose check of x max_time
-# cut short, which the fit keeps unchecked.
+# The linear predictor of a sequence at `steps` on the rows of x, through the core's one-pass kernel
+# (linear_prefix()) with or without `prefix`: only the columns the requested steps read are read (none
+# at step 0, whose prediction is the intercept), so the others may hold anything, as the training x of
+# a fit whose check of x max_time cut short, which the fit keeps unchecked. Without `prefix` (the
+# training x, or the rows of newdata) a row lacking a value its step reads (NA, NaN or Inf) predicts
+# NA there, as a matrix product of the coefficients would, and the steps used are not returned.
 #' @export
 fit_link.fgseq <- function(object, x, steps, prefix, per_row) {
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
-  if (prefix) {
-    a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
-    return(linear_prefix(object, x, steps, per_row, a0, beta))
-  }
-  cf <- coef(object, step = steps)
-  eta <- vapply(if (is.list(cf)) cf else list(cf), function(b) {
-    slopes <- b[-1L, , drop = FALSE]
-    used <- which(rowSums(slopes != 0) > 0)
-    e <- if (length(used) == ncol(x)) x %*% slopes else x[, used, drop = FALSE] %*% slopes[used, , drop = FALSE]
-    sweep(as.matrix(e), 2L, b[1L, ], "+")  # a sparse x gives a Matrix object
-  }, matrix(0, nrow(x), length(steps)))
-  # the P columns of a step side by side
-  link <- aperm(array(eta, c(nrow(x), length(steps), length(beta))), c(1L, 3L, 2L))
-  list(link = matrix(link, nrow(x)), step = NULL)
+  a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
+  out <- linear_prefix(object, x, steps, per_row, a0, beta)
+  if (prefix) return(out)
+  short <- out$step != rep(steps, each = nrow(x))
+  if (any(short)) out$link[short[, rep(seq_along(steps), each = length(beta)), drop = FALSE]] <- NA_real_
+  list(link = out$link, step = NULL)
 }
 
 # A sequence reads each column from the step of its group.

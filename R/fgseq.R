@@ -127,11 +127,13 @@
 #' engine a dense `x` is centred implicitly too, so for columns whose mean exceeds their standard
 #' deviation by a factor of `1e6` or more the Gram engine (which centres in chunks) is more accurate.
 #'
-#' The passes over `x` run on `getOption("fgseq.threads", 2)` OpenMP threads (the Gram engine's
-#' cross-product splits the rows, with an exact merge of the parts; the sample-space engine splits the
-#' columns); with an optimized BLAS the Gram engine's cross-product uses the BLAS's own threads
-#' instead. The sample-space engine's products (`x'M` and the orthogonalization, with a few columns in
-#' `M`) run on fgseq's own kernels, which use AVX-512 or AVX2 vector instructions when the CPU has them
+#' The passes over `x` run on `getOption("fgseq.threads", 2)` threads (the Gram engine's
+#' cross-product splits the rows over OpenMP threads, with an exact merge of the parts; the
+#' sample-space engine's threads live for the fit and take chunks of columns in turn, so that on a
+#' machine busy with other work a thread held back by the system delays its chunk, not the step);
+#' with an optimized BLAS the Gram engine's cross-product uses the BLAS's own threads instead. The
+#' sample-space engine's products (`x'M` and the orthogonalization, with a few columns in `M`) run on
+#' fgseq's own kernels, which use AVX-512 or AVX2 vector instructions when the CPU has them
 #' (detected at run time).
 #'
 #' @section Families:

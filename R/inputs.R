@@ -244,7 +244,8 @@ resolve_steps <- function(object, budget = NULL, step = NULL) {
 
 # newx for predict(): a numeric matrix, or a sparse matrix (as a dgCMatrix), with the training columns
 # (matched by name when named) and finite values.
-# With keep_na = TRUE, NA and NaN (values not computed) pass; the prediction checks for Inf.
+# With keep_na = TRUE the values are not read here: NA and NaN (values not computed) pass, and the
+# prediction checks for Inf (and, with missing = "error", for NA too: predict_request()).
 check_newx <- function(newx, object, keep_na = FALSE) {
   sparse <- methods::is(newx, "sparseMatrix")
   if (sparse) {
@@ -272,10 +273,13 @@ check_newx <- function(newx, object, keep_na = FALSE) {
     }
     newx <- newx[, train, drop = FALSE]
   }
-  if (!keep_na && !all(is.finite(if (sparse) newx@x else newx))) {
-    abort("`newx` contains NA, NaN or Inf; remove or impute those values first, or predict rows with NA by ",
-          "missing = \"prefix\".", class = "na")
-  }
+  if (!keep_na && !all(is.finite(if (sparse) newx@x else newx))) abort_nonfinite_newx()
   if (!sparse && storage.mode(newx) != "double") storage.mode(newx) <- "double"
   newx
+}
+
+# The error of a newx holding NA, NaN or Inf where missing = "error" refuses them.
+abort_nonfinite_newx <- function() {
+  abort("`newx` contains NA, NaN or Inf; remove or impute those values first, or predict rows with NA by ",
+        "missing = \"prefix\".", class = "na")
 }

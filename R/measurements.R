@@ -152,9 +152,17 @@ new_measurements <- function(needs, measurement_cost) {
   list(needs = needs, measurement_cost = measurement_cost, cost = group_costs(needs, measurement_cost))
 }
 
-# The stand-alone cost of each group: the total cost of its measurements (named by group).
+# The stand-alone cost of each group: the total cost of its measurements (named by group). The names
+# are matched once for all groups (a subset by name per group would hash every measurement name each
+# time: time and garbage quadratic in the number of groups).
 group_costs <- function(needs, measurement_cost) {
-  vapply(needs, function(m) sum(measurement_cost[m]), numeric(1))
+  v <- split_like(needs, measurement_cost[unlist(needs, use.names = FALSE)])
+  stats::setNames(vapply(v, sum, numeric(1), USE.NAMES = FALSE), names(needs))
+}
+
+# The values `v` of unlist(lists), unnamed, split back into one vector per element of `lists`.
+split_like <- function(lists, v) {
+  unname(split(unname(v), factor(rep.int(seq_along(lists), lengths(lists)), levels = seq_along(lists))))
 }
 
 # The marginal cost of each group of a sequence given the groups before it: the cost of its
@@ -172,6 +180,7 @@ marginal_costs <- function(sequence, needs, measurement_cost, paid = character(0
 # The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based
 # measurement indices per group (in the order of `labels`), and `cost`, one cost per measurement.
 measurement_index <- function(m, labels) {
-  list(needs = lapply(unname(m$needs[labels]), function(v) match(v, names(m$measurement_cost)) - 1L),
+  needs <- m$needs[labels]
+  list(needs = split_like(needs, match(unlist(needs, use.names = FALSE), names(m$measurement_cost)) - 1L),
        cost = unname(m$measurement_cost))
 }

@@ -1,9 +1,10 @@
 ## Benchmark of the core's two threading mechanisms (inst/include/fgseq/common/threads.hpp), each on
 ## the work it is meant for, at the option fgseq.threads = 1 and = 2, in one run:
-##   - parallel_ranges(), long passes over the rows: the sample-space engine's fit of a wide problem
-##     (fgseq(engine = "sample"), its products with x and the screening copy) and a binomial fit (the
-##     GLM's passes over the rows at every Newton iteration);
-##   - WorkerPool, many short loops: the Greedy Miser's histogram trees (the levels of 100 trees).
+##   - parallel_ranges(), long passes over the rows: a binomial fit (the GLM's passes over the rows at
+##     every Newton iteration);
+##   - WorkerPool, many short loops: the sample-space engine's fit of a wide problem
+##     (fgseq(engine = "sample"), its products with x, the screening copy and the basis at every step)
+##     and the Greedy Miser's histogram trees (the levels of 100 trees).
 ## Prints the time of each at 1 and 2 threads and their ratio (2 threads / 1 thread; below 1 is a gain).
 ## The fits are the same at both settings (checked: the same sequence, or the same training r2).
 ##
@@ -40,7 +41,7 @@ time_at <- function(threads, expr) {
 }
 
 settings <- list(
-  "sample-space engine (parallel_ranges)" = list(
+  "sample-space engine (WorkerPool)" = list(
     run = function() fgseq(x, y, group = group, cost = cost, engine = "sample", max_steps = 10),
     same = function(a, b) identical(a$sequence, b$sequence)),
   "binomial, Newton passes (parallel_ranges)" = list(

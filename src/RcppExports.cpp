@@ -217,6 +217,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// count_nonfinite_cpp
+double count_nonfinite_cpp(SEXP x, const std::vector<int>& columns);
+RcppExport SEXP _fgseq_count_nonfinite_cpp(SEXP xSEXP, SEXP columnsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type columns(columnsSEXP);
+    rcpp_result_gen = Rcpp::wrap(count_nonfinite_cpp(x, columns));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_missing_step_cpp
 std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& column_step, int max_step);
 RcppExport SEXP _fgseq_first_missing_step_cpp(SEXP xSEXP, SEXP column_stepSEXP, SEXP max_stepSEXP) {
@@ -264,6 +276,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
     {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
+    {"_fgseq_count_nonfinite_cpp", (DL_FUNC) &_fgseq_count_nonfinite_cpp, 2},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
     {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},
     {NULL, NULL, 0}

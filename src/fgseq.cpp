@@ -428,6 +428,17 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
                                           measurements_from(measurements), ctl, svc, gain_source));
 }
 
+// Calls f with x read in place: a SparseMap of a Matrix::dgCMatrix (checked in R) or a map of a numeric
+// matrix.
+template <typename F>
+auto with_matrix(SEXP x, F f) {
+  if (Rf_isS4(x)) {
+    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    return f(fgseq::SparseMap(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr()));
+  }
+  return f(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x));
+}
+
 // Anytime prediction of rows that may lack values (greedy/predict.hpp). x: a numeric matrix or a
 // Matrix::dgCMatrix, NaN where a value was not computed; column_step: the step from which the model
 // reads each column (> K: never); requested: 1 x m or n x m requested steps; a0: P x (K + 1)
@@ -438,16 +449,19 @@ Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const
                               const Eigen::Map<Eigen::MatrixXd>& a0, const Eigen::Map<Eigen::MatrixXd>& coef) {
   const fgseq::StepCoefficients cf(a0, coef);
   const auto interrupt = [] { Rcpp::checkUserInterrupt(); };
-  fgseq::PrefixPrediction out;
-  if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
-    const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
-    const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
-    out = fgseq::prefix_predict(xs, column_step, requested, cf, interrupt);
-  } else {
-    out = fgseq::prefix_predict(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), column_step, requested, cf, interrupt);
-  }
+  const fgseq::PrefixPrediction out =
+      with_matrix(x, [&](const auto& xm) { return fgseq::prefix_predict(xm, column_step, requested, cf, interrupt); });
   return Rcpp::List::create(Rcpp::Named("link") = out.link, Rcpp::Named("step") = out.step,
                             Rcpp::Named("n_infinite") = static_cast<double>(out.n_infinite));
+}
+
+// The number of values that are not finite in the given columns (1-based) of x, a numeric matrix or a
+// Matrix::dgCMatrix (greedy/predict.hpp).
+// [[Rcpp::export(.count_nonfinite)]]
+double count_nonfinite_cpp(SEXP x, const std::vector<int>& columns) {
+  std::vector<Eigen::Index> zero_based;
+  for (int j : columns) zero_based.push_back(j - 1);
+  return static_cast<double>(with_matrix(x, [&](const auto& xm) { return fgseq::count_nonfinite(xm, zero_based); }));
 }
 
 // For each row of x, the first step whose columns it lacks, or max_step + 1 (greedy/predict.hpp).

@@ -76,7 +76,8 @@ static const std::vector<TestCase>& test_cases() {
       {"whitening_maps", 133, [](Problem& pb) { test_whitening_maps(pb); }},
       {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
       {"multinomial_direction", 135, [](Problem& pb) { test_multinomial_direction(pb); }},
-      {"pass_checks", 136, [](Problem& pb) { test_pass_checks(pb); }},
+      {"pair_cross", 136, [](Problem&) { test_pair_cross(); }},
+      {"pass_checks", 137, [](Problem& pb) { test_pass_checks(pb); }},
   };
   return cases;
 }

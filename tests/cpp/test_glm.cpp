@@ -532,6 +532,52 @@ static void test_symmetric_solve() {
   check(Eigen::LLT<MatrixXd>(indef).info() != Eigen::Success, "symmetric_solve: the indefinite H defeats the Cholesky", 0, 1);
 }
 
+// glm_pair_cross() (glm/evaluator.hpp) for the multinomial: the blocks of the pairs with the reference
+// class (here class 2, of the largest total weight), which it forms from the others' as sums, equal the
+// direct products A' diag(w dmu_c/deta_d / W) A of every pair (to 1e-12 of the largest entry), for a
+// lower-triangular block, a rectangular one and one of a single column, with 4 and 2 classes and on 1
+// and 2 threads. Its own random stream.
+static void test_pair_cross() {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> N(0.0, 1.0);
+  std::uniform_real_distribution<double> U(0.5, 2.0);
+  const Index n = 700, m = 9;
+  MatrixXd A(n, m);
+  for (Index i = 0; i < A.size(); ++i) A.data()[i] = N(rng);
+  A.col(0).setOnes();
+  VectorXd w(n);
+  for (Index i = 0; i < n; ++i) w(i) = U(rng);
+  const std::vector<kernels::CrossBlock> blocks{{0, 5, 0, 5, true}, {5, 9, 0, 5, false}, {8, 9, 8, 9, true}};
+  const FamilyOps fam{Family::Multinomial};
+  for (Index P : {4, 2})
+    for (int threads : {1, 2}) {
+      MatrixXd eta(n, P);
+      for (Index i = 0; i < n; ++i)
+        for (Index c = 0; c < P; ++c) eta(i, c) = N(rng) + (c == P / 2 ? 1.5 : 0.0) + 0.5 * c * A(i, 1);
+      const MatrixXd mu = fam.mean(eta);
+      const double W = w.sum();
+      const std::vector<MatrixXd> got = glm_pair_cross(fam, A, mu, w, W, blocks, threads);
+      double err = 0.0, scale = 0.0;
+      for (Index c = 0; c < P; ++c)
+        for (Index d = c; d < P; ++d)
+          for (size_t b = 0; b < blocks.size(); ++b) {
+            const kernels::CrossBlock& cb = blocks[b];
+            const VectorXd v = w.cwiseProduct(fam.hessian_weight(mu, c, d)) / W;
+            const MatrixXd want =
+                A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * v.asDiagonal() * A.middleCols(cb.j0, cb.j1 - cb.j0);
+            const MatrixXd& g = got[static_cast<size_t>(pair_column(c, d, P)) * blocks.size() + b];
+            for (Index j = 0; j < want.cols(); ++j)
+              for (Index i = cb.lower ? j : 0; i < want.rows(); ++i) {
+                err = std::max(err, std::abs(g(i, j) - want(i, j)));
+                scale = std::max(scale, std::abs(want(i, j)));
+              }
+          }
+      check(got.size() == static_cast<size_t>(P * (P + 1) / 2) * blocks.size(), "glm_pair_cross: one block per pair",
+            static_cast<double>(got.size()), static_cast<double>(P * (P + 1) / 2 * blocks.size()));
+      check(err <= 1e-12 * scale, "glm_pair_cross: the multinomial pairs against direct products", err / scale, 0);
+    }
+}
+
 // 13. the multinomial Newton direction without the Hessian (glm/multinomial.hpp): the penalized fit of
 //     a 3-class model over every group's whitened columns, with weights and offsets, at lambda 0.05 and
 //     0 (flat along adding the same to every class) and on 1 and 2 threads, by newton_solve() with

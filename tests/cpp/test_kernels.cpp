@@ -1,9 +1,23 @@
 // The threaded dense kernels (common/kernels.hpp).
 
 // 9. the dense kernels A'M and Y -= A C agree with Eigen's products for every instruction set the CPU
-//    has, for sizes that are not multiples of the vector width and column counts beyond one block
+//    has, for sizes that are not multiples of the vector width and column counts beyond one block; on
+//    a WorkerPool of 2 threads (chunks claimed in turn) they give the same sums, bit for bit, as on
+//    parallel_ranges() (products large enough to be split)
 static void test_dense_kernels() {
   double worst = 0.0;
+  WorkerPool pool(2);
+  bool same = true;
+  for (int isa : {0, 1, 2})
+    for (Index m : {3, 301}) {
+      const MatrixXd A = MatrixXd::Random(1203, m), M = MatrixXd::Random(1203, 11), C = MatrixXd::Random(m, 11);
+      same = same && (kernels::tmul(A, M, pool, isa).array() == kernels::tmul(A, M, 2, isa).array()).all();
+      MatrixXd Yp = MatrixXd::Random(1203, 11), Yt = Yp;
+      kernels::sub_mul(Yp, A, C, pool, isa);
+      kernels::sub_mul(Yt, A, C, 2, isa);
+      same = same && (Yp.array() == Yt.array()).all();
+    }
+  check(same, "dense kernels: the same sums on a WorkerPool", same ? 0.0 : 1.0, 0.0);
   for (int isa : {0, 1, 2})
     for (Index n : {1, 7, 16, 37, 203})
       for (Index m : {1, 3, 50})

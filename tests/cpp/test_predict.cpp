@@ -51,6 +51,20 @@ static void test_prefix_predict() {
     check(worst < 1e-13, "prefix_predict (dense): the direct sum over the prefix", worst, 0);
     check(worst_sparse < 1e-13, "prefix_predict (sparse): the direct sum over the prefix", worst_sparse, 0);
   }
+  // count_nonfinite(): the values that are not finite in the listed columns, dense and sparse (a stored
+  // Inf counts; an unstored entry is 0)
+  Index want_nan = 0;
+  for (Index i = 0; i < nr; ++i) want_nan += std::isnan(xp(i, 2)) + std::isnan(xp(i, 6));
+  MatrixXd xinf = xp;
+  xinf(3, 6) = std::numeric_limits<double>::infinity();
+  const std::vector<Index> cols{2, 6};
+  check(count_nonfinite(xp, cols) == want_nan && want_nan > 0, "count_nonfinite (dense)",
+        static_cast<double>(count_nonfinite(xp, cols)), static_cast<double>(want_nan));
+  check(count_nonfinite(xinf, cols) == want_nan + 1, "count_nonfinite (dense): an Inf counts",
+        static_cast<double>(count_nonfinite(xinf, cols)), static_cast<double>(want_nan + 1));
+  check(count_nonfinite(xsm, cols) == want_nan, "count_nonfinite (sparse)", static_cast<double>(count_nonfinite(xsm, cols)),
+        static_cast<double>(want_nan));
+  check(count_nonfinite(xp, std::vector<Index>{0}) == 0, "count_nonfinite: a complete column", 0, 0);
   // coefficients of fewer columns than x has (a fit edited or damaged in a file): the kernel would read
   // past the coefficient table; it throws instead
   const StepCoefficients short_cf(a0, coef.topRows(pc - 2));

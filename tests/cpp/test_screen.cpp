@@ -32,6 +32,9 @@ static void test_screening_copy(Problem& pb) {
         check(worst <= 1.0, "screening copy: products within their bound", worst, 1.0);
         check(loosest < 1e-4, "screening copy: the bound is of 16-bit size", loosest, 1e-4);
       }
+      WorkerPool pool(2);  // the same sums on a pool's threads
+      const bool same = (copy.tmul(M.leftCols(k), pool).array() == copy.tmul(M.leftCols(k), 1).array()).all();
+      check(same, "screening copy: the same sums on a WorkerPool", same ? 0.0 : 1.0, 0.0);
     }
   }
 }

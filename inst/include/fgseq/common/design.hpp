@@ -38,6 +38,8 @@ class Design {
 
   // x' M, p x k, on `threads` threads
   virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const = 0;
+  // the same on the threads of `pool` (chunks of columns claimed in turn)
+  virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const = 0;
 };
 
 class DenseDesign : public Design {
@@ -46,6 +48,9 @@ class DenseDesign : public Design {
   // read in place by the dense kernels (common/kernels.hpp)
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
     return kernels::tmul(x_, M, threads);
+  }
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const override {
+    return kernels::tmul(x_, M, pool);
   }
   Index rows() const override { return x_.rows(); }
   Index cols() const override { return x_.cols(); }
@@ -80,6 +85,11 @@ class SparseDesign : public Design {
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
     MatrixXd out(x_.cols(), M.cols());
     parallel_ranges(x_.cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
+    return out;
+  }
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const override {
+    MatrixXd out(x_.cols(), M.cols());
+    pool.ranges(x_.cols(), [&](Index b, Index e) { tmul_range(M, b, e, out); });
     return out;
   }
   void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const {

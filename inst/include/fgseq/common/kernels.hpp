@@ -270,47 +270,91 @@ inline int threads_for(double work, int threads) { return work > 1e6 ? threads :
 
 }  // namespace detail
 
-// A' M (m x k) for A (n x m) and M (n x k), on `threads` threads (over columns of A).
-// `isa` caps the instruction set: 2 (any), 1 (AVX2 at most), 0 (plain C++).
-inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
-                     int isa = 2) {
+namespace detail {
+// A' M over ranges of whole pairs of columns of A, which `over(pairs, body)` runs (on threads)
+template <class Over>
+MatrixXd tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int isa, const Over& over) {
   const Index n = A.rows(), m = A.cols(), k = M.cols();
   MatrixXd out = MatrixXd::Zero(m, k);
   if (m == 0 || k == 0 || n == 0) return out;
-  isa = detail::isa_level(isa);
-  const int kmax = detail::max_cols(isa);
-  threads = detail::threads_for(static_cast<double>(n) * m * k, threads);
-  // ranges of whole pairs of columns
-  parallel_ranges((m + 1) / 2, threads, [&](Index b2, Index e2) {
+  isa = isa_level(isa);
+  const int kmax = max_cols(isa);
+  over((m + 1) / 2, [&](Index b2, Index e2) {
     const Index b = 2 * b2, e = std::min(m, 2 * e2);
     for (Index c0 = 0; c0 < k; c0 += kmax) {
       const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
-      const detail::TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
-                               out.data() + c0 * m, m};
+      const TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
+                       out.data() + c0 * m, m};
       // blocks of 256 columns keep M's columns in cache across a range
-      for (Index j = b; j < e; j += 256) detail::tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + 256));
+      for (Index j = b; j < e; j += 256) tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + 256));
     }
   });
   return out;
 }
 
-// Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).
-inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
-                    int threads = 1, int isa = 2) {
+// Y -= A C over ranges of 16 rows, which `over(units, body)` runs (on threads)
+template <class Over>
+void sub_mul_over(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                  int isa, const Over& over) {
   const Index n = Y.rows(), m = A.cols(), k = Y.cols();
   if (n == 0 || m == 0 || k == 0) return;
-  isa = detail::isa_level(isa);
-  const int kmax = detail::max_cols(isa);
-  threads = detail::threads_for(static_cast<double>(n) * m * k, threads);
-  parallel_ranges((n + 15) / 16, threads, [&](Index b16, Index e16) {
+  isa = isa_level(isa);
+  const int kmax = max_cols(isa);
+  over((n + 15) / 16, [&](Index b16, Index e16) {
     const Index b = 16 * b16, e = std::min(n, 16 * e16);
     for (Index c0 = 0; c0 < k; c0 += kmax) {
       const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
-      const detail::SubmulArgs g{Y.data() + c0 * Y.outerStride(), Y.outerStride(), A.data(), A.outerStride(), m,
-                                 C.data() + c0 * C.outerStride(), C.outerStride()};
-      detail::submul_k<1, 12>(kc, isa, g, b, e);
+      const SubmulArgs g{Y.data() + c0 * Y.outerStride(), Y.outerStride(), A.data(), A.outerStride(), m,
+                         C.data() + c0 * C.outerStride(), C.outerStride()};
+      submul_k<1, 12>(kc, isa, g, b, e);
     }
   });
+}
+
+// runs body over [0, n) in one range per thread (parallel_ranges())
+inline auto on_threads(int threads) {
+  return [threads](Index n, const auto& body) { parallel_ranges(n, threads, body); };
+}
+
+// runs body over [0, n) on the pool's threads (chunks claimed in turn), or at once on the calling
+// thread when `split` is false
+inline auto on_pool(WorkerPool& pool, bool split) {
+  return [&pool, split](Index n, const auto& body) {
+    if (split) pool.ranges(n, body);
+    else body(Index(0), n);
+  };
+}
+}  // namespace detail
+
+// A' M (m x k) for A (n x m) and M (n x k), on `threads` threads (over columns of A).
+// `isa` caps the instruction set: 2 (any), 1 (AVX2 at most), 0 (plain C++).
+inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
+                     int isa = 2) {
+  threads = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), threads);
+  return detail::tmul_over(A, M, isa, detail::on_threads(threads));
+}
+
+// The same on the threads of `pool`, which claim its columns in chunks: a fit of many short products
+// (the sample-space engine's steps) waits at no barrier for a thread the system has descheduled.
+// The sums of every entry are those of the other form.
+inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                     int isa = 2) {
+  const bool split = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), 2) > 1;
+  return detail::tmul_over(A, M, isa, detail::on_pool(pool, split));
+}
+
+// Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).
+inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                    int threads = 1, int isa = 2) {
+  threads = detail::threads_for(static_cast<double>(Y.rows()) * A.cols() * Y.cols(), threads);
+  detail::sub_mul_over(Y, A, C, isa, detail::on_threads(threads));
+}
+
+// The same on the threads of `pool` (see tmul()).
+inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                    WorkerPool& pool, int isa = 2) {
+  const bool split = detail::threads_for(static_cast<double>(Y.rows()) * A.cols() * Y.cols(), 2) > 1;
+  detail::sub_mul_over(Y, A, C, isa, detail::on_pool(pool, split));
 }
 
 // One product of a weighted_cross() pass: columns [i0, i1) of A times columns [j0, j1), under the

@@ -1,12 +1,13 @@
 // Threads of the core. Two mechanisms, each for one shape of work, and the rule for each:
 // - parallel_ranges(): one long pass (milliseconds and more) split into one contiguous range per
-//   thread: the passes over all rows of x (moments, products, the sample-space engine, the GLM
-//   models). An OpenMP region when the compiler has OpenMP, else std::threads; either way its threads
-//   start at the pass and end with it, a cost that a long pass does not feel.
+//   thread: the passes over all rows of x (moments, products, the GLM models). An OpenMP region when
+//   the compiler has OpenMP, else std::threads; either way its threads start at the pass and end with
+//   it, a cost that a long pass does not feel.
 // - WorkerPool: many short loops (microseconds: the levels of the Greedy Miser's trees, hundreds per
-//   fit), claimed in chunks by threads that live as long as the pool (one fit), so that a loop does not
-//   pay a thread start, and that end no later than the loop's last chunk (no wait for a descheduled
-//   thread at a barrier). Started at the first loop that has more than one chunk.
+//   fit; the products of the sample-space engine, dozens per step), claimed in chunks by threads that
+//   live as long as the pool (one fit), so that a loop does not pay a thread start, and that end no
+//   later than the loop's last chunk (no wait for a descheduled thread at a barrier). Started at the
+//   first loop that has more than one chunk.
 // Both run on the number of threads the fit was given (option fgseq.threads in R), and neither starts a
 // thread when that is 1. Only the calling thread polls the interrupt check and the clock
 // (calling_thread(), SharedCheck). bench/bench-threads.R times each on its work at 1 and 2 threads.
@@ -118,6 +119,16 @@ class WorkerPool {
   }
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int threads() const { return threads_; }
+
+  // run() over [0, n) in about 8 chunks per thread: a pass whose items cost alike, which a
+  // descheduled thread holds back by at most one chunk
+  template <class Body>
+  void ranges(Index n, const Body& body) {
+    const Index parts = 8 * static_cast<Index>(threads_);
+    run(n, (n + parts - 1) / parts, body);
+  }
 
   template <class Body>
   void run(Index n, Index chunk, const Body& body) {

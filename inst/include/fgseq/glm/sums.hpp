@@ -124,7 +124,7 @@ inline void glm_sums_point(const GlmSums& s, double W, double lambda, NewtonPoin
 // The quadratic gains of all candidates of a step come from one pass over the rows at the current fit
 // (weights V_cd = w dmu_c/deta_d / W of every pair of responses) over columns Z = [1, Z_S, ...] in which
 // candidate i holds the columns [col[i], col[i] + rank[i]) (increasing): the Hessian H of [1, Z_S], every
-// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (kernels::weighted_cross),
+// candidate's border B_h = Z_h' V Z_S1 and diagonal block D_h = Z_h' V Z_h (glm_pair_cross()),
 // and the gradients Z_h' diag(w) (y - mu) / W; then one factorization of H and one solve for all
 // borders: the Schur complement of h is M_h = D_h + lambda I - B_h H^-1 B_h', and the gain
 // vec(b_h)' pinv(M_h) vec(b_h) / 2 (schur_gains()).
@@ -180,7 +180,7 @@ struct GainSums {
 inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
                           const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads) {
   GainSums s;
-  s.cross = kernels::weighted_cross(Z, glm_pair_weights(fam, mu, w, W), gl.blocks, threads);
+  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads);
   s.zr.resize(static_cast<size_t>(gl.n_runs));
   for (Index run = 1; run < gl.n_runs; ++run) {
     const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
@@ -240,7 +240,9 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
   add_ridge_hessian(H, m1, P, lambda);
   H.diagonal().array() += 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
   // the borders of every candidate, response by response (row c * r_h + j of candidate h's rows),
-  // and one solve for all of them
+  // and one triangular solve for all of them: with the Cholesky factor H = L L' (blocked), C = L^-1 B'
+  // gives B_h H^-1 B_h' = C_h' C_h, half the work of the solve H^-1 B'; where the Cholesky meets a pivot
+  // that is not positive, C = H^-1 B' by symmetric_solve()'s pivoted LDL' and B_h H^-1 B_h' = B_h C_h
   const size_t nc = gl.col.size();
   Index rows = 0;
   std::vector<Index> first(nc);
@@ -256,7 +258,11 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
       for (Index d = 0; d < P; ++d)
         B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
   }
-  const MatrixXd S = symmetric_solve(std::move(H), B.transpose());
+  const Eigen::LLT<MatrixXd> llt(H);
+  const bool cholesky = llt.info() == Eigen::Success;
+  MatrixXd C = B.transpose();
+  if (cholesky) llt.matrixL().solveInPlace(C);
+  else C = symmetric_solve(std::move(H), C);
   QuadraticGains q;
   q.gain.resize(nc);
   q.step.resize(nc);
@@ -269,7 +275,9 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
     // directions of h whose Schur complement is below pivot_tol times h's own curvature (D_h + lambda)
     // or times the complement's largest eigenvalue add nothing (h collinear with the selected groups)
     const double scale = M.diagonal().maxCoeff();
-    M.noalias() -= B.middleRows(first[i], r * P) * S.middleCols(first[i], r * P);
+    const auto Ch = C.middleCols(first[i], r * P);
+    if (cholesky) M.noalias() -= Ch.transpose() * Ch;
+    else M.noalias() -= B.middleRows(first[i], r * P) * Ch;
     M = 0.5 * (M + M.transpose()).eval();
     const Eigen::Map<const VectorXd> b(Gh.data(), r * P);
     const double tol = pivot_tol * (scale + lambda);
@@ -277,7 +285,9 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
     // the Newton step itself, -(pinv(M) b) for h's coefficients and -H^-1 B_h' of that for [1, Z_S]
     VectorXd step(m1 * P + r * P);
     step.tail(r * P) = -pinv_solve(M, b, tol, pivot_tol);
-    step.head(m1 * P).noalias() = -S.middleCols(first[i], r * P) * step.tail(r * P);
+    VectorXd head = -Ch * step.tail(r * P);
+    if (cholesky) llt.matrixU().solveInPlace(head);  // -L'^-1 C_h pinv(M) b = -H^-1 B_h' pinv(M) b
+    step.head(m1 * P) = head;
     q.step[i] = std::move(step);
   }
   return q;

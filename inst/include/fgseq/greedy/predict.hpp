@@ -107,22 +107,33 @@ inline void start_rows(Index i0, Index i1, const std::vector<int>& first, const 
 
 }  // namespace detail
 
-// Dense x (n x p, NaN where a value was not computed). Rows are taken in blocks so that the scan for
-// missing values and the sums read each block of x once from memory; a block whose rows all use the
-// same step for a budget (complete rows) is summed column by column (an axpy per column).
+// Dense x (n x p, NaN where a value was not computed). Rows are taken in blocks whose active columns
+// fit in a core's cache (about 1 MB), so that the scan for missing values and the sums read each block
+// of x once from memory. The sums go column by column, every budget of a column while it is in cache.
+// A budget requested of every row (or whose rows in the block all use one step) adds an axpy per
+// column at its step, as if every row reached it; the few rows that stopped short of it are then
+// summed again, row by row, at their own step (their axpy sums, which may hold NaN, are overwritten).
 inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, const std::vector<int>& column_step,
                                        const Eigen::Ref<const Eigen::MatrixXi>& requested, const StepCoefficients& cf,
                                        const InterruptCheck& check_interrupt = InterruptCheck()) {
+  using Segment = Eigen::Map<VectorXd>;
+  using ConstSegment = Eigen::Map<const VectorXd>;
   const Index n = x.rows(), m = requested.cols(), P = cf.P;
   PrefixPrediction out;
   const detail::PrefixPlan plan = detail::prepare(n, x.cols(), column_step, requested, cf, out);
   const int max_step = plan.max_step;
   const std::vector<Index>& active = plan.active;
-  const Index block = 2048;
+  const Index block = std::min<Index>(2048, std::max<Index>(64, (Index(1) << 17) / std::max<Index>(1, active.size())));
   std::vector<int> first(static_cast<size_t>(block));
+  std::vector<int> target(static_cast<size_t>(m));  // the step budget b adds by axpy in the block, or -1
+  std::vector<Index> short_rows;
+  Index done = 0;
   for (Index i0 = 0; i0 < n; i0 += block) {
-    if (check_interrupt && (i0 / block) % 64 == 0) check_interrupt();
     const Index i1 = std::min(n, i0 + block), len = i1 - i0;
+    if (check_interrupt && (done += len * static_cast<Index>(active.size() + 1)) >= (Index(1) << 24)) {
+      check_interrupt();
+      done = 0;
+    }
     std::fill(first.begin(), first.begin() + len, max_step + 1);
     for (Index j : active) {
       const double* xj = x.col(j).data() + i0;
@@ -138,20 +149,40 @@ inline PrefixPrediction prefix_predict(const Eigen::Ref<const MatrixXd>& x, cons
     for (Index b = 0; b < m; ++b) {
       const int* used = out.step.col(b).data() + i0;
       const bool uniform = std::all_of(used, used + len, [&](int s) { return s == used[0]; });
-      for (Index j : active) {
-        const int cs = column_step[static_cast<size_t>(j)];
-        if (uniform && cs > used[0]) continue;
-        const double* xj = x.col(j).data() + i0;
-        const double* tj = cf.column(j);
+      target[static_cast<size_t>(b)] = uniform ? used[0] : requested.rows() == 1 ? requested(0, b) : -1;
+    }
+    for (Index j : active) {
+      const int cs = column_step[static_cast<size_t>(j)];
+      const ConstSegment xj(x.col(j).data() + i0, len);
+      const double* tj = cf.column(j);
+      for (Index b = 0; b < m; ++b) {
+        const int s = target[static_cast<size_t>(b)];
+        if (s >= 0 && cs > s) continue;
         for (Index c = 0; c < P; ++c) {
           double* eta = out.link.col(b * P + c).data() + i0;
-          if (uniform) {
-            const double w = tj[used[0] * P + c];
-            for (Index i = 0; i < len; ++i) eta[i] += w * xj[i];
+          if (s >= 0) {
+            Segment(eta, len) += tj[s * P + c] * xj;
           } else {
+            const int* used = out.step.col(b).data() + i0;
             for (Index i = 0; i < len; ++i)
               if (cs <= used[i]) eta[i] += xj[i] * tj[used[i] * P + c];
           }
+        }
+      }
+    }
+    for (Index b = 0; b < m; ++b) {  // the rows short of the step added by axpy, at their own step
+      const int s = target[static_cast<size_t>(b)];
+      if (s < 0) continue;
+      short_rows.clear();
+      for (Index i = i0; i < i1; ++i)
+        if (out.step(i, b) != s) short_rows.push_back(i);
+      for (Index i : short_rows) {
+        const int own = out.step(i, b);
+        for (Index c = 0; c < P; ++c) {
+          double eta = cf.a0(c, own);
+          for (Index j : active)
+            if (column_step[static_cast<size_t>(j)] <= own) eta += x(i, j) * cf.column(j)[own * P + c];
+          out.link(i, b * P + c) = eta;
         }
       }
     }
@@ -212,6 +243,27 @@ inline std::vector<int> first_missing_step(const Eigen::Ref<const MatrixXd>& x, 
       if (!std::isfinite(xj[i])) first[static_cast<size_t>(i)] = std::min(first[static_cast<size_t>(i)], cs);
   }
   return first;
+}
+
+// The number of values that are not finite (NA, NaN, Inf) in the given columns (0-based) of x: the
+// check of the columns a prediction does not read (prefix_predict() counts in those it reads).
+inline Index count_nonfinite(const Eigen::Ref<const MatrixXd>& x, const std::vector<Index>& columns) {
+  Index count = 0;
+  for (Index j : columns) {
+    if (j < 0 || j >= x.cols()) throw std::invalid_argument("count_nonfinite: column out of range");
+    const double* xj = x.col(j).data();
+    for (Index i = 0; i < x.rows(); ++i) count += !std::isfinite(xj[i]);
+  }
+  return count;
+}
+
+inline Index count_nonfinite(const Eigen::Map<const Eigen::SparseMatrix<double>>& x, const std::vector<Index>& columns) {
+  Index count = 0;
+  for (Index j : columns) {
+    if (j < 0 || j >= x.cols()) throw std::invalid_argument("count_nonfinite: column out of range");
+    for (Eigen::Map<const Eigen::SparseMatrix<double>>::InnerIterator it(x, j); it; ++it) count += !std::isfinite(it.value());
+  }
+  return count;
 }
 
 }  // namespace fgseq

@@ -48,7 +48,7 @@ class SampleModel : public GroupModel {
   SampleModel(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights, const GramStats& st,
               const Whitened& wh, const GroupLayout& lay, const Control& ctl, int threads,
               const InterruptCheck& poll = InterruptCheck())
-      : GroupModel(wh, st, lay, ctl), x_(x), threads_(threads) {
+      : GroupModel(wh, st, lay, ctl), x_(x), pool_(threads) {
     const Index n = x_.rows(), P = y.cols();
     if (poll) poll();
     if (weights.size()) sw_ = (weights / st_.weight_sum).cwiseSqrt();
@@ -97,7 +97,7 @@ class SampleModel : public GroupModel {
     if (!screening()) return SelectionModel::score_range(h);
     const auto hs = static_cast<size_t>(h);
     if (stale_) {  // one pass over the copy per step
-      b_ = copy_.tmul(R_, threads_);
+      b_ = copy_.tmul(R_, pool_);
       beta_ = eta_group_ * R_.norm();
       stale_ = false;
     }
@@ -124,10 +124,10 @@ class SampleModel : public GroupModel {
       for (const Block& blk : blocks_) {
         const auto Ut = blk.U.leftCols(blk.cols);
         const auto Qt = blk.Q.topLeftCorner(blk.rows, blk.cols);
-        MatrixXd Ct = kernels::tmul(Ut, AV, threads_);
-        if (ctl_.lambda != 0.0) Ct.noalias() += ctl_.lambda * kernels::tmul(Qt, VS.topRows(blk.rows), threads_);
-        kernels::sub_mul(VS.topRows(blk.rows), Qt, Ct, threads_);
-        kernels::sub_mul(AV, Ut, Ct, threads_);
+        MatrixXd Ct = kernels::tmul(Ut, AV, pool_);
+        if (ctl_.lambda != 0.0) Ct.noalias() += ctl_.lambda * kernels::tmul(Qt, VS.topRows(blk.rows), pool_);
+        kernels::sub_mul(VS.topRows(blk.rows), Qt, Ct, pool_);
+        kernels::sub_mul(AV, Ut, Ct, pool_);
       }
     };
     project_out();
@@ -163,14 +163,17 @@ class SampleModel : public GroupModel {
     if (!schur_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
       const MatrixXd Pn = whitened_tmul(Un);
       b_.noalias() -= Pn * zn;
-      downdate_schur(Pn, g, threads_);
+      downdate_schur(Pn, g, kernels::detail::on_pool(pool_, true));
     }
     if (k > 0) append(Un, Qn);
   }
 
  private:
   const Design& x_;
-  int threads_ = 1;
+  // the fit's threads, which claim the chunks of every pass and product in turn: a step makes
+  // dozens of short products, and a thread the system deschedules (on a machine shared with other
+  // work) then holds back at most its chunk, not every product of the step (common/threads.hpp)
+  mutable WorkerPool pool_;
   VectorXd sw_;          // sqrt(w / W)
   MatrixXd yt_, R_;      // centred, weighted response and the current residual, n x P
   double yy_total_ = 0.0;
@@ -199,7 +202,7 @@ class SampleModel : public GroupModel {
     const Index n = x_.rows(), G = lay_.size();
     copy_ = ScreeningCopy(n, wh_.q);
     const SharedCheck shared(poll);
-    parallel_ranges(G, threads_, [&](Index b, Index e) {
+    pool_.ranges(G, [&](Index b, Index e) {
       const InterruptCheck check = shared.check();
       shared.run([&] {
         for (Index g = b; g < e; ++g) {
@@ -254,10 +257,10 @@ class SampleModel : public GroupModel {
   // column, then whitened group by group
   MatrixXd whitened_tmul(const MatrixXd& M) const {
     const MatrixXd SM = sw_.asDiagonal() * M;
-    const MatrixXd xt = x_.tmul(SM, threads_);
+    const MatrixXd xt = x_.tmul(SM, pool_);
     const Eigen::RowVectorXd s = SM.colwise().sum();  // A'M = T' D^-1 (x'(sw M) - m 1'(sw M))
     MatrixXd out(wh_.q, M.cols());
-    parallel_ranges(lay_.size(), threads_, [&](Index g0, Index g1) {
+    pool_.ranges(lay_.size(), [&](Index g0, Index g1) {
       MatrixXd rows;
       for (Index g = g0; g < g1; ++g) {
         const Index r = rank(g);

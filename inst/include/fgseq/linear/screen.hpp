@@ -179,23 +179,12 @@ class ScreeningCopy {
 
   // A' M (q x k) for an n x k matrix M, on `threads` threads.
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
-    const Index k = M.cols();
-    MatrixXd out(q_, k);
-    for (Index c0 = 0; c0 < k; c0 += 16) {
-      const Index kc = std::min<Index>(16, k - c0);
-      if (kc == 1) {
-        std::vector<float> m(static_cast<size_t>(ld_), 0.0f);
-        for (Index i = 0; i < n_; ++i) m[static_cast<size_t>(i)] = static_cast<float>(M(i, c0));
-        std::vector<double> o(static_cast<size_t>(qpad_));
-        run(threads, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
-        for (Index j = 0; j < q_; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
-      } else if (kc <= 8) {
-        block<8>(M.middleCols(c0, kc), threads, out.middleCols(c0, kc));
-      } else {
-        block<16>(M.middleCols(c0, kc), threads, out.middleCols(c0, kc));
-      }
-    }
-    return out;
+    return tmul_over(M, kernels::detail::on_threads(threads));
+  }
+
+  // The same on the threads of `pool` (chunks of columns claimed in turn; the same sums).
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const {
+    return tmul_over(M, kernels::detail::on_pool(pool, true));
   }
 
  private:
@@ -205,10 +194,32 @@ class ScreeningCopy {
   double err_factor_ = 1.0, norm_factor_ = 0.0;
   bool avx2_ = false;
 
-  // body(begin, end) over the padded columns in ranges of whole groups of 4
-  template <class Body>
-  void run(int threads, const Body& body) const {
-    parallel_ranges(qpad_ / 4, threads, [&](Index b, Index e) { body(4 * b, 4 * e); });
+  // body(begin, end) over the padded columns in ranges of whole groups of 4, run by over(units, body)
+  template <class Over, class Body>
+  static void run(const Over& over, Index qpad, const Body& body) {
+    over(qpad / 4, [&](Index b, Index e) { body(4 * b, 4 * e); });
+  }
+
+  // A' M, the ranges of columns run by over(units, body)
+  template <class Over>
+  MatrixXd tmul_over(const Eigen::Ref<const MatrixXd>& M, const Over& over) const {
+    const Index k = M.cols();
+    MatrixXd out(q_, k);
+    for (Index c0 = 0; c0 < k; c0 += 16) {
+      const Index kc = std::min<Index>(16, k - c0);
+      if (kc == 1) {
+        std::vector<float> m(static_cast<size_t>(ld_), 0.0f);
+        for (Index i = 0; i < n_; ++i) m[static_cast<size_t>(i)] = static_cast<float>(M(i, c0));
+        std::vector<double> o(static_cast<size_t>(qpad_));
+        run(over, qpad_, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
+        for (Index j = 0; j < q_; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
+      } else if (kc <= 8) {
+        block<8>(M.middleCols(c0, kc), over, out.middleCols(c0, kc));
+      } else {
+        block<16>(M.middleCols(c0, kc), over, out.middleCols(c0, kc));
+      }
+    }
+    return out;
   }
 
   void tmv(const float* m, Index b, Index e, double* o) const {
@@ -221,14 +232,14 @@ class ScreeningCopy {
     screen_detail::tmul_plain<1>(data_.get(), ld_, ld_, m, b, e, o);
   }
 
-  template <int W>
-  void block(const Eigen::Ref<const MatrixXd>& M, int threads, Eigen::Ref<MatrixXd> out) const {
+  template <int W, class Over>
+  void block(const Eigen::Ref<const MatrixXd>& M, const Over& over, Eigen::Ref<MatrixXd> out) const {
     const Index kc = M.cols();
     std::vector<float> m(static_cast<size_t>(ld_ * W), 0.0f);  // row by row, zero padded
     for (Index i = 0; i < n_; ++i)
       for (Index c = 0; c < kc; ++c) m[static_cast<size_t>(i * W + c)] = static_cast<float>(M(i, c));
     std::vector<double> o(static_cast<size_t>(qpad_ * W));
-    run(threads, [&](Index b, Index e) {
+    run(over, qpad_, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
       if (avx2_) {
         screen_detail::tmul_avx2<W>(data_.get(), ld_, ld_, m.data(), b, e, o.data());
