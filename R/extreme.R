@@ -7,9 +7,13 @@
 # back: coefficients and intercepts to the original units, objectives and scores by the square of y's
 # factor. Data of ordinary scale are passed through untouched (no copy).
 
+# The magnitudes a column (or y) may reach without rescaling (the core's pass over a dense x of the Gram
+# engine checks its columns against them: control$plain_scale).
+plain_scale <- c(2^-400, 2^400)
+
 # The power of two that brings magnitude m to [1, 2) when m is extreme, else 1 (and 1 for m = 0).
 extreme_factor <- function(m) {
-  e <- ifelse(m > 2^400 | (m > 0 & m < 2^-400), floor(log2(m)), 0)
+  e <- ifelse(m > plain_scale[2L] | (m > 0 & m < plain_scale[1L]), floor(log2(m)), 0)
   2^-pmax(pmin(e, 1000), -1000)
 }
 

@@ -398,8 +398,18 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   criterion <- check_criterion(criterion)
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
   # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass.
-  # A caller that swept x already (check_x_scan(x, sparse = TRUE) in full) passes its `scan`.
-  if (is.null(scan)) scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
+  # A caller that swept x already (check_x_scan(x, sparse = TRUE) in full) passes its `scan`. A dense x
+  # of the Gram engine is swept by the core's own pass over it, the one that forms its cross-product (see
+  # `in_pass` below), so that x is read once.
+  if (is.null(scan)) {
+    dense <- !methods::is(x, "sparseMatrix")
+    if (dense) x <- check_dense_x(x)
+    scan <- if (dense && family_def(family)$linear && choose_engine(engine, x, family) == "gram") {
+      list(x = x, in_pass = TRUE)
+    } else {
+      check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))
+    }
+  }
   x <- scan$x
   n <- nrow(x)
   response <- check_response(y, family, n)
@@ -417,19 +427,33 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
 
   group_index <- match(group, labels) - 1L
   # columns or y near the limits of double precision reach the core rescaled (the fit keeps x and y)
-  extreme <- extreme_scaling(if (scan$spent) numeric(ncol(x)) else scan$max_abs, response$y, family)
-  xs <- if (scan$spent) NULL else x
-  ys <- response$y
-  os <- offset
-  if (!is.null(extreme)) {
-    if (!scan$spent && any(extreme$x != 1)) xs <- scale_columns(x, extreme$x)
-    ys <- response$y * extreme$y
-    if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
+  core <- function(max_abs, spent, plain_scale = NULL) {
+    extreme <- extreme_scaling(if (spent || is.null(max_abs)) numeric(ncol(x)) else max_abs, response$y, family)
+    xs <- if (spent) NULL else x
+    ys <- response$y
+    os <- offset
+    if (!is.null(extreme)) {
+      if (!spent && any(extreme$x != 1)) xs <- scale_columns(x, extreme$x)
+      ys <- response$y * extreme$y
+      if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
+    }
+    ctl <- timed_control(control, started)
+    ctl$plain_scale <- plain_scale
+    raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index, length(labels),
+                     measurement_index(meas, labels), family, ctl, report)
+    rm(xs, ys, os)
+    if (!is.null(extreme) && is.null(raw$stopped)) raw <- unscale_raw(raw, extreme)
+    raw
   }
-  raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index,
-                   length(labels), measurement_index(meas, labels), family, timed_control(control, started), report)
-  rm(xs, ys, os)
-  if (!is.null(extreme)) raw <- unscale_raw(raw, extreme)
+  if (isTRUE(scan$in_pass)) {
+    # the core's pass over x checks its values: NA, NaN or Inf is refused (check_x_scan() names the
+    # first column), and a column of extreme scale stops the fit, which runs again on x rescaled
+    raw <- core(NULL, FALSE, plain_scale)
+    if (isTRUE(raw$nonfinite)) check_x_scan(x)
+    if (isTRUE(raw$stopped)) raw <- core(raw$max_abs, FALSE)
+  } else {
+    raw <- core(scan$max_abs, scan$spent)
+  }
   # the training data, for fitted(), residuals() and predict() without new data (no copies: x and the
   # response are the objects given, or their checked double versions)
   data <- list(x = x, y = if (ncol(response$y) == 1L) drop(response$y) else response$y,

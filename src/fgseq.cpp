@@ -41,8 +41,13 @@ fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function>
   return svc;
 }
 
-// The R list of a fitted path.
+// The R list of a fitted path, with `max_abs` when the pass over x read it (control$check_values). A fit
+// stopped by the values of x is list(stopped = TRUE, nonfinite = whether NA, NaN or Inf stopped it, max_abs).
 Rcpp::List result_list(const fgseq::FitResult& fit) {
+  if (fit.stopped) {
+    return Rcpp::List::create(Rcpp::Named("stopped") = true, Rcpp::Named("nonfinite") = fit.scan.nonfinite >= 0,
+                              Rcpp::Named("max_abs") = fit.scan.max_abs);
+  }
   std::vector<int> sequence;
   for (auto g : fit.path.sequence) sequence.push_back(static_cast<int>(g) + 1);
   std::vector<int> rank;
@@ -57,7 +62,8 @@ Rcpp::List result_list(const fgseq::FitResult& fit) {
       Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.path.r2,
       Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
       Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
-      Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial);
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial,
+      Rcpp::Named("max_abs") = fit.scan.max_abs);
 }
 
 // The value of the option `name` of a list from R, by the names beside its enum in the core.
@@ -108,6 +114,12 @@ fgseq::Control control_from(const Rcpp::List& opt) {
     ctl.engine = option<fgseq::Engine>(opt, "engine");
   if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
   if (opt.containsElementNamed("screen")) ctl.screen = Rcpp::as<bool>(opt["screen"]);
+  if (opt.containsElementNamed("plain_scale")) {  // the pass over x checks the values (see fgseq::Control)
+    const Rcpp::NumericVector plain = opt["plain_scale"];
+    ctl.check_values = true;
+    ctl.plain_min = plain[0];
+    ctl.plain_max = plain[1];
+  }
   return ctl;
 }
 

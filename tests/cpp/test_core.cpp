@@ -77,6 +77,7 @@ static const std::vector<TestCase>& test_cases() {
       {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
       {"multinomial_direction", 135, [](Problem& pb) { test_multinomial_direction(pb); }},
       {"pair_cross", 136, [](Problem&) { test_pair_cross(); }},
+      {"pass_checks", 137, [](Problem& pb) { test_pass_checks(pb); }},
   };
   return cases;
 }

@@ -87,3 +87,73 @@ static void test_time_before_stats(Problem& pb) {
         "null_fit: the null model from the moments of y alone (a pass over chunks cut short)", chunks.null_risk,
         null_risk);
 }
+
+// The checks read by the Gram engine's pass over x (centred_moments() with a ColumnScan): each column's
+// largest magnitude equal to the sweep's (scan_columns()), the moments unchanged by the checks, and NA,
+// NaN or Inf found in any block of rows (the first, copied and centred; one in the middle, read in place;
+// the last, of fewer rows), weighted or not, on one thread or two; a fit with check_values then stops, its
+// path empty, as it does for a column beyond plain_max or below plain_min.
+static void test_pass_checks(Problem&) {
+  std::mt19937 rng(126);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const Index n = 8000, p = 300;  // chunk_rows(): 1747 rows; two threads take 4000 rows each
+  MatrixXd x(n, p);
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < p; ++j) x(i, j) = N(rng) + 0.01 * j;
+  x(4321, 17) = -1e200;  // finite values whose sum overflows: read value by value, not refused
+  x(4322, 17) = -1e308;
+  x(4323, 17) = -1e308;
+  const VectorXd y = x.col(0) + VectorXd::Ones(n);
+  VectorXd w(n);
+  for (Index i = 0; i < n; ++i) w(i) = 0.5 + (i % 3);
+  const ColumnScan ref = scan_columns(x);
+  for (int threads = 1; threads <= 2; ++threads) {
+    for (int weighted = 0; weighted <= 1; ++weighted) {
+      const VectorXd wt = weighted ? w : VectorXd();
+      ColumnScan s;
+      centred_moments(x, y, wt, InterruptCheck(), RankUpdate(), threads, &s);
+      check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "centred_moments: max_abs of the pass equals the sweep's",
+            (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
+      for (const Index row : {Index(3), Index(2600), n - 1}) {
+        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+          MatrixXd xb = x;
+          xb(row, p - 1) = bad;
+          ColumnScan sb;
+          centred_moments(xb, y, wt, InterruptCheck(), RankUpdate(), threads, &sb);
+          check(sb.nonfinite == p - 1, "centred_moments: NA or Inf in any block of rows stops the pass",
+                static_cast<double>(sb.nonfinite), static_cast<double>(p - 1));
+        }
+      }
+    }
+  }
+  // the checks leave the moments as they were
+  MatrixXd xs = x;
+  xs.col(17).setConstant(1.0);
+  ColumnScan s;
+  const Moments with = centred_moments(xs, y, w.head(0), InterruptCheck(), RankUpdate(), 1, &s);
+  const Moments without = centred_moments(xs, y, w.head(0));
+  check(with.xx == without.xx && with.xy == without.xy && with.mean == without.mean,
+        "centred_moments: the checks leave the moments unchanged", 0, 0);
+  // a fit that checks the values stops at NA, NaN or Inf and at an extreme column; otherwise it fits
+  std::vector<int> group_of(static_cast<size_t>(p));
+  for (Index j = 0; j < p; ++j) group_of[static_cast<size_t>(j)] = static_cast<int>(j / 10);
+  const Measurements cost(std::vector<double>(30, 1.0));
+  Control ctl;
+  ctl.check_values = true;
+  ctl.plain_min = std::ldexp(1.0, -400);
+  ctl.plain_max = std::ldexp(1.0, 400);
+  ctl.max_steps = 3;
+  MatrixXd xf = xs;
+  const FitResult plain = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  check(!plain.stopped && plain.path.sequence.size() == 3 && plain.scan.max_abs.size() == p,
+        "fit_path: check_values fits plain data and returns max_abs", static_cast<double>(plain.path.sequence.size()), 3);
+  xf(n - 1, 4) = std::numeric_limits<double>::infinity();
+  const FitResult inf = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  check(inf.stopped && inf.scan.nonfinite == 4 && inf.path.sequence.empty(), "fit_path: Inf in the last row stops the fit",
+        static_cast<double>(inf.scan.nonfinite), 4);
+  xf = xs;
+  xf.col(9) *= 1e-200;
+  const FitResult tiny = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  check(tiny.stopped && tiny.scan.nonfinite == -1 && tiny.scan.max_abs(9) < ctl.plain_min,
+        "fit_path: a column below plain_min stops the fit", tiny.scan.max_abs(9), 0);
+}

@@ -66,3 +66,20 @@ test_that("statistics that would overflow are refused with a clear error", {
   d <- ext()
   expect_error(fgseq_stats(d$x * 1e160, d$y), "the cross-products of `x` and `y` overflow")
 })
+
+test_that("a tall x (many blocks of rows) with columns of extreme scale equals the fit on ordinary units", {
+  # the Gram engine's pass over x finds the extreme columns, and the fit runs again on x rescaled
+  set.seed(52)
+  n <- 6000
+  x <- matrix(rnorm(n * 200), n, 200)
+  y <- drop(x[, 1:20] %*% rnorm(20)) + rnorm(n)
+  g <- rep(1:20, each = 10)
+  f <- rep(1, 200)
+  f[c(5, 150)] <- c(1e300, 1e-200)
+  ref <- fgseq(x, y, group = g, lambda = 0, max_steps = 6)
+  fit <- fgseq(x * rep(f, each = n), y, group = g, lambda = 0, max_steps = 6)
+  expect_identical(fit$sequence, ref$sequence)
+  expect_equal(fit$path$r2, ref$path$r2, tolerance = 1e-10)
+  expect_equal(unname(fit$beta * f), unname(ref$beta), tolerance = 1e-10)
+  expect_equal(unname(fit$a0), unname(ref$a0), tolerance = 1e-10)
+})

@@ -24,6 +24,42 @@ test_that("x: non-numeric, too few rows, NA / NaN / Inf", {
   }
 })
 
+test_that("x of many blocks of rows: NA / NaN / Inf anywhere is refused by the Gram engine's one pass over x", {
+  # p = 200: the core's pass reads x in blocks of 2621 rows, so 6000 rows are 3 blocks; the first is
+  # copied and centred, the others are read in place. A non-finite value in any block (the last
+  # row of the last column included), weighted or not, through the BLAS or Eigen, on 1 or 2 threads,
+  # is refused with the message that names the first column holding one.
+  set.seed(12)
+  n <- 6000
+  x <- matrix(rnorm(n * 200), n, 200, dimnames = list(NULL, sprintf("v%03d", 1:200)))
+  y <- x[, 1] + rnorm(n)
+  w <- runif(n, 0.5, 2)
+  on.exit(options(fgseq.gram = NULL, fgseq.threads = NULL), add = TRUE)
+  sweeps <- new.env()
+  sweeps$n <- 0L
+  count <- function() sweeps$n <- sweeps$n + 1L
+  suppressMessages(trace(".scan_columns", tracer = bquote(.(count)()), where = asNamespace("fgseq"), print = FALSE))
+  on.exit(suppressMessages(untrace(".scan_columns", where = asNamespace("fgseq"))), add = TRUE)
+  for (gram in c("blas", "eigen")) for (threads in 1:2) {
+    options(fgseq.gram = gram, fgseq.threads = threads)
+    for (at in list(c(1, 150), c(3000, 7), c(n, 200))) {
+      xb <- x
+      xb[at[1], at[2]] <- if (at[1] == 3000) -Inf else NA
+      xb[n, 199] <- NaN
+      first <- sprintf("v%03d", min(at[2], 199))
+      expect_error(fgseq(xb, y, group = rep(1:20, each = 10)),
+                   paste0("`x` contains NA, NaN or Inf \\(first in column '", first, "'\\)"), class = "fgseq_error_input")
+      expect_error(fgseq(xb, y, group = rep(1:20, each = 10), weights = w, method = "fr"),
+                   paste0("`x` contains NA, NaN or Inf \\(first in column '", first, "'\\)"), class = "fgseq_error_input")
+    }
+  }
+  # a finite x is fitted from that one pass, not swept before it
+  sweeps$n <- 0L
+  fit <- fgseq(x[, 1:20], y, group = rep(1:4, each = 5), lambda = 0)
+  expect_identical(sweeps$n, 0L)
+  expect_equal(unname(fit$beta[, ncol(fit$beta)]), unname(coef(lm(y ~ x[, 1:20]))[-1]), tolerance = 1e-9)
+})
+
 test_that("y: type, length, NA / NaN / Inf, constant", {
   expect_error(fgseq(vx, letters[1:40]), "`y` must be a numeric vector", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy[-1]), "`y` must have one value per row of `x`: length\\(y\\) is 39, nrow\\(x\\) is 40",

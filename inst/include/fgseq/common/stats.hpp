@@ -48,10 +48,12 @@ struct GramStats {
   double yy_total() const { return yy.sum(); }
 };
 
-// What the checks before a fit need from a dense x, read in place in one sweep: the first column
-// (0-based) holding NA, NaN or Inf (-1 when every value is finite; the sweep stops at it) and the
-// largest magnitude of each column (for the extreme-scale rule). `poll` runs between columns, once per
-// 2^20 values read, while columns remain (an interrupt check, a clock; it may throw).
+// What the checks before a fit need from a dense x: the first column (0-based) holding NA, NaN or Inf
+// (-1 when every value is finite; the sweep stops at it) and the largest magnitude of each column (for
+// the extreme-scale rule). scan_columns() reads them in a sweep of their own; the Gram engine's pass
+// (centred_moments() with a ColumnScan) reads them from the blocks of rows it forms the cross-product
+// of, so that x is read once. scan_columns(): `poll` runs between columns, once per 2^20 values read,
+// while columns remain (an interrupt check, a clock; it may throw).
 struct ColumnScan {
   Index nonfinite = -1;
   VectorXd max_abs;
@@ -84,6 +86,31 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const Interr
     unpolled += n;
   }
   return out;
+}
+
+// One sweep over the columns of a block of rows b (rows x p, in place in x or a copy), each column read
+// once from memory and its sum, product and magnitude then taken from the L1 cache: returns the
+// column sums; with `xy`, adds b' yb to it; with `scan`, keeps each column's largest magnitude in
+// scan->max_abs (the running maximum) and sets scan->nonfinite to a column that holds NA, NaN or Inf,
+// and stops there. A NaN or an infinity makes a column's sum NaN or infinite, so only a column whose
+// sum is not finite is read value by value (its finite values may also overflow the sum).
+inline VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::Ref<const MatrixXd>& yb,
+                              MatrixXd* xy, ColumnScan* scan) {
+  const Index p = b.cols();
+  VectorXd sum(p);
+  for (Index j = 0; j < p; ++j) {
+    const auto c = b.col(j);
+    sum(j) = c.sum();
+    if (xy)
+      for (Index k = 0; k < yb.cols(); ++k) (*xy)(j, k) += c.dot(yb.col(k));
+    if (!scan) continue;
+    if (!std::isfinite(sum(j)) && !c.allFinite()) {
+      scan->nonfinite = j;
+      return sum;
+    }
+    scan->max_abs(j) = std::max(scan->max_abs(j), c.cwiseAbs().maxCoeff());
+  }
+  return sum;
 }
 
 // Rows per chunk: keep the centred buffer near 4 MB.
@@ -150,11 +177,19 @@ inline void check_moments(const Moments& m, const char* where) {
 
 // threads > 1: the rows are split into one contiguous range per thread, the moments of each range are
 // formed separately and merged exactly (merge_moments); only the calling thread polls the interrupt check.
+// scan: when given, the checks of the values of x (ColumnScan: each column's largest magnitude, a column
+// holding NA, NaN or Inf) are read from the same blocks of rows as the moments, so that x is read once;
+// the pass stops at a block holding NA, NaN or Inf, and the moments returned are then unusable.
 inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
                                const Eigen::Ref<const VectorXd>& weights,
                                const InterruptCheck& check_interrupt = InterruptCheck(),
-                               const RankUpdate& rank_update = RankUpdate(), int threads = 1) {
+                               const RankUpdate& rank_update = RankUpdate(), int threads = 1,
+                               ColumnScan* scan = nullptr) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
+  if (scan) {
+    scan->nonfinite = -1;
+    scan->max_abs = VectorXd::Zero(p);
+  }
   threads = static_cast<int>(std::min<Index>(std::max(threads, 1), n / std::max<Index>(2 * chunk_rows(n, p), 1)));
   for (int t = 0; t < threads && weights.size() == n; ++t)  // every range needs a positive weight
     if (!(weights.segment(n * t / threads, n * (t + 1) / threads - n * t / threads).sum() > 0)) threads = 1;
@@ -163,6 +198,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     if (weights.size() > 0 && weights.size() != n)
       throw std::invalid_argument("centred_moments: one weight per row is needed");
     std::vector<Moments> part(static_cast<size_t>(threads));
+    std::vector<ColumnScan> part_scan(static_cast<size_t>(threads));
     const SharedCheck shared(check_interrupt);
     parallel_ranges(threads, threads, [&](Index t0, Index t1) {
       shared.run([&] {
@@ -171,10 +207,18 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
           part[static_cast<size_t>(t)] = centred_moments(
               x.middleRows(b, e - b), y.middleRows(b, e - b),
               weights.size() ? Eigen::Ref<const VectorXd>(weights.segment(b, e - b)) : weights,
-              shared.check(), rank_update, 1);
+              shared.check(), rank_update, 1, scan ? &part_scan[static_cast<size_t>(t)] : nullptr);
         }
       });
     });
+    for (const ColumnScan& s : part_scan) {
+      if (!scan) break;
+      if (s.nonfinite >= 0) {
+        scan->nonfinite = s.nonfinite;
+        return Moments();
+      }
+      scan->max_abs = scan->max_abs.cwiseMax(s.max_abs);
+    }
     Moments m = std::move(part[0]);
     for (int t = 1; t < threads; ++t) m = merge_moments(m, part[static_cast<size_t>(t)]);
     return m;
@@ -197,22 +241,22 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
   double Wr = 0.0;  // weight of the rows merged so far
   const Index step = chunk_rows(n, p);
   MatrixXd buf(step, p), ybuf(step, P);
-  // adds a chunk's cross-products (xb: its rows of x, centred unless `centred` is false; yb: its
-  // centred responses) and merges its means
-  auto add_chunk = [&](const Eigen::Ref<const MatrixXd>& xb, const Eigen::Ref<const MatrixXd>& yb, double Wc,
-                       const VectorXd& mc, const VectorXd& yc, bool centred) {
-    if (p > 0) {  // no column (the null model's moments of y): no product over an empty x
-      if (rank_update) rank_update(m.xx, xb);
-      else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
-      if (!centred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
-      if (P > 0) m.xy.noalias() += xb.transpose() * yb;
-    }
+  // gram (lower) += xb' xb
+  auto cross = [&](const Eigen::Ref<const MatrixXd>& xb) {
+    if (p == 0) return;  // no column (the null model's moments of y): no product over an empty x
+    if (rank_update) rank_update(m.xx, xb);
+    else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+  };
+  // adds a chunk's centred y'y (yb: its centred responses) and merges its means
+  auto merge = [&](const Eigen::Ref<const MatrixXd>& yb, double Wc, const VectorXd& mc, const VectorXd& yc) {
     if (P > 0) m.yy += yb.colwise().squaredNorm().transpose();
     merge_chunk(m, Wr, Wc, mc, yc);
     Wr += Wc;
   };
   for (Index start = 0; start < n; start += step) {
-    if (start > 0 && check_interrupt) check_interrupt();  // between chunks, while work remains
+    // before every chunk, the first included: a clock already spent (max_time used up by the checks
+    // before the pass) stops the pass before it reads any value of x
+    if (check_interrupt) check_interrupt();
     const Index rows = std::min(step, n - start);
     auto b = buf.topRows(rows);
     auto yb = ybuf.topRows(rows);
@@ -221,15 +265,22 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     VectorXd mc, yc;
     if (!weighted && Wr > 0 && moderate_means(m, Wr)) {
       // every column's mean is within 10 sd of 0 (by the rows so far): the chunk's cross-product is
-      // formed on x in place, B'B - rows mc mc', losing at most about 2 digits, and no copy is made
+      // formed on x in place, B'B - rows mc mc', losing at most about 2 digits, and no copy is made.
+      // One sweep of its columns gives their sums, x'y and the checks, and leaves the chunk in the
+      // cache for the cross-product.
       const auto xb = x.middleRows(start, rows);
-      mc = xb.colwise().sum().transpose() / Wc;
       yc = yb.colwise().sum().transpose() / Wc;
       yb.rowwise() -= yc.transpose();
-      add_chunk(xb, yb, Wc, mc, yc, false);
+      mc = sweep_columns(xb, yb, P > 0 ? &m.xy : nullptr, scan) / Wc;
+      if (scan && scan->nonfinite >= 0) return m;
+      cross(xb);
+      if (p > 0) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
+      merge(yb, Wc, mc, yc);
       continue;
     }
     b.noalias() = x.middleRows(start, rows);
+    const VectorXd sums = sweep_columns(b, yb, nullptr, scan);
+    if (scan && scan->nonfinite >= 0) return m;
     if (weighted) {
       const auto wc = weights.segment(start, rows);
       Wc = wc.sum();
@@ -237,7 +288,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       mc.noalias() = b.transpose() * wc / Wc;
       yc.noalias() = yb.transpose() * wc / Wc;
     } else {
-      mc = b.colwise().sum().transpose() / Wc;
+      mc = sums / Wc;
       yc = yb.colwise().sum().transpose() / Wc;
     }
     b.rowwise() -= mc.transpose();
@@ -247,7 +298,9 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       b = sw.asDiagonal() * b;
       yb = sw.asDiagonal() * yb;
     }
-    add_chunk(b, yb, Wc, mc, yc, true);
+    cross(b);
+    if (P > 0) sweep_columns(b, yb, &m.xy, nullptr);
+    merge(yb, Wc, mc, yc);
   }
   m.xx.triangularView<Eigen::StrictlyUpper>() = m.xx.transpose();
   return m;

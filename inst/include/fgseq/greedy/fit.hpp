@@ -28,6 +28,10 @@ struct FitResult {
   std::vector<Index> rank;      // per group, after whitening
   double null_risk = 0.0;       // R(empty)
   bool converged = true;        // every Newton solve converged (GLM families)
+  // ctl.check_values: what the pass over x read for the checks (max_abs empty when max_time ran out in
+  // it); `stopped` when it found NA, NaN or Inf (scan.nonfinite) or an extreme column: nothing else is set
+  ColumnScan scan;
+  bool stopped = false;
 };
 
 // Services a fit may use: R's interrupt check, a BLAS rank update, a progress bar.
@@ -151,6 +155,17 @@ inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const 
   return out;
 }
 
+// Whether the values the pass over x read stop the fit (Control::check_values): NA, NaN or Inf, or a
+// column whose largest magnitude is outside [plain_min, plain_max] and not 0.
+inline bool refused(const ColumnScan& scan, const Control& ctl) {
+  if (scan.nonfinite >= 0) return true;
+  for (Index j = 0; j < scan.max_abs.size(); ++j) {
+    const double a = scan.max_abs(j);
+    if (a > ctl.plain_max || (a > 0 && a < ctl.plain_min)) return true;
+  }
+  return false;
+}
+
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
@@ -226,12 +241,25 @@ inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, 
     } else {
       // with an injected BLAS rank update the BLAS brings its own threads
       const int threads = svc.rank_update ? 1 : ctl.threads;
+      ColumnScan scan;
       try {
-        st = gram_stats(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
-                        detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads);
+        if (x.rows() < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
+        Moments m = centred_moments(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
+                                    detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads,
+                                    ctl.check_values ? &scan : nullptr);
+        if (ctl.check_values && detail::refused(scan, ctl)) {
+          FitResult out;
+          out.scan = std::move(scan);
+          out.stopped = true;
+          return out;
+        }
+        st = standardize(std::move(m));
       } catch (const TimeUp&) {
         return detail::null_model(x.cols(), yc, weights, offset, family, lay, cost, ctl, svc);
       }
+      FitResult out = detail::fit_gram(st, lay, cost, ctl, started, svc);
+      out.scan = std::move(scan);
+      return out;
     }
     return detail::fit_gram(st, lay, cost, ctl, started, svc);
   }
