@@ -38,6 +38,6 @@ t_chunk <- system.time(b <- fgseq(fgseq_chunks(files), group = group, cost = cos
                                   max_steps = steps))[["elapsed"]]
 future::plan(future::sequential)
 unlink(dir, recursive = TRUE)
-cat(sprintf("in memory: %.2f s; from chunk files on 2 workers: %.2f s; ratio %.2f\n", t_mem, t_chunk, t_chunk / t_mem))
+cat(sprintf("in memory: %.2f s; from chunk files on 2 workers: %.2f s; ratio %.2f (target <= 2)\n", t_mem, t_chunk, t_chunk / t_mem))
 cat(sprintf("same sequence: %s; max |beta difference| %.2e\n", identical(a$sequence, b$sequence),
             max(abs(a$beta - b$beta))))

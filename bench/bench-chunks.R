@@ -175,7 +175,7 @@ cat(sprintf("median CPU seconds (session + workers): in memory %.2f; chunked %.2
             med_cpu[["mem"]], med_cpu[["chunk"]], med_cpu[["native"]], med_cpu[["default"]]))
 cat(sprintf("  (chunked: CPU / elapsed = %.2f of the %d workers' cores; below %d, other work took the cores)\n\n",
             med_cpu[["chunk"]] / med[["chunk"]], n_workers, n_workers))
-cat(sprintf("median: in memory %.2f s; chunked %.2f s; ratio %.2f (target <= 1.5)\n",
+cat(sprintf("median: in memory %.2f s; chunked %.2f s; ratio %.2f (target <= 1.2)\n",
             med[["mem"]], med[["chunk"]], med[["chunk"]] / med[["mem"]]))
 cat(sprintf("median ratios of the variants: native byte order files %.2f; plain multisession plan %.2f\n",
             med[["native"]] / med[["mem"]], med[["default"]] / med[["mem"]]))
