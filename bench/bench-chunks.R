@@ -5,7 +5,7 @@
 ##   Rscript bench/bench-chunks.R                 # n = 200000, p = 500 in 50 groups of 10, 5 repeats
 ##   Rscript bench/bench-chunks.R 100000          # smaller n
 ##   Rscript bench/bench-chunks.R 100000 9        # 9 repeats
-## Target: equal to the in-memory fit to 1e-10; at most 1.5 x its time.
+## Target: equal to the in-memory fit to 1e-10; at most 1.2 x its time.
 ##
 ## What is timed. In memory: fgseq(x, y, ...) on the rows held in memory. Chunked: fgseq_stats(files)
 ## (the workers read the chunk files from disk, compute the statistics of their chunks and add them),

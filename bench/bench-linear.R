@@ -8,9 +8,9 @@
 ## Data: p = 500 columns in 50 groups of 10; within a group the columns share a
 ## common factor (correlation 0.5), groups are independent; 10 groups carry
 ## signal. Group costs are drawn from c(1, 5, 20, 50, 100, 150, 200).
-## Targets: elapsed time of the full path <= 1.15 x crossprod(x) for omp and
+## Targets: elapsed time of the full path <= 1.05 x crossprod(x) for omp and
 ## <= 1.3 x for fr and doubling; peak memory beyond x <= 0.10 x size of x
-## (the scale issue's figures, for n = 500000 with R linked to OpenBLAS).
+## (for n = 500000 with R linked to OpenBLAS).
 ## Memory is measured two ways: the R heap (gc(reset = TRUE) before the fit,
 ## "max used" Vcells after, minus object.size(x)) and, on Linux, the peak
 ## resident set of the process (VmHWM, reset through /proc/self/clear_refs),
