@@ -126,7 +126,7 @@ predict_request <- function(object, req) {
   prefix <- req$missing == "prefix" || req$per_row
   unchecked <- isTRUE(req$design$unchecked)
   pre <- fit_link(object, req$x, req$steps, prefix || unchecked, req$per_row)
-  if (unchecked) refuse_nonfinite(object, req$x, req$steps, req$per_row, pre)
+  if (unchecked) refuse_nonfinite(object, req$x, req$steps, req$per_row, pre, if (isTRUE(req$newdata)) "newdata" else "newx")
   if (!is.null(pre$n_infinite) && pre$n_infinite > 0) {
     abort("`", if (isTRUE(req$newdata)) "newdata" else "newx", "` contains Inf or -Inf in the columns of the ",
           "sequence; only NA (not computed) is allowed there.", class = "input")
@@ -139,11 +139,11 @@ predict_request <- function(object, req) {
 # check_newx() asks of new data. The prefix prediction `pre` counted the Inf values of the columns the
 # requested steps read and stopped each row before the first value it lacks there; the columns the steps
 # do not read are scanned here.
-refuse_nonfinite <- function(object, x, steps, per_row, pre) {
+refuse_nonfinite <- function(object, x, steps, per_row, pre, arg = "newx") {
   requested <- if (per_row) steps else rep(steps, each = nrow(x))
   unread <- which(column_steps(object) > max(c(steps, 0L)))
   if (pre$n_infinite > 0 || any(pre$step != requested) || (length(unread) && .count_nonfinite(x, unread) > 0)) {
-    abort_nonfinite_newx()
+    abort_nonfinite_newx(arg)
   }
   invisible()
 }
@@ -158,9 +158,10 @@ prediction_design <- function(object, newx, newx_missing, newdata, newoffset, mi
     if (!is.null(newoffset)) abort("`newoffset` goes with `newx`: give the new observations too.")
     design <- training_design(object)
   } else {
-    # a newx is checked for NA, NaN and Inf in the pass that predicts it (predict_request())
+    # a newx, or the model matrix of newdata, is checked for NA, NaN and Inf in the pass that predicts it
+    # (predict_request()); NA in the variables of newdata is refused before, by the model frame
     design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix" || is.null(newdata))
-    design$unchecked <- is.null(newdata) && missing == "error"
+    design$unchecked <- missing == "error"
   }
   if (!isTRUE(object$has_offset)) {
     if (!is.null(newoffset)) abort("`newoffset` is given, but the fit has no offset: leave `newoffset` out, or refit with `offset`.")

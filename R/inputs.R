@@ -278,8 +278,9 @@ check_newx <- function(newx, object, keep_na = FALSE) {
   newx
 }
 
-# The error of a newx holding NA, NaN or Inf where missing = "error" refuses them.
-abort_nonfinite_newx <- function() {
-  abort("`newx` contains NA, NaN or Inf; remove or impute those values first, or predict rows with NA by ",
+# The error of a newx (or newdata's model matrix, `arg`) holding NA, NaN or Inf where missing = "error"
+# refuses them.
+abort_nonfinite_newx <- function(arg = "newx") {
+  abort("`", arg, "` contains NA, NaN or Inf; remove or impute those values first, or predict rows with NA by ",
         "missing = \"prefix\".", class = "na")
 }

@@ -133,6 +133,25 @@ test_that("complete rows: NA, NaN and Inf of newx are refused wherever they are,
   expect_error(predict(fit, xs), "`newx` contains NA, NaN or Inf", class = "fgseq_error_na")
 })
 
+test_that("complete rows: Inf in newdata is refused like Inf in newx, in a read or an unread variable", {
+  set.seed(38)
+  d <- data.frame(a = rnorm(80), b = rnorm(80), z = rnorm(80))
+  d$y <- 1 + 2 * d$a - d$b + rnorm(80, sd = 0.3)
+  fit <- fgseq(y ~ a + b + z, data = d, cost = c(a = 1, b = 2, z = 50), lambda = 0, max_steps = 1)
+  expect_identical(fit$sequence, "a")
+  for (v in c("a", "z")) {
+    for (value in c(Inf, -Inf)) {
+      new <- d[1:5, ]
+      new[[v]][3] <- value
+      expect_error(predict(fit, newdata = new, step = 1), "`newdata` contains NA, NaN or Inf",
+                   class = "fgseq_error_na")
+    }
+  }
+  # the rows left are predicted as lm() of the first step's variable predicts them
+  ref <- predict(lm(y ~ a, data = d), newdata = d[1:5, ])
+  expect_equal(unname(predict(fit, newdata = d[1:5, ], step = 1)[, 1]), unname(ref), tolerance = 1e-10)
+})
+
 test_that("without new data, a training row lacking a value its step reads predicts NA at that step only", {
   d <- sim_groups(60, sizes = c(2, 3, 1, 2), seed = 37)
   fit <- fgseq(d$x, d$y, group = d$group, cost = d$cost)
