@@ -279,7 +279,8 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       continue;
     }
     b.noalias() = x.middleRows(start, rows);
-    const VectorXd sums = sweep_columns(b, yb, nullptr, scan);
+    // the column sums give the unweighted means; a weighted chunk sweeps its columns only for the checks
+    const VectorXd sums = (scan || !weighted) ? sweep_columns(b, yb, nullptr, scan) : VectorXd();
     if (scan && scan->nonfinite >= 0) return m;
     if (weighted) {
       const auto wc = weights.segment(start, rows);
