@@ -3,6 +3,7 @@
 #define USE_FC_LEN_T
 #include <RcppEigen.h>
 #include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
 #ifndef FCONE
 #define FCONE
 #endif
@@ -26,11 +27,23 @@ void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::Matri
   F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
 }
 
+// a (lower triangle) = L L' in place through the LAPACK R is linked to (dpotrf); false when a pivot is
+// not positive.
+bool lapack_cholesky(Eigen::MatrixXd& a) {
+  const char uplo = 'L';
+  const int n = static_cast<int>(a.rows()), lda = static_cast<int>(a.outerStride());
+  int info = 0;
+  if (n == 0) return true;
+  F77_CALL(dpotrf)(&uplo, &n, a.data(), &lda, &info FCONE);
+  return info == 0;
+}
+
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
   if (gram == "blas") {
     svc.rank_update = blas_rank_update;
+    svc.cholesky = lapack_cholesky;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);
