@@ -38,12 +38,23 @@ bool lapack_cholesky(Eigen::MatrixXd& a) {
   return info == 0;
 }
 
+// B = L^-1 B in place through the BLAS R is linked to (dtrsm), L lower triangular.
+void blas_lower_solve(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
+  const char side = 'L', uplo = 'L', trans = 'N', diag = 'N';
+  const int m = static_cast<int>(B.rows()), n = static_cast<int>(B.cols());
+  const int lda = static_cast<int>(L.outerStride()), ldb = static_cast<int>(B.outerStride());
+  const double one = 1.0;
+  if (m == 0 || n == 0) return;
+  F77_CALL(dtrsm)(&side, &uplo, &trans, &diag, &m, &n, &one, L.data(), &lda, B.data(), &ldb FCONE FCONE FCONE FCONE);
+}
+
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
   if (gram == "blas") {
     svc.rank_update = blas_rank_update;
     svc.cholesky = lapack_cholesky;
+    svc.lower_solve = blas_lower_solve;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);

@@ -35,10 +35,15 @@ using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const Mat
 // Eigen's Cholesky. The R glue can inject the LAPACK R is linked to (dpotrf).
 using CholeskyInPlace = std::function<bool(MatrixXd& a)>;
 
-// The dense linear algebra a fit may take from outside the core (both may be empty).
+// B = L^-1 B in place for a lower triangular L (the lower triangle of its argument). Empty: Eigen's
+// triangular solve. The R glue can inject the BLAS's (dtrsm).
+using LowerSolve = std::function<void(const MatrixXd& L, MatrixXd& B)>;
+
+// The dense linear algebra a fit may take from outside the core (each may be empty).
 struct Blas {
   RankUpdate rank_update;
   CholeskyInPlace cholesky;
+  LowerSolve lower_solve;
 };
 
 // Rows per block of the passes that sum over blocks of rows instead of making n-row buffers (the GLM

@@ -39,6 +39,7 @@ struct Services {
   InterruptCheck check_interrupt;
   RankUpdate rank_update;
   CholeskyInPlace cholesky;
+  LowerSolve lower_solve;
   ProgressCallback progress;
 };
 
@@ -210,7 +211,7 @@ inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, 
   } catch (const TimeUp&) {
     return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
-  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started), Blas{svc.rank_update, svc.cholesky});
+  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started), Blas{svc.rank_update, svc.cholesky, svc.lower_solve});
   return run_path(model, cost, ctl, started, svc);
 }
 }  // namespace detail
