@@ -48,6 +48,18 @@ void blas_lower_solve(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
   F77_CALL(dtrsm)(&side, &uplo, &trans, &diag, &m, &n, &one, L.data(), &lda, B.data(), &ldb FCONE FCONE FCONE FCONE);
 }
 
+// C += X' Y through the BLAS R is linked to (dgemm).
+void blas_cross_update(Eigen::MatrixXd& C, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                       const Eigen::Ref<const Eigen::MatrixXd>& Y) {
+  const char ta = 'T', tb = 'N';
+  const int m = static_cast<int>(X.cols()), n = static_cast<int>(Y.cols()), k = static_cast<int>(X.rows());
+  const int ldx = static_cast<int>(X.outerStride()), ldy = static_cast<int>(Y.outerStride());
+  const int ldc = static_cast<int>(C.outerStride());
+  const double one = 1.0;
+  if (m == 0 || n == 0 || k == 0) return;
+  F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, X.data(), &ldx, Y.data(), &ldy, &one, C.data(), &ldc FCONE FCONE);
+}
+
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
@@ -55,6 +67,7 @@ fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function>
     svc.rank_update = blas_rank_update;
     svc.cholesky = lapack_cholesky;
     svc.lower_solve = blas_lower_solve;
+    svc.cross_update = blas_cross_update;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);

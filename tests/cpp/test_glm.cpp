@@ -641,6 +641,9 @@ static void test_multinomial_direction(Problem& pb) {
       by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
         g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
       };
+      by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
+        c.noalias() += x.transpose() * y;
+      };
       Blas no_cholesky = by_rows;
       no_cholesky.cholesky = [](MatrixXd&) { return false; };
       for (int variant = 0; variant < 4; ++variant) {

@@ -21,30 +21,11 @@
 #include <vector>
 
 #include "deadline.hpp"
+#include "kernels.hpp"
 #include "threads.hpp"
 #include "types.hpp"
 
 namespace fgseq {
-
-// gram (lower triangle) += block' block, block a chunk of centred rows. Empty: Eigen's own symmetric
-// rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
-using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
-
-// a = L L' in place for a symmetric a (lower triangle read): L in the lower triangle, the strict upper
-// triangle untouched; false when a pivot is not positive (the lower triangle is then undefined). Empty:
-// Eigen's Cholesky. The R glue can inject the LAPACK R is linked to (dpotrf).
-using CholeskyInPlace = std::function<bool(MatrixXd& a)>;
-
-// B = L^-1 B in place for a lower triangular L (the lower triangle of its argument). Empty: Eigen's
-// triangular solve. The R glue can inject the BLAS's (dtrsm).
-using LowerSolve = std::function<void(const MatrixXd& L, MatrixXd& B)>;
-
-// The dense linear algebra a fit may take from outside the core (each may be empty).
-struct Blas {
-  RankUpdate rank_update;
-  CholeskyInPlace cholesky;
-  LowerSolve lower_solve;
-};
 
 // Rows per block of the passes that sum over blocks of rows instead of making n-row buffers (the GLM
 // null model's Newton passes, the Greedy Miser's starting loss): a time-out on many rows then answers

@@ -311,7 +311,7 @@ class GlmModel : public GlmPathModel {
       rk.push_back(rank(h));
     }
     const GainLayout gl = gain_layout(m1_, std::move(col), std::move(rk));
-    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads), gl, y_.cols(),
+    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads, blas_), gl, y_.cols(),
                                   ctl_.lambda, ctl_.pivot_tol, blas_));
   }
 };

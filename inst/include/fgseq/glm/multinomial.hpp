@@ -108,27 +108,7 @@ class ContrastHessian {
         if (a == b) V.col(k) = (wn.array() * mu.col(c).array() * (1.0 - mu.col(c).array())).matrix();
         else V.col(k) = -(wn.array() * mu.col(c).array() * mu.col(d).array()).matrix();
       }
-    std::vector<MatrixXd> H;
-    if (blas.rank_update) {
-      V = V.cwiseAbs().cwiseSqrt();
-      // through the BLAS: each weight column has one sign, so its block is +-(sqrt|v| o Z1)' (sqrt|v| o Z1),
-      // a symmetric rank update per block of rows
-      const Index rb = 1024;
-      H.assign(static_cast<size_t>(V.cols()), MatrixXd::Zero(m1, m1));
-      MatrixXd B(std::min(rb, n), m1);
-      for (Index r0 = 0; r0 < n; r0 += rb) {
-        const Index rows = std::min(rb, n - r0);
-        for (Index k = 0; k < V.cols(); ++k) {
-          B.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * Z1.middleRows(r0, rows);
-          blas.rank_update(H[static_cast<size_t>(k)], B.topRows(rows));
-        }
-      }
-      for (Index a = 0, k = 0; a < Q; ++a)
-        for (Index b = a; b < Q; ++b, ++k)
-          if (a != b) H[static_cast<size_t>(k)] = -H[static_cast<size_t>(k)];
-    } else {
-      H = kernels::weighted_cross(Z1, V, {{0, m1, 0, m1, true}}, threads);
-    }
+    std::vector<MatrixXd> H = kernels::weighted_cross(Z1, V, {{0, m1, 0, m1, true}}, threads, blas);
     V.resize(0, 0);
     for (MatrixXd& b : H) b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
     const auto block = [&](Index a, Index b) -> const MatrixXd& {

@@ -178,9 +178,10 @@ struct GainSums {
 
 // The pass over the rows of Z at fitted means mu (resid = diag(w) (y - mu)), on `threads` threads.
 inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
-                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads) {
+                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads,
+                          const Blas& blas = Blas()) {
   GainSums s;
-  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads);
+  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads, blas);
   s.zr.resize(static_cast<size_t>(gl.n_runs));
   for (Index run = 1; run < gl.n_runs; ++run) {
     const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
