@@ -3,6 +3,7 @@
 #define USE_FC_LEN_T
 #include <RcppEigen.h>
 #include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
 #ifndef FCONE
 #define FCONE
 #endif
@@ -26,11 +27,47 @@ void blas_rank_update(Eigen::MatrixXd& gram, const Eigen::Ref<const Eigen::Matri
   F77_CALL(dsyrk)(&uplo, &trans, &n, &k, &one, block.data(), &lda, &one, gram.data(), &ldc FCONE FCONE);
 }
 
+// a (lower triangle) = L L' in place through the LAPACK R is linked to (dpotrf); false when a pivot is
+// not positive.
+bool lapack_cholesky(Eigen::MatrixXd& a) {
+  const char uplo = 'L';
+  const int n = static_cast<int>(a.rows()), lda = static_cast<int>(a.outerStride());
+  int info = 0;
+  if (n == 0) return true;
+  F77_CALL(dpotrf)(&uplo, &n, a.data(), &lda, &info FCONE);
+  return info == 0;
+}
+
+// B = L^-1 B in place through the BLAS R is linked to (dtrsm), L lower triangular.
+void blas_lower_solve(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
+  const char side = 'L', uplo = 'L', trans = 'N', diag = 'N';
+  const int m = static_cast<int>(B.rows()), n = static_cast<int>(B.cols());
+  const int lda = static_cast<int>(L.outerStride()), ldb = static_cast<int>(B.outerStride());
+  const double one = 1.0;
+  if (m == 0 || n == 0) return;
+  F77_CALL(dtrsm)(&side, &uplo, &trans, &diag, &m, &n, &one, L.data(), &lda, B.data(), &ldb FCONE FCONE FCONE FCONE);
+}
+
+// C += X' Y through the BLAS R is linked to (dgemm).
+void blas_cross_update(Eigen::MatrixXd& C, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                       const Eigen::Ref<const Eigen::MatrixXd>& Y) {
+  const char ta = 'T', tb = 'N';
+  const int m = static_cast<int>(X.cols()), n = static_cast<int>(Y.cols()), k = static_cast<int>(X.rows());
+  const int ldx = static_cast<int>(X.outerStride()), ldy = static_cast<int>(Y.outerStride());
+  const int ldc = static_cast<int>(C.outerStride());
+  const double one = 1.0;
+  if (m == 0 || n == 0 || k == 0) return;
+  F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, X.data(), &ldx, Y.data(), &ldy, &one, C.data(), &ldc FCONE FCONE);
+}
+
 fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
   if (gram == "blas") {
     svc.rank_update = blas_rank_update;
+    svc.cholesky = lapack_cholesky;
+    svc.lower_solve = blas_lower_solve;
+    svc.cross_update = blas_cross_update;
   }
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);

@@ -598,7 +598,9 @@ static void test_pair_cross() {
 //     a 3-class model over every group's whitened columns, with weights and offsets, at lambda 0.05 and
 //     0 (flat along adding the same to every class) and on 1 and 2 threads, by newton_solve() with
 //     multinomial_direction() equals its fit with the factorized Hessian (linear predictors to 1e-8, and
-//     at lambda > 0 coefficients; both converged, the gradient at most 1e-8); the preconditioner's Gram matrix built by extend_gram()
+//     at lambda > 0 coefficients; both converged, the gradient at most 1e-8), with each preconditioner
+//     (the Kronecker one; the Hessian on the contrasts formed by weighted_cross() or by rank updates,
+//     factorized by Cholesky or the pivoted LDL'); the preconditioner's Gram matrix built by extend_gram()
 //     group by group equals weighted_gram() of all columns
 static void test_multinomial_direction(Problem& pb) {
   const Index n = pb.n;
@@ -631,8 +633,28 @@ static void test_multinomial_direction(Problem& pb) {
       const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
       const NewtonEvaluator ev = glm_evaluator(fam, Z1, yg, d.wt, d.W, off, lambda, threads);
       const NewtonSolution exact = newton_solve(start, ev, ctl);
-      const NewtonSolution cg = newton_solve(start, ev, ctl, std::function<void()>(),
-                                             multinomial_direction(Z1, d.wt, d.W, lambda, gram, threads));
+      // the Kronecker preconditioner (these data need no more); and the Hessian's from the first iterate
+      // (kron_iterations = 0), formed by weighted_cross() or by rank updates of square-root-weighted
+      // rows (the BLAS's way, here Eigen's), factorized by Cholesky or, when it reports a pivot that is
+      // not positive, by the pivoted LDL'
+      Blas by_rows;
+      by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
+        g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
+      };
+      by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
+        c.noalias() += x.transpose() * y;
+      };
+      Blas no_cholesky = by_rows;
+      no_cholesky.cholesky = [](MatrixXd&) { return false; };
+      for (int variant = 0; variant < 4; ++variant) {
+      ColumnGram g = gram;
+      const char* name[] = {"Kronecker", "Hessian", "Hessian by rank updates", "Hessian by LDL'"};
+      const NewtonSolution cg = newton_solve(
+          start, ev, ctl, std::function<void()>(),
+          multinomial_direction(Z1, d.wt, d.W, lambda, g, threads, std::function<void()>(),
+                                variant < 2 ? Blas() : variant == 2 ? by_rows : no_cholesky, variant == 0 ? 30 : 0));
+      check(variant == 0 ? !g.use_hessian : g.use_hessian, (std::string("multinomial direction: preconditioner ") + name[variant]).c_str(),
+            g.use_hessian, variant > 0);
       // compare class-centred linear predictors (at lambda = 0 the coefficients are unique only up to a
       // common shift of the classes and to the columns' collinearity across groups), and at lambda > 0
       // the coefficients themselves
@@ -655,5 +677,6 @@ static void test_multinomial_direction(Problem& pb) {
       ev(at, NewtonNeed::Gradient);
       check(at.gradient.cwiseAbs().maxCoeff() <= 1e-8, "multinomial direction: gradient at the fit",
             at.gradient.cwiseAbs().maxCoeff(), 0);
+      }
     }
 }

@@ -35,7 +35,8 @@ static void test_dense_kernels() {
   check(worst < 1e-12, "dense kernels: Eigen's products", worst, 1e-12);
 }
 
-// 11. the weighted cross-products of one pass (kernels::weighted_cross) agree with Eigen's, for every
+// 11. the weighted cross-products of one pass (kernels::weighted_cross) agree with Eigen's (also through
+//     a BLAS's rank updates and products, for weight columns of one sign), for every
 //     instruction set, 1 and 2 threads, full and lower blocks, several weights, row counts beyond and
 //     not multiples of the 256-row blocks
 static void test_weighted_cross() {
@@ -59,4 +60,32 @@ static void test_weighted_cross() {
           }
       }
   check(worst < 1e-11, "weighted_cross: Eigen's products", worst, 1e-11);
+  // through a BLAS (here Eigen's products standing in for dsyrk and dgemm): weight columns of one sign
+  // each (>= 0, <= 0), over several blocks of 1024 rows, and a column of both signs (the kernels)
+  Blas blas;
+  blas.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) { g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose()); };
+  blas.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) { c.noalias() += x.transpose() * y; };
+  worst = 0.0;
+  for (Index n : {5, 2500})
+    for (bool mixed : {false, true}) {
+      const MatrixXd A = MatrixXd::Random(n, 40);
+      MatrixXd V(n, 3);
+      V.col(0) = VectorXd::Random(n).cwiseAbs();
+      V.col(1) = -VectorXd::Random(n).cwiseAbs();
+      V.col(2) = VectorXd::Random(n);
+      if (!mixed) V.col(2) = V.col(2).cwiseAbs();
+      const std::vector<kernels::CrossBlock> blocks{{0, 15, 0, 15, true}, {15, 40, 0, 15, false}, {21, 29, 21, 29, true}};
+      const std::vector<MatrixXd> got = kernels::weighted_cross(A, V, blocks, 1, blas);
+      for (Index k = 0; k < 3; ++k)
+        for (size_t b = 0; b < blocks.size(); ++b) {
+          const kernels::CrossBlock& cb = blocks[b];
+          const MatrixXd want = A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * V.col(k).asDiagonal() *
+                                A.middleCols(cb.j0, cb.j1 - cb.j0);
+          const MatrixXd& g = got[static_cast<size_t>(k) * blocks.size() + b];
+          for (Index i = 0; i < want.rows(); ++i)
+            for (Index j = 0; j < want.cols(); ++j)
+              if (!cb.lower || cb.i0 + i >= cb.j0 + j) worst = std::max(worst, std::abs(g(i, j) - want(i, j)) / (1.0 + std::abs(want(i, j))));
+        }
+    }
+  check(worst < 1e-12, "weighted_cross: through a BLAS, Eigen's products", worst, 1e-12);
 }

@@ -1,5 +1,5 @@
-# The multinomial path at scale: its Newton directions come from conjugate gradients without the
-# Hessian (inst/include/fgseq/glm/multinomial.hpp). Every prefix of its paths is checked against a
+# The multinomial path at scale: its Newton directions come from preconditioned conjugate gradients
+# (inst/include/fgseq/glm/multinomial.hpp). Every prefix of its paths is checked against a
 # plain-R penalized multinomial fit of the same columns (ref_multinom_fit(), Newton's method on the full
 # Hessian), its last step at lambda = 0 against nnet::multinom(), and its behaviour on separable classes.
 
@@ -84,6 +84,36 @@ test_that("multinomial paths on 1 and 2 threads agree, and their sequences are t
   omp <- with_threads(2, fgseq(d$x, d$y, d$group, d$cost, family = "multinomial", lambda = 1e-3))
   ref <- ref_glm_fgseq(d$x, d$y, d$group, d$cost, family = "multinomial", lambda = 1e-3)
   expect_identical(omp$sequence, ref$sequence)
+})
+
+test_that("separable classes, where the Newton directions need the Hessian's preconditioner: every prefix is the plain-R fit", {
+  # five well-separated clusters (the training classes are separable): at small lambda the Kronecker
+  # preconditioner needs too many iterations and the solver switches to the Hessian on the class contrasts,
+  # formed by Eigen's kernels (fgseq.gram = "eigen") or by R's BLAS and LAPACK ("blas"; CS-G-FR's quadratic
+  # gains then factorize and solve with them too)
+  set.seed(71)
+  n <- 300
+  cl <- sample(5, n, TRUE)
+  x <- matrix(stats::rnorm(5 * 12, sd = 1.2), 5, 12)[cl, ] + matrix(stats::rnorm(n * 12), n, 12)
+  colnames(x) <- paste0("x", 1:12)
+  y <- factor(letters[cl])
+  group <- rep(paste0("g", 1:4), each = 3)
+  w <- stats::runif(n, 0.5, 2)
+  for (gram in c("eigen", "blas")) for (method in c("omp", "fr")) {
+    old <- options(fgseq.gram = gram)
+    fit <- fgseq(x, y, group, family = "multinomial", method = method, fr_gain = "quadratic", lambda = 1e-3,
+                 weights = w)
+    options(old)
+    label <- paste(gram, method)
+    expect_true(fit$converged, label = label)
+    expect_identical(length(fit$sequence), 4L, label = label)
+    for (k in seq_along(fit$sequence)) {
+      ref <- ref_multinom_fit(x, y, group, fit$sequence[seq_len(k)], 1e-3, w)
+      label <- paste(gram, method, "step", k)
+      expect_close(step_beta(fit, k), ref$beta, 1e-6 * max(1, abs(ref$beta)), paste(label, "beta"))
+      expect_close(centred(fit$a0[, k + 1]), centred(ref$a0), 1e-6 * max(1, abs(ref$a0)), paste(label, "a0"))
+    }
+  }
 })
 
 test_that("iris (setosa separable): lambda > 0 converges to the plain-R fit, lambda = 0 stops with the boundary warning", {

@@ -18,6 +18,8 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <vector>
 
 #include "threads.hpp"
@@ -28,6 +30,32 @@
 #endif
 
 namespace fgseq {
+
+// gram (lower triangle) += block' block, block a chunk of centred rows. Empty: Eigen's own symmetric
+// rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
+using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
+
+// a = L L' in place for a symmetric a (lower triangle read): L in the lower triangle, the strict upper
+// triangle untouched; false when a pivot is not positive (the lower triangle is then undefined). Empty:
+// Eigen's Cholesky. The R glue can inject the LAPACK R is linked to (dpotrf).
+using CholeskyInPlace = std::function<bool(MatrixXd& a)>;
+
+// B = L^-1 B in place for a lower triangular L (the lower triangle of its argument). Empty: Eigen's
+// triangular solve. The R glue can inject the BLAS's (dtrsm).
+using LowerSolve = std::function<void(const MatrixXd& L, MatrixXd& B)>;
+
+// C += X' Y. The R glue can inject the BLAS's (dgemm).
+using CrossUpdate = std::function<void(MatrixXd& C, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& Y)>;
+
+// The dense linear algebra a fit may take from outside the core (each may be empty; the R glue sets all
+// of them, or none, when R is linked to an optimized BLAS).
+struct Blas {
+  RankUpdate rank_update;
+  CholeskyInPlace cholesky;
+  LowerSolve lower_solve;
+  CrossUpdate cross_update;
+};
+
 
 namespace kernels {
 
@@ -412,6 +440,50 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
   std::vector<MatrixXd> out = std::move(part[0]);
   for (size_t t = 1; t < part.size(); ++t)
     for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
+  return out;
+}
+
+// weighted_cross() through the BLAS of `blas` (rank_update and cross_update) when every weight column has
+// one sign, as the GLM families' pair weights do (w mu (1 - mu) >= 0, -w mu_c mu_d <= 0, w mu >= 0):
+// A' diag(v) B = s (|v|^1/2 o A)' (|v|^1/2 o B) with s the column's sign. Per block of 1024 rows, the
+// square-root-weighted rows of A[, 0:max column) once per weight column, then one rank update (a lower
+// block on the diagonal) or one product per block. Otherwise (no BLAS, or a column of both signs) the
+// kernels above.
+inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                            const std::vector<CrossBlock>& blocks, int threads, const Blas& blas) {
+  const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
+  std::vector<double> sign(static_cast<size_t>(K), 1.0);
+  bool one_sign = blas.rank_update && blas.cross_update;
+  for (Index k = 0; k < K && one_sign; ++k) {
+    const bool pos = (V.col(k).array() >= 0).all(), neg = (V.col(k).array() <= 0).all();
+    one_sign = pos || neg;
+    if (!pos) sign[static_cast<size_t>(k)] = -1.0;
+  }
+  if (!one_sign) return weighted_cross(A, V, blocks, threads);
+  Index cmax = 0;
+  for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
+  std::vector<MatrixXd> out;
+  for (Index k = 0; k < K; ++k)
+    for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
+  const Index rb = 1024;
+  MatrixXd S(std::min(rb, n), cmax);
+  for (Index r0 = 0; r0 < n; r0 += rb) {
+    const Index rows = std::min(rb, n - r0);
+    for (Index k = 0; k < K; ++k) {
+      const VectorXd root = V.col(k).segment(r0, rows).cwiseAbs().cwiseSqrt();
+      S.topRows(rows).noalias() = root.asDiagonal() * A.block(r0, 0, rows, cmax);
+      for (Index b = 0; b < nb; ++b) {
+        const CrossBlock& cb = blocks[static_cast<size_t>(b)];
+        MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
+        const auto X = S.block(0, cb.i0, rows, cb.i1 - cb.i0);
+        if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
+        else blas.cross_update(o, X, S.block(0, cb.j0, rows, cb.j1 - cb.j0));
+      }
+    }
+  }
+  for (Index k = 0; k < K; ++k)
+    if (sign[static_cast<size_t>(k)] < 0)
+      for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
   return out;
 }
 

@@ -21,14 +21,11 @@
 #include <vector>
 
 #include "deadline.hpp"
+#include "kernels.hpp"
 #include "threads.hpp"
 #include "types.hpp"
 
 namespace fgseq {
-
-// gram (lower triangle) += block' block, block a chunk of centred rows. Empty: Eigen's own symmetric
-// rank update. The R glue can inject the BLAS R is linked to (dsyrk), so an optimized BLAS speeds it.
-using RankUpdate = std::function<void(MatrixXd& gram, const Eigen::Ref<const MatrixXd>& block)>;
 
 // Rows per block of the passes that sum over blocks of rows instead of making n-row buffers (the GLM
 // null model's Newton passes, the Greedy Miser's starting loss): a time-out on many rows then answers

@@ -110,10 +110,11 @@ inline MatrixXd pair_blocks(const std::vector<MatrixXd>& G, Index P, Index first
 // that these sums cancel least; they agree with the direct products to rounding of the Hessian's scale.
 inline std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& A,
                                             const MatrixXd& mu, const VectorXd& w, double W,
-                                            const std::vector<kernels::CrossBlock>& blocks, int threads = 1) {
+                                            const std::vector<kernels::CrossBlock>& blocks, int threads = 1,
+                                            const Blas& blas = Blas()) {
   const Index P = mu.cols();
   if (fam.family != Family::Multinomial || P < 2)
-    return kernels::weighted_cross(A, glm_pair_weights(fam, mu, w, W), blocks, threads);
+    return kernels::weighted_cross(A, glm_pair_weights(fam, mu, w, W), blocks, threads, blas);
   const size_t nb = blocks.size();
   Index R = 0;
   (mu.transpose() * w).maxCoeff(&R);
@@ -124,7 +125,7 @@ inline std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Eigen::R
   MatrixXd V(mu.rows(), Q * (Q + 1) / 2);
   for (Index a = 0, k = 0; a < Q; ++a)
     for (Index b = a; b < Q; ++b) V.col(k++) = w.cwiseProduct(fam.hessian_weight(mu, cls[a], cls[b])) / W;
-  std::vector<MatrixXd> part = kernels::weighted_cross(A, V, blocks, threads);
+  std::vector<MatrixXd> part = kernels::weighted_cross(A, V, blocks, threads, blas);
   std::vector<MatrixXd> out(static_cast<size_t>(P * (P + 1) / 2) * nb);
   const auto at = [&](Index c, Index d, size_t b) -> MatrixXd& { return out[static_cast<size_t>(pair_column(c, d, P)) * nb + b]; };
   for (Index a = 0; a < Q; ++a)

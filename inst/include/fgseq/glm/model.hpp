@@ -146,8 +146,9 @@ class GlmModel : public GlmPathModel {
  public:
   GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
            Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl,
-           const Poll& poll = Poll())
-      : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family} {
+           const Poll& poll = Poll(), Blas blas = Blas())
+      : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family},
+        blas_(std::move(blas)) {
     W_ = w_.sum();
     const Index G = lay_.size();
     col_.assign(static_cast<size_t>(G), -1);
@@ -189,6 +190,7 @@ class GlmModel : public GlmPathModel {
       MatrixXd Z(x_.rows(), m1_ + r);
       Z << Z_.leftCols(m1_), Z_.middleCols(col_[static_cast<size_t>(h)], r);
       ColumnGram gram;
+      gram.use_hessian = gram_.use_hessian;
       if (hessian_free()) {
         gram.A = extend_gram(gram_.A, Z, w_, W_, ctl_.threads);
         gram.decompose();
@@ -240,6 +242,7 @@ class GlmModel : public GlmPathModel {
   const VectorXd& w_;
   const MatrixXd& offset_;
   FamilyOps fam_;
+  Blas blas_;                  // the multinomial's Hessian preconditioner: rank updates and Cholesky (or empty)
   double W_ = 0.0;
   MatrixXd Z_;                 // ones, the selected groups' whitened columns, then (FR) the others' (OMP: room for more)
   Index m1_ = 1;               // columns of Z_ in the current fit: 1 + the selected groups' ranks
@@ -284,7 +287,7 @@ class GlmModel : public GlmPathModel {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
     NewtonSolution s =
         newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_,
-                     hessian_free() ? multinomial_direction(Z1, w_, W_, ctl_.lambda, gram, ctl_.threads, poll_)
+                     hessian_free() ? multinomial_direction(Z1, w_, W_, ctl_.lambda, gram, ctl_.threads, poll_, blas_)
                                     : NewtonDirection());
     NewtonFit f;
     f.theta = Eigen::Map<const MatrixXd>(s.point.theta.data(), Z1.cols(), y_.cols());
@@ -308,8 +311,8 @@ class GlmModel : public GlmPathModel {
       rk.push_back(rank(h));
     }
     const GainLayout gl = gain_layout(m1_, std::move(col), std::move(rk));
-    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads), gl, y_.cols(),
-                                  ctl_.lambda, ctl_.pivot_tol));
+    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads, blas_), gl, y_.cols(),
+                                  ctl_.lambda, ctl_.pivot_tol, blas_));
   }
 };
 

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct ColumnGram {
   MatrixXd A;
   MatrixXd vectors;
   VectorXd values;
+  // Set by multinomial_direction() once the Kronecker preconditioner has needed too many iterations on
+  // these columns (or on fewer of them): the fits over them start with the Hessian's (a setting of the
+  // solver, not of the columns, hence mutable; it carries over when the model extends A group by group).
+  mutable bool use_hessian = false;
 
   void decompose() {
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(A);
@@ -78,44 +83,123 @@ inline MatrixXd extend_gram(const MatrixXd& A, const Eigen::Ref<const MatrixXd>&
   return out;
 }
 
+// The penalized Hessian of the multinomial risk on the class contrasts, factorized: the preconditioner
+// of the conjugate gradients once the Kronecker one has needed too many iterations (ill-conditioned fits,
+// see the top of this file). In the basis e_a - e_R (a != R) of the contrasts (the coefficient matrices V
+// with V 1 = 0), with R the class of the largest total weight, its block (a, b) is
+//   H_ab + S_a + S_b + T + lambda (delta_ab + 1) D,   S_a = sum_{d != R} H_ad,  T = sum_a S_a,
+// from the (K - 1) K / 2 loss blocks H_ab = Z1' diag(w dmu_a/deta_b / W) Z1 of the classes but R in one
+// pass over the rows (the blocks with R follow from them: the probabilities sum to 1). It is
+// (m1 (K - 1))^2 doubles, formed in about (K - 1) K n m1^2 / 2 multiply-adds and factorized (Cholesky;
+// the pivoted LDL' where a pivot is not positive) in (m1 (K - 1))^3 / 3.
+class ContrastHessian {
+ public:
+  ContrastHessian(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda,
+                  int threads, const Blas& blas = Blas()) {
+    const Index n = Z1.rows(), m1 = Z1.cols(), K = mu.cols(), Q = K - 1;
+    (mu.transpose() * wn).maxCoeff(&R_);
+    for (Index c = 0; c < K; ++c)
+      if (c != R_) cls_.push_back(c);
+    // the weights of the pairs of classes a <= b (but R): w mu_a (1 - mu_a) / W >= 0 and -w mu_a mu_b / W <= 0
+    MatrixXd V(n, Q * (Q + 1) / 2);
+    for (Index a = 0, k = 0; a < Q; ++a)
+      for (Index b = a; b < Q; ++b, ++k) {
+        const Index c = cls_[static_cast<size_t>(a)], d = cls_[static_cast<size_t>(b)];
+        if (a == b) V.col(k) = (wn.array() * mu.col(c).array() * (1.0 - mu.col(c).array())).matrix();
+        else V.col(k) = -(wn.array() * mu.col(c).array() * mu.col(d).array()).matrix();
+      }
+    std::vector<MatrixXd> H = kernels::weighted_cross(Z1, V, {{0, m1, 0, m1, true}}, threads, blas);
+    V.resize(0, 0);
+    for (MatrixXd& b : H) b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
+    const auto block = [&](Index a, Index b) -> const MatrixXd& {
+      return H[static_cast<size_t>(a <= b ? a * Q - a * (a - 1) / 2 + (b - a) : b * Q - b * (b - 1) / 2 + (a - b))];
+    };
+    std::vector<MatrixXd> S(static_cast<size_t>(Q), MatrixXd::Zero(m1, m1));
+    MatrixXd T = MatrixXd::Zero(m1, m1);
+    for (Index a = 0; a < Q; ++a) {
+      for (Index b = 0; b < Q; ++b) S[static_cast<size_t>(a)] += block(a, b);
+      T += S[static_cast<size_t>(a)];
+    }
+    L_.resize(m1 * Q, m1 * Q);
+    for (Index a = 0; a < Q; ++a)
+      for (Index b = 0; b <= a; ++b) {
+        auto blk = L_.block(a * m1, b * m1, m1, m1);
+        blk = block(a, b) + S[static_cast<size_t>(a)] + S[static_cast<size_t>(b)] + T;
+        blk.diagonal().tail(m1 - 1).array() += lambda * (a == b ? 2.0 : 1.0);
+        if (a != b) L_.block(b * m1, a * m1, m1, m1) = blk.transpose();
+      }
+    H.clear();
+    S.clear();
+    const VectorXd diagonal = L_.diagonal();
+    bool factored;
+    if (blas.cholesky) {
+      factored = blas.cholesky(L_);
+    } else {
+      Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(L_);  // in place: L_'s lower triangle
+      factored = llt.info() == Eigen::Success;
+    }
+    if (!factored) {
+      L_.triangularView<Eigen::StrictlyLower>() = L_.transpose();
+      L_.diagonal() = diagonal;
+      ldlt_.compute(L_);
+      pivoted_ = true;
+      L_.resize(0, 0);
+    }
+  }
+
+  // The contrast part of H^-1 R for R (m1 x K) whose rows sum to 0 over the classes (the part of R off
+  // them is ignored): B u with (B' H B) u = B' R
+  MatrixXd solve(const MatrixXd& Rm) const {
+    const Index m1 = Rm.rows(), K = Rm.cols(), Q = K - 1;
+    MatrixXd u(m1, Q);
+    for (Index a = 0; a < Q; ++a) u.col(a) = Rm.col(cls_[static_cast<size_t>(a)]) - Rm.col(R_);
+    Eigen::Map<VectorXd> v(u.data(), u.size());
+    if (pivoted_) {
+      v = ldlt_.solve(v);
+    } else {
+      L_.triangularView<Eigen::Lower>().solveInPlace(v);
+      L_.triangularView<Eigen::Lower>().adjoint().solveInPlace(v);
+    }
+    MatrixXd X(m1, K);
+    X.col(R_) = -u.rowwise().sum();
+    for (Index a = 0; a < Q; ++a) X.col(cls_[static_cast<size_t>(a)]) = u.col(a);
+    return X;
+  }
+
+ private:
+  Index R_ = 0;
+  std::vector<Index> cls_;
+  MatrixXd L_;                    // the Cholesky factor (lower triangle)
+  Eigen::LDLT<MatrixXd> ldlt_;    // or the pivoted LDL'
+  bool pivoted_ = false;
+};
+
 // The Newton direction of the multinomial penalized risk over the columns Z1 (n x m1) by preconditioned
 // conjugate gradients (see the top of this file): at an iterate whose fitted probabilities mu (n x K) and
 // gradient are filled. w: the observation weights of total W; gram: Z1's (decomposed); the products with
 // Z1 run on `threads` threads; poll is called before every product with H (an interrupt check, a
 // deadline; may throw). Z1, w and gram are held by reference.
+//
+// The preconditioner is the Kronecker one until a solve needs more than kron_iterations products with
+// H: from then on (for this solve's later iterates, and, through gram.use_hessian, the later fits over
+// these columns and more) it is the penalized Hessian on the contrasts (ContrastHessian) at an iterate,
+// kept while the conjugate gradients need at most lag_iterations products with the Hessian of a later
+// iterate, and formed again at the current iterate when they need more. With the Hessian of the
+// current iterate the conjugate gradients end after one product (the exact Newton direction).
 inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, double W,
                                              double lambda, const ColumnGram& gram, int threads,
-                                             const std::function<void()>& poll = std::function<void()>()) {
-  return [Z1, &w, W, lambda, &gram, threads, poll](const NewtonPoint& pt) -> VectorXd {
+                                             const std::function<void()>& poll = std::function<void()>(),
+                                             const Blas& blas = Blas(), int kron_iterations = 30) {
+  auto factor = std::make_shared<std::unique_ptr<ContrastHessian>>();
+  return [Z1, &w, W, lambda, &gram, threads, poll, blas, kron_iterations, factor](const NewtonPoint& pt) -> VectorXd {
     const Index m1 = Z1.cols(), K = pt.mu.cols(), n = Z1.rows();
+    constexpr int lag_iterations = 5;
     const MatrixXd& mu = pt.mu;
     const VectorXd wn = w / W;
-    // the classes' mean curvature M and its eigenvectors orthogonal to 1 (U, K x (K - 1)), values s
-    MatrixXd M = -(mu.transpose() * wn.asDiagonal() * mu);
-    M.diagonal() += mu.transpose() * wn;
-    const MatrixXd Q = Eigen::HouseholderQR<MatrixXd>(MatrixXd::Ones(K, 1)).householderQ();
-    const MatrixXd Qp = Q.rightCols(K - 1);
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Qp.transpose() * M * Qp);
-    const MatrixXd U = Qp * es.eigenvectors();
-    VectorXd s = es.eigenvalues();
-    const double smax = std::max(s.maxCoeff(), 1e-300);
-    s = s.cwiseMax(1e-12 * smax);
-    // the scale of each (column eigenvector, class eigenvector) direction: 1 / (s_k a_j + lambda), with
-    // the Gram matrix's eigenvalues at rounding level taken as 0 (columns collinear across groups, along
-    // which H is lambda alone): 0 where both vanish (a pseudo-inverse)
-    const double amax = std::max(gram.values.maxCoeff(), 1e-300);
-    MatrixXd scale(m1, K - 1);
-    for (Index k = 0; k < K - 1; ++k)
-      for (Index j = 0; j < m1; ++j) {
-        const double a = gram.values(j) > 1e-10 * amax ? gram.values(j) : 0.0;
-        const double d = s(k) * a + lambda;
-        scale(j, k) = d > 0 ? 1.0 / d : 0.0;
-      }
-    const auto precondition = [&](const MatrixXd& R) {
-      const VectorXd rbar = R.rowwise().mean();
-      MatrixXd X = gram.vectors * (gram.vectors.transpose() * R * U).cwiseProduct(scale) * U.transpose();
-      if (lambda > 0) X.bottomRows(m1 - 1).colwise() += rbar.tail(m1 - 1) / lambda;
-      return X;
+    // the common shift of the classes (V = v 1'), along which H is lambda D: inverted exactly (the
+    // intercepts' shift, flat, left at 0)
+    const auto add_shift = [&](MatrixXd& X, const MatrixXd& R) {
+      if (lambda > 0) X.bottomRows(m1 - 1).colwise() += R.bottomRows(m1 - 1).rowwise().mean() / lambda;
     };
     // H V: two passes of the size of a gradient
     const auto hessian_times = [&](const MatrixXd& V) {
@@ -131,28 +215,80 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
     };
     const Eigen::Map<const MatrixXd> G(pt.gradient.data(), m1, K);
     const double eta = std::min(0.1, G.cwiseAbs().maxCoeff());
-    MatrixXd r = -G;
-    MatrixXd z = precondition(r);
-    MatrixXd p = z, x = MatrixXd::Zero(m1, K);
-    double rz = (r.array() * z.array()).sum();
-    const double stop = eta * eta * rz;
-    const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));
-    for (int it = 0; it < max_iter && rz > stop; ++it) {
-      if (poll) poll();
-      const MatrixXd Hp = hessian_times(p);
-      const double pHp = (p.array() * Hp.array()).sum();
-      if (!(pHp > 0)) {
-        if (it == 0) x = z;  // no curvature along the first direction: the preconditioned gradient step
-        break;
+    // preconditioned conjugate gradients on H x = -G from x = 0, at most max_iter products with H;
+    // true when the preconditioned residual fell to eta^2 times the first
+    const auto pcg = [&](const std::function<MatrixXd(const MatrixXd&)>& precondition, int max_iter, MatrixXd& x) {
+      MatrixXd r = -G;
+      MatrixXd z = precondition(r);
+      MatrixXd p = z;
+      x = MatrixXd::Zero(m1, K);
+      double rz = (r.array() * z.array()).sum();
+      const double stop = eta * eta * rz;
+      for (int it = 0; it < max_iter; ++it) {
+        if (!(rz > stop)) return true;
+        if (poll) poll();
+        const MatrixXd Hp = hessian_times(p);
+        const double pHp = (p.array() * Hp.array()).sum();
+        if (!(pHp > 0)) {
+          if (it == 0) x = z;  // no curvature along the first direction: the preconditioned gradient step
+          return true;
+        }
+        const double alpha = rz / pHp;
+        x += alpha * p;
+        r -= alpha * Hp;
+        z = precondition(r);
+        const double rz_next = (r.array() * z.array()).sum();
+        p = z + (rz_next / rz) * p;
+        rz = rz_next;
       }
-      const double alpha = rz / pHp;
-      x += alpha * p;
-      r -= alpha * Hp;
-      z = precondition(r);
-      const double rz_next = (r.array() * z.array()).sum();
-      p = z + (rz_next / rz) * p;
-      rz = rz_next;
+      return !(rz > stop);
+    };
+    const auto hessian_precondition = [&](const MatrixXd& R) {
+      MatrixXd X = (*factor)->solve(R);
+      add_shift(X, R);
+      return X;
+    };
+    const auto form_hessian = [&]() {
+      if (poll) poll();
+      factor->reset();
+      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, threads, blas);
+    };
+    MatrixXd x;
+    const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));
+    if (!gram.use_hessian) {
+      // the classes' mean curvature M and its eigenvectors orthogonal to 1 (U, K x (K - 1)), values s
+      MatrixXd M = -(mu.transpose() * wn.asDiagonal() * mu);
+      M.diagonal() += mu.transpose() * wn;
+      const MatrixXd Q = Eigen::HouseholderQR<MatrixXd>(MatrixXd::Ones(K, 1)).householderQ();
+      const MatrixXd Qp = Q.rightCols(K - 1);
+      Eigen::SelfAdjointEigenSolver<MatrixXd> es(Qp.transpose() * M * Qp);
+      const MatrixXd U = Qp * es.eigenvectors();
+      VectorXd s = es.eigenvalues();
+      const double smax = std::max(s.maxCoeff(), 1e-300);
+      s = s.cwiseMax(1e-12 * smax);
+      // the scale of each (column eigenvector, class eigenvector) direction: 1 / (s_k a_j + lambda), with
+      // the Gram matrix's eigenvalues at rounding level taken as 0 (columns collinear across groups, along
+      // which H is lambda alone): 0 where both vanish (a pseudo-inverse)
+      const double amax = std::max(gram.values.maxCoeff(), 1e-300);
+      MatrixXd scale(m1, K - 1);
+      for (Index k = 0; k < K - 1; ++k)
+        for (Index j = 0; j < m1; ++j) {
+          const double a = gram.values(j) > 1e-10 * amax ? gram.values(j) : 0.0;
+          const double d = s(k) * a + lambda;
+          scale(j, k) = d > 0 ? 1.0 / d : 0.0;
+        }
+      const auto kron_precondition = [&](const MatrixXd& R) {
+        MatrixXd X = gram.vectors * (gram.vectors.transpose() * R * U).cwiseProduct(scale) * U.transpose();
+        add_shift(X, R);
+        return X;
+      };
+      if (pcg(kron_precondition, std::min(kron_iterations, max_iter), x) || max_iter <= kron_iterations)
+        return Eigen::Map<const VectorXd>(x.data(), x.size());
+      gram.use_hessian = true;
     }
+    if (*factor && pcg(hessian_precondition, lag_iterations, x)) return Eigen::Map<const VectorXd>(x.data(), x.size());
+    form_hessian();
+    pcg(hessian_precondition, max_iter, x);
     return Eigen::Map<const VectorXd>(x.data(), x.size());
   };
 }

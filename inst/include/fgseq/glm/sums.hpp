@@ -178,9 +178,10 @@ struct GainSums {
 
 // The pass over the rows of Z at fitted means mu (resid = diag(w) (y - mu)), on `threads` threads.
 inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
-                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads) {
+                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads,
+                          const Blas& blas = Blas()) {
   GainSums s;
-  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads);
+  s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads, blas);
   s.zr.resize(static_cast<size_t>(gl.n_runs));
   for (Index run = 1; run < gl.n_runs; ++run) {
     const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
@@ -232,7 +233,8 @@ struct QuadraticGains {
   std::vector<VectorXd> step;
 };
 
-inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index P, double lambda, double pivot_tol) {
+inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index P, double lambda, double pivot_tol,
+                                  const Blas& blas = Blas()) {
   const Index m1 = gl.m1, nb = static_cast<Index>(gl.blocks.size()), n_runs = gl.n_runs;
   const std::vector<MatrixXd>& out = s.cross;
   // the Hessian at the current fit, factorized once
@@ -258,11 +260,24 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
       for (Index d = 0; d < P; ++d)
         B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
   }
-  const Eigen::LLT<MatrixXd> llt(H);
-  const bool cholesky = llt.info() == Eigen::Success;
+  // H = L L' in place (L in H's lower triangle; blas: R's LAPACK and BLAS when given)
+  const VectorXd diagonal = H.diagonal();
+  bool cholesky;
+  if (blas.cholesky) {
+    cholesky = blas.cholesky(H);
+  } else {
+    Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(H);
+    cholesky = llt.info() == Eigen::Success;
+  }
   MatrixXd C = B.transpose();
-  if (cholesky) llt.matrixL().solveInPlace(C);
-  else C = symmetric_solve(std::move(H), C);
+  if (cholesky) {
+    if (blas.lower_solve) blas.lower_solve(H, C);
+    else H.triangularView<Eigen::Lower>().solveInPlace(C);
+  } else {
+    H.triangularView<Eigen::StrictlyLower>() = H.transpose();
+    H.diagonal() = diagonal;
+    C = symmetric_solve(std::move(H), C);
+  }
   QuadraticGains q;
   q.gain.resize(nc);
   q.step.resize(nc);
@@ -286,7 +301,7 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
     VectorXd step(m1 * P + r * P);
     step.tail(r * P) = -pinv_solve(M, b, tol, pivot_tol);
     VectorXd head = -Ch * step.tail(r * P);
-    if (cholesky) llt.matrixU().solveInPlace(head);  // -L'^-1 C_h pinv(M) b = -H^-1 B_h' pinv(M) b
+    if (cholesky) H.triangularView<Eigen::Lower>().adjoint().solveInPlace(head);  // -L'^-1 C_h pinv(M) b = -H^-1 B_h' pinv(M) b
     step.head(m1 * P) = head;
     q.step[i] = std::move(step);
   }

@@ -38,6 +38,9 @@ struct FitResult {
 struct Services {
   InterruptCheck check_interrupt;
   RankUpdate rank_update;
+  CholeskyInPlace cholesky;
+  LowerSolve lower_solve;
+  CrossUpdate cross_update;
   ProgressCallback progress;
 };
 
@@ -209,7 +212,7 @@ inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, 
   } catch (const TimeUp&) {
     return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
-  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started));
+  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started), Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
   return run_path(model, cost, ctl, started, svc);
 }
 }  // namespace detail
