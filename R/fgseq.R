@@ -96,7 +96,10 @@
 #' centred in small chunks; `x` is not copied). The cross-product of each chunk goes through the BLAS
 #' R is linked to (`dsyrk`) when that is an optimized BLAS (OpenBLAS, MKL, BLIS, ATLAS, Accelerate, by
 #' the name in `extSoftVersion()["BLAS"]`), and through Eigen otherwise (faster than R's reference
-#' BLAS); `options(fgseq.gram = "blas")` or `"eigen"` forces either. Standardization, whitening and the greedy path then run
+#' BLAS); `options(fgseq.gram = "blas")` or `"eigen"` forces either. The same choice holds for the GLM
+#' families' weighted cross-products of the multinomial Hessian and of the CS-G-FR quadratic gains
+#' (`dsyrk`, `dgemm`), their Cholesky factorizations (LAPACK's `dpotrf`) and triangular solves (`dtrsm`).
+#' Standardization, whitening and the greedy path then run
 #' on the `p x p` matrix only: a block Gram-Schmidt step in the ridge metric per selected group keeps
 #' the gradients and the Schur complements that give every FR gain exactly, so CS-G-FR and Doubling
 #' cost about what CS-G-OMP costs.
@@ -172,8 +175,10 @@
 #' non-convergence. The multinomial family's Newton directions are found by conjugate gradients
 #' preconditioned by a Kronecker approximation of its Hessian (Bohning's bound with the classes' mean
 #' curvature), each iteration two passes over the rows of the size of a gradient, instead of forming the
-#' `(m + 1) K` square Hessian of `m` selected columns and `K` classes; the fit and its tolerance are the
-#' same.
+#' `(m + 1) K` square Hessian of `m` selected columns and `K` classes; when that needs more than 30
+#' iterations (well-separated classes at a small `lambda`), the preconditioner becomes the Hessian on the
+#' class contrasts, formed at an iterate and refreshed when it needs more than 5. The fit and its
+#' tolerance are the same either way.
 #'
 #' @section Extreme scales:
 #' A column of `x` whose largest magnitude is above `2^400` (about `1e120`) or below `2^-400`, and

@@ -6,7 +6,7 @@
 //   eta_i = offset_i + a + z_{i,S} W,
 // with z the standardized, group-whitened columns (as for the linear model). It is minimized by a
 // damped Newton (IRLS) solver (common/newton.hpp), warm-started from the previous step; the multinomial
-// family's Newton directions come from conjugate gradients without its Hessian (glm/multinomial.hpp). OMP scores the
+// family's Newton directions come from preconditioned conjugate gradients (glm/multinomial.hpp). OMP scores the
 // gradient of R with respect to each unselected group's coefficients (zero at the current fit); FR
 // scores the decrease of R, exactly (a refit per candidate) or by its quadratic approximation (one
 // Newton step through the Schur complement of the Hessian). The risk, gradient and Hessian are sums
