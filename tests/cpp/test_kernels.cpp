@@ -39,6 +39,25 @@ static void test_dense_kernels() {
 //     a BLAS's rank updates and products, for weight columns of one sign), for every
 //     instruction set, 1 and 2 threads, full and lower blocks, several weights, row counts beyond and
 //     not multiples of the 256-row blocks
+// the largest difference between weighted_cross()'s blocks and Eigen's products, relative to 1 + |entry|
+// (only the lower triangle of a lower block)
+static double cross_error(const std::vector<MatrixXd>& got, const MatrixXd& A, const MatrixXd& V,
+                          const std::vector<kernels::CrossBlock>& blocks) {
+  double worst = 0.0;
+  for (Index k = 0; k < V.cols(); ++k)
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      const kernels::CrossBlock& cb = blocks[b];
+      const MatrixXd want = A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * V.col(k).asDiagonal() *
+                            A.middleCols(cb.j0, cb.j1 - cb.j0);
+      const MatrixXd& g = got[static_cast<size_t>(k) * blocks.size() + b];
+      for (Index i = 0; i < want.rows(); ++i)
+        for (Index j = 0; j < want.cols(); ++j)
+          if (!cb.lower || cb.i0 + i >= cb.j0 + j)
+            worst = std::max(worst, std::abs(g(i, j) - want(i, j)) / (1.0 + std::abs(want(i, j))));
+    }
+  return worst;
+}
+
 static void test_weighted_cross() {
   double worst = 0.0;
   for (int isa : {0, 1, 2})
@@ -47,17 +66,7 @@ static void test_weighted_cross() {
         const MatrixXd A = MatrixXd::Random(n, 40), V = MatrixXd::Random(n, 3);
         const std::vector<kernels::CrossBlock> blocks{{0, 15, 0, 15, true}, {15, 40, 0, 15, false},
                                                       {21, 29, 21, 29, true}, {3, 4, 0, 1, false}};
-        const std::vector<MatrixXd> got = kernels::weighted_cross(A, V, blocks, threads, isa);
-        for (Index k = 0; k < 3; ++k)
-          for (size_t b = 0; b < blocks.size(); ++b) {
-            const kernels::CrossBlock& cb = blocks[b];
-            const MatrixXd want = A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * V.col(k).asDiagonal() *
-                                  A.middleCols(cb.j0, cb.j1 - cb.j0);
-            const MatrixXd& g = got[static_cast<size_t>(k) * blocks.size() + b];
-            for (Index i = 0; i < want.rows(); ++i)
-              for (Index j = 0; j < want.cols(); ++j)
-                if (!cb.lower || cb.i0 + i >= cb.j0 + j) worst = std::max(worst, std::abs(g(i, j) - want(i, j)));
-          }
+        worst = std::max(worst, cross_error(kernels::weighted_cross(A, V, blocks, threads, isa), A, V, blocks));
       }
   check(worst < 1e-11, "weighted_cross: Eigen's products", worst, 1e-11);
   // through a BLAS (here Eigen's products standing in for dsyrk and dgemm): weight columns of one sign
@@ -75,17 +84,7 @@ static void test_weighted_cross() {
       V.col(2) = VectorXd::Random(n);
       if (!mixed) V.col(2) = V.col(2).cwiseAbs();
       const std::vector<kernels::CrossBlock> blocks{{0, 15, 0, 15, true}, {15, 40, 0, 15, false}, {21, 29, 21, 29, true}};
-      const std::vector<MatrixXd> got = kernels::weighted_cross(A, V, blocks, 1, blas);
-      for (Index k = 0; k < 3; ++k)
-        for (size_t b = 0; b < blocks.size(); ++b) {
-          const kernels::CrossBlock& cb = blocks[b];
-          const MatrixXd want = A.middleCols(cb.i0, cb.i1 - cb.i0).transpose() * V.col(k).asDiagonal() *
-                                A.middleCols(cb.j0, cb.j1 - cb.j0);
-          const MatrixXd& g = got[static_cast<size_t>(k) * blocks.size() + b];
-          for (Index i = 0; i < want.rows(); ++i)
-            for (Index j = 0; j < want.cols(); ++j)
-              if (!cb.lower || cb.i0 + i >= cb.j0 + j) worst = std::max(worst, std::abs(g(i, j) - want(i, j)) / (1.0 + std::abs(want(i, j))));
-        }
+      worst = std::max(worst, cross_error(kernels::weighted_cross(A, V, blocks, 1, blas), A, V, blocks));
     }
   check(worst < 1e-12, "weighted_cross: through a BLAS, Eigen's products", worst, 1e-12);
 }
