@@ -56,6 +56,25 @@ struct Blas {
   CrossUpdate cross_update;
 };
 
+// H = L L' in place for a symmetric H (lower triangle read; L in it) through blas.cholesky, or Eigen's
+// blocked Cholesky. False where a pivot is not positive (H singular or indefinite to rounding): H is then
+// restored from its strict upper triangle and its diagonal, ready for a pivoted factorization.
+inline bool cholesky_in_place(MatrixXd& H, const Blas& blas = Blas()) {
+  const VectorXd diagonal = H.diagonal();
+  bool factored;
+  if (blas.cholesky) {
+    factored = blas.cholesky(H);
+  } else {
+    Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(H);
+    factored = llt.info() == Eigen::Success;
+  }
+  if (!factored) {
+    H.triangularView<Eigen::StrictlyLower>() = H.transpose();
+    H.diagonal() = diagonal;
+  }
+  return factored;
+}
+
 
 namespace kernels {
 

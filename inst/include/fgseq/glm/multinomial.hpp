@@ -140,17 +140,7 @@ class ContrastHessian {
       }
     H.clear();
     S.clear();
-    const VectorXd diagonal = L_.diagonal();
-    bool factored;
-    if (blas.cholesky) {
-      factored = blas.cholesky(L_);
-    } else {
-      Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(L_);  // in place: L_'s lower triangle
-      factored = llt.info() == Eigen::Success;
-    }
-    if (!factored) {
-      L_.triangularView<Eigen::StrictlyLower>() = L_.transpose();
-      L_.diagonal() = diagonal;
+    if (!cholesky_in_place(L_, blas)) {
       ldlt_.compute(L_);
       pivoted_ = true;
       L_.resize(0, 0);

@@ -261,21 +261,12 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
         B.block(first[i] + c * r, d * m1, r, m1) = out[static_cast<size_t>(pair_column(c, d, P) * nb + run)].middleRows(o, r);
   }
   // H = L L' in place (L in H's lower triangle; blas: R's LAPACK and BLAS when given)
-  const VectorXd diagonal = H.diagonal();
-  bool cholesky;
-  if (blas.cholesky) {
-    cholesky = blas.cholesky(H);
-  } else {
-    Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(H);
-    cholesky = llt.info() == Eigen::Success;
-  }
+  const bool cholesky = cholesky_in_place(H, blas);
   MatrixXd C = B.transpose();
   if (cholesky) {
     if (blas.lower_solve) blas.lower_solve(H, C);
     else H.triangularView<Eigen::Lower>().solveInPlace(C);
   } else {
-    H.triangularView<Eigen::StrictlyLower>() = H.transpose();
-    H.diagonal() = diagonal;
     C = symmetric_solve(std::move(H), C);
   }
   QuadraticGains q;
