@@ -177,8 +177,11 @@
 #' curvature), each iteration two passes over the rows of the size of a gradient, instead of forming the
 #' `(m + 1) K` square Hessian of `m` selected columns and `K` classes; when that needs more than 30
 #' iterations (well-separated classes at a small `lambda`), the preconditioner becomes the Hessian on the
-#' class contrasts, formed at an iterate and refreshed when it needs more than 5. The fit and its
-#' tolerance are the same either way.
+#' class contrasts, formed at an iterate and refreshed when it needs more than 5. Forming it leaves out
+#' the rows whose weight for a pair of classes is negligible (a product of probabilities below about
+#' `lambda / (10 K^3)` over the largest eigenvalue of the columns' Gram matrix: it then differs from the
+#' Hessian by at most `lambda / 10`), so that well-separated classes cost in proportion to the rows they
+#' share. The fit and its tolerance are the same either way.
 #'
 #' @section Extreme scales:
 #' A column of `x` whose largest magnitude is above `2^400` (about `1e120`) or below `2^-400`, and

@@ -506,6 +506,103 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
   return out;
 }
 
+// weighted_cross() without the entries of V that are at most floor(i) in magnitude (row i): each weight
+// column's kept rows are gathered, 256 at a time, and multiplied there, so that a column whose weights
+// are mostly negligible (the multinomial pair weights of well-separated classes) costs in proportion to
+// the rows it keeps. The rows are read in windows of 128 (held in cache while every column gathers from
+// them), each column gathering into its own buffer (K x 256 rows). Through the BLAS of `blas` when every
+// weight column has one sign (as weighted_cross() does), else the kernels, on `threads` threads over rows.
+inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                                  const VectorXd& floor, const std::vector<CrossBlock>& blocks,
+                                                  int threads, const Blas& blas, int isa = 2) {
+  const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
+  bool one_sign = blas.rank_update && blas.cross_update;
+  std::vector<double> sign(static_cast<size_t>(K), 1.0);
+  for (Index k = 0; k < K; ++k) {
+    const bool pos = (V.col(k).array() >= 0).all(), neg = (V.col(k).array() <= 0).all();
+    one_sign = one_sign && (pos || neg);
+    if (!pos) sign[static_cast<size_t>(k)] = -1.0;
+  }
+  isa = detail::isa_level(isa);
+  const int kmax = detail::max_cols(isa);
+  Index cmax = 0;
+  for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
+  const Index wr = 128, br = 256;
+  if (one_sign) threads = 1;  // the BLAS runs its own threads
+  threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
+  std::vector<std::vector<MatrixXd>> part(static_cast<size_t>(threads));
+  parallel_ranges(threads, threads, [&](Index t0, Index t1) {
+    for (Index t = t0; t < t1; ++t) {
+      std::vector<MatrixXd>& out = part[static_cast<size_t>(t)];
+      for (Index k = 0; k < K; ++k)
+        for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
+      const Index r0 = n * t / threads, r1 = n * (t + 1) / threads;
+      MatrixXd win(cmax, wr);  // a window's rows of A[, 0:cmax), one per column
+      std::vector<MatrixXd> rows(static_cast<size_t>(K), MatrixXd(cmax, br));  // each weight column's kept rows
+      MatrixXd weights(br, K);                                                   // and their weights
+      std::vector<Index> count(static_cast<size_t>(K), 0);
+      MatrixXd S(br, cmax), P;  // a flushed buffer: its rows weighted (S) and plain (P: the kernels)
+      if (!one_sign) P.resize(br, cmax);
+      const auto flush = [&](Index k) {
+        const Index c = count[static_cast<size_t>(k)];
+        count[static_cast<size_t>(k)] = 0;
+        if (c == 0) return;
+        const MatrixXd& R = rows[static_cast<size_t>(k)];
+        VectorXd scale = weights.col(k).head(c);
+        if (one_sign) scale = scale.cwiseAbs().cwiseSqrt();
+        for (Index j0 = 0; j0 < cmax; j0 += 16) {  // S = diag(scale) R', 16 columns of S at a time (in cache)
+          const Index j1 = std::min(cmax, j0 + 16);
+          for (Index r = 0; r < c; ++r)
+            for (Index j = j0; j < j1; ++j) {
+              S(r, j) = scale(r) * R(j, r);
+              if (!one_sign) P(r, j) = R(j, r);
+            }
+        }
+        for (Index b = 0; b < nb; ++b) {
+          const CrossBlock& cb = blocks[static_cast<size_t>(b)];
+          MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
+          if (one_sign) {
+            const auto X = S.block(0, cb.i0, c, cb.i1 - cb.i0);
+            if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
+            else blas.cross_update(o, X, S.block(0, cb.j0, c, cb.j1 - cb.j0));
+            continue;
+          }
+          for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
+            const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
+            const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
+            if (first >= cb.i1) continue;
+            const detail::TmulArgs g{S.data() + cb.i0 * br, br, c, P.data() + c0 * br, br,
+                                     o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
+            detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
+          }
+        }
+      };
+      for (Index w0 = r0; w0 < r1; w0 += wr) {
+        const Index wn = std::min(wr, r1 - w0);
+        win.leftCols(wn) = A.block(w0, 0, wn, cmax).transpose();
+        for (Index k = 0; k < K; ++k)
+          for (Index i = 0; i < wn; ++i) {
+            const double v = V(w0 + i, k);
+            if (!(std::abs(v) > floor(w0 + i))) continue;
+            Index& c = count[static_cast<size_t>(k)];
+            rows[static_cast<size_t>(k)].col(c) = win.col(i);
+            weights(c, k) = v;
+            if (++c == br) flush(k);
+          }
+      }
+      for (Index k = 0; k < K; ++k) flush(k);
+      if (one_sign)
+        for (Index k = 0; k < K; ++k)
+          if (sign[static_cast<size_t>(k)] < 0)
+            for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
+    }
+  });
+  std::vector<MatrixXd> out = std::move(part[0]);
+  for (size_t t = 1; t < part.size(); ++t)
+    for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
+  return out;
+}
+
 }  // namespace kernels
 
 }  // namespace fgseq

@@ -25,9 +25,12 @@
 // Newton iterations too. After a solve has needed more than 30 products with H, the preconditioner is the
 // penalized Hessian itself on the class contrasts (ContrastHessian below: (m1 (K - 1))^2 doubles formed
 // in about (K - 1) K n m1^2 / 2 multiply-adds, through R's BLAS when it is an optimized one, and
-// factorized by Cholesky), formed at an iterate and kept while it needs at most 5 products at later ones:
-// with the current iterate's Hessian the conjugate gradients end after one product (exact Newton). The
-// switch holds for the later fits over the same columns and more (ColumnGram::use_hessian).
+// factorized by Cholesky; the rows whose weight for a pair of classes is negligible beside lambda are
+// left out of that pair, so that well-separated classes, whose rows have 1 or 2 classes of non-negligible
+// probability, cost in proportion to the rows they share), formed at an iterate and kept while it needs
+// at most 5 products at later ones: with the current iterate's Hessian the conjugate gradients end after
+// one product or a few (exact Newton, up to the rows left out). The switch holds for the later fits over
+// the same columns and more (ColumnGram::use_hessian).
 //
 // The conjugate gradients stop when the preconditioned residual is eta^2 times the first, eta =
 // min(0.1, largest |gradient entry|): inexact far from the optimum, nearly exact near it, so that
@@ -105,7 +108,7 @@ inline MatrixXd extend_gram(const MatrixXd& A, const Eigen::Ref<const MatrixXd>&
 class ContrastHessian {
  public:
   ContrastHessian(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda,
-                  int threads, const Blas& blas = Blas()) {
+                  double gram_max, int threads, const Blas& blas = Blas()) {
     const Index n = Z1.rows(), m1 = Z1.cols(), K = mu.cols(), Q = K - 1;
     (mu.transpose() * wn).maxCoeff(&R_);
     for (Index c = 0; c < K; ++c)
@@ -118,7 +121,13 @@ class ContrastHessian {
         if (a == b) V.col(k) = (wn.array() * mu.col(c).array() * (1.0 - mu.col(c).array())).matrix();
         else V.col(k) = -(wn.array() * mu.col(c).array() * mu.col(d).array()).matrix();
       }
-    std::vector<MatrixXd> H = kernels::weighted_cross(Z1, V, {{0, m1, 0, m1, true}}, threads, blas);
+    // a row's pair weight at most tau w_i / W is left out: with G_i the rows' left-out weights in the
+    // contrast basis (|entries| <= K^2 tau, norm <= K^3 tau), the factorized matrix differs from the
+    // Hessian by at most K^3 tau gram_max <= lambda / 10 in norm (gram_max: the largest eigenvalue of
+    // Z1' diag(w) Z1 / W), and H >= lambda off the intercepts, so the preconditioned Hessian's condition
+    // number stays near 1, while well-separated classes leave out most rows of most pairs
+    const double tau = 0.1 * lambda / (static_cast<double>(K * K * K) * std::max(gram_max, 1e-300));
+    std::vector<MatrixXd> H = kernels::weighted_cross_above(Z1, V, tau * wn, {{0, m1, 0, m1, true}}, threads, blas);
     V.resize(0, 0);
     for (MatrixXd& b : H) b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
     const auto block = [&](Index a, Index b) -> const MatrixXd& {
@@ -243,15 +252,32 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
       }
       return !(rz > stop);
     };
+    // the directions of the columns' Gram matrix at rounding level (columns collinear across groups),
+    // along which H is lambda alone: the Hessian's preconditioner solves on the others (at lambda = 0
+    // the factor is near singular there, and its rounding would enter the conjugate gradients)
+    const double amax = std::max(gram.values.maxCoeff(), 1e-300);
+    Index flat = 0;
+    while (flat < m1 && gram.values(flat) <= 1e-10 * amax) ++flat;
+    const auto off_flat = [&](MatrixXd& X) {
+      if (flat > 0) X -= gram.vectors.leftCols(flat) * (gram.vectors.leftCols(flat).transpose() * X);
+    };
     const auto hessian_precondition = [&](const MatrixXd& R) {
-      MatrixXd X = (*factor)->solve(R);
+      MatrixXd Rr = R;
+      off_flat(Rr);
+      MatrixXd X = (*factor)->solve(Rr);
+      off_flat(X);
+      if (flat > 0 && lambda > 0) {  // there H is lambda on the contrasts (as the Kronecker one takes it)
+        MatrixXd C = gram.vectors.leftCols(flat).transpose() * R;
+        C = C.colwise() - C.rowwise().mean();
+        X.noalias() += gram.vectors.leftCols(flat) * C / lambda;
+      }
       add_shift(X, R);
       return X;
     };
     const auto form_hessian = [&]() {
       if (poll) poll();
       factor->reset();
-      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, threads, blas);
+      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, gram.values.maxCoeff(), threads, blas);
     };
     MatrixXd x;
     const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));
@@ -269,7 +295,6 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
       // the scale of each (column eigenvector, class eigenvector) direction: 1 / (s_k a_j + lambda), with
       // the Gram matrix's eigenvalues at rounding level taken as 0 (columns collinear across groups, along
       // which H is lambda alone): 0 where both vanish (a pseudo-inverse)
-      const double amax = std::max(gram.values.maxCoeff(), 1e-300);
       MatrixXd scale(m1, K - 1);
       for (Index k = 0; k < K - 1; ++k)
         for (Index j = 0; j < m1; ++j) {
