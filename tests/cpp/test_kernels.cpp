@@ -58,6 +58,16 @@ static double cross_error(const std::vector<MatrixXd>& got, const MatrixXd& A, c
   return worst;
 }
 
+// n x 3 weights: a column >= 0, a column <= 0, and a third of both signs (mixed) or >= 0
+static MatrixXd signed_weights(Index n, bool mixed) {
+  MatrixXd V(n, 3);
+  V.col(0) = VectorXd::Random(n).cwiseAbs();
+  V.col(1) = -VectorXd::Random(n).cwiseAbs();
+  V.col(2) = VectorXd::Random(n);
+  if (!mixed) V.col(2) = V.col(2).cwiseAbs();
+  return V;
+}
+
 static void test_weighted_cross() {
   double worst = 0.0;
   for (int isa : {0, 1, 2})
@@ -78,11 +88,7 @@ static void test_weighted_cross() {
   for (Index n : {5, 2500})
     for (bool mixed : {false, true}) {
       const MatrixXd A = MatrixXd::Random(n, 40);
-      MatrixXd V(n, 3);
-      V.col(0) = VectorXd::Random(n).cwiseAbs();
-      V.col(1) = -VectorXd::Random(n).cwiseAbs();
-      V.col(2) = VectorXd::Random(n);
-      if (!mixed) V.col(2) = V.col(2).cwiseAbs();
+      MatrixXd V = signed_weights(n, mixed);
       const std::vector<kernels::CrossBlock> blocks{{0, 15, 0, 15, true}, {15, 40, 0, 15, false}, {21, 29, 21, 29, true}};
       worst = std::max(worst, cross_error(kernels::weighted_cross(A, V, blocks, 1, blas), A, V, blocks));
     }
@@ -96,11 +102,7 @@ static void test_weighted_cross() {
   for (Index n : {5, 611, 2500, 5003})
     for (bool mixed : {false, true}) {
       const MatrixXd A = MatrixXd::Random(n, 40);
-      MatrixXd V(n, 3);
-      V.col(0) = VectorXd::Random(n).cwiseAbs();
-      V.col(1) = -VectorXd::Random(n).cwiseAbs();
-      V.col(2) = VectorXd::Random(n);
-      if (!mixed) V.col(2) = V.col(2).cwiseAbs();
+      MatrixXd V = signed_weights(n, mixed);
       V(0, 0) = 0.0;
       VectorXd floor = 0.7 * VectorXd::Ones(n);
       floor(n - 1) = 0.0;

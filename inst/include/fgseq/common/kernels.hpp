@@ -412,6 +412,28 @@ struct CrossBlock {
   bool lower;
 };
 
+namespace detail {
+// The K x blocks.size() sums of a weighted_cross() pass on `threads` threads: body(t, out) adds thread
+// t's rows into its own zeroed blocks `out` (weight column k, block b at k * blocks.size() + b), and the
+// threads' sums are added at the end.
+template <class Body>
+std::vector<MatrixXd> thread_sums(int threads, Index K, const std::vector<CrossBlock>& blocks, const Body& body) {
+  std::vector<std::vector<MatrixXd>> part(static_cast<size_t>(threads));
+  parallel_ranges(threads, threads, [&](Index t0, Index t1) {
+    for (Index t = t0; t < t1; ++t) {
+      std::vector<MatrixXd>& out = part[static_cast<size_t>(t)];
+      for (Index k = 0; k < K; ++k)
+        for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
+      body(t, out);
+    }
+  });
+  std::vector<MatrixXd> out = std::move(part[0]);
+  for (size_t t = 1; t < part.size(); ++t)
+    for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
+  return out;
+}
+}  // namespace detail
+
 // For each weight column k of V (n x K) and each block b: out[k * blocks.size() + b] =
 // A[, i0:i1)' diag(V[, k]) A[, j0:j1), all in one pass over the rows of A: blocks of 256 rows, whose
 // weighted copy (for each k) is multiplied with A's columns while in cache. On `threads` threads over
@@ -429,37 +451,27 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
   }
   const Index rb = 256, nblk = (n + rb - 1) / rb;
   threads = static_cast<int>(std::min<Index>(detail::threads_for(work * static_cast<double>(n * K), threads), std::max<Index>(nblk, 1)));
-  std::vector<std::vector<MatrixXd>> part(static_cast<size_t>(threads));
-  parallel_ranges(threads, threads, [&](Index t0, Index t1) {
-    for (Index t = t0; t < t1; ++t) {
-      std::vector<MatrixXd>& out = part[static_cast<size_t>(t)];
-      for (Index k = 0; k < K; ++k)
-        for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
-      MatrixXd Av(rb, cmax);  // the block's rows of A[, 0:cmax), times the weights
-      for (Index blk = nblk * t / threads; blk < nblk * (t + 1) / threads; ++blk) {
-        const Index r0 = blk * rb, rows = std::min(rb, n - r0);
-        for (Index k = 0; k < K; ++k) {
-          Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * A.block(r0, 0, rows, cmax);
-          for (Index b = 0; b < nb; ++b) {
-            const CrossBlock& cb = blocks[static_cast<size_t>(b)];
-            MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
-            for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
-              const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
-              const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
-              if (first >= cb.i1) continue;
-              const detail::TmulArgs g{Av.data() + cb.i0 * rb, rb, rows, A.data() + r0 + c0 * lda, lda,
-                                       o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
-              detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
-            }
+  return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
+    MatrixXd Av(rb, cmax);  // the block's rows of A[, 0:cmax), times the weights
+    for (Index blk = nblk * t / threads; blk < nblk * (t + 1) / threads; ++blk) {
+      const Index r0 = blk * rb, rows = std::min(rb, n - r0);
+      for (Index k = 0; k < K; ++k) {
+        Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * A.block(r0, 0, rows, cmax);
+        for (Index b = 0; b < nb; ++b) {
+          const CrossBlock& cb = blocks[static_cast<size_t>(b)];
+          MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
+          for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
+            const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
+            const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
+            if (first >= cb.i1) continue;
+            const detail::TmulArgs g{Av.data() + cb.i0 * rb, rb, rows, A.data() + r0 + c0 * lda, lda,
+                                     o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
+            detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
           }
         }
       }
     }
   });
-  std::vector<MatrixXd> out = std::move(part[0]);
-  for (size_t t = 1; t < part.size(); ++t)
-    for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
-  return out;
 }
 
 // weighted_cross() through the BLAS of `blas` (rank_update and cross_update) when every weight column has
@@ -530,77 +542,67 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
   const Index wr = 128, br = 256;
   if (one_sign) threads = 1;  // the BLAS runs its own threads
   threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
-  std::vector<std::vector<MatrixXd>> part(static_cast<size_t>(threads));
-  parallel_ranges(threads, threads, [&](Index t0, Index t1) {
-    for (Index t = t0; t < t1; ++t) {
-      std::vector<MatrixXd>& out = part[static_cast<size_t>(t)];
-      for (Index k = 0; k < K; ++k)
-        for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
-      const Index r0 = n * t / threads, r1 = n * (t + 1) / threads;
-      MatrixXd win(cmax, wr);  // a window's rows of A[, 0:cmax), one per column
-      std::vector<MatrixXd> rows(static_cast<size_t>(K), MatrixXd(cmax, br));  // each weight column's kept rows
-      MatrixXd weights(br, K);                                                   // and their weights
-      std::vector<Index> count(static_cast<size_t>(K), 0);
-      MatrixXd S(br, cmax), P;  // a flushed buffer: its rows weighted (S) and plain (P: the kernels)
-      if (!one_sign) P.resize(br, cmax);
-      const auto flush = [&](Index k) {
-        const Index c = count[static_cast<size_t>(k)];
-        count[static_cast<size_t>(k)] = 0;
-        if (c == 0) return;
-        const MatrixXd& R = rows[static_cast<size_t>(k)];
-        VectorXd scale = weights.col(k).head(c);
-        if (one_sign) scale = scale.cwiseAbs().cwiseSqrt();
-        for (Index j0 = 0; j0 < cmax; j0 += 16) {  // S = diag(scale) R', 16 columns of S at a time (in cache)
-          const Index j1 = std::min(cmax, j0 + 16);
-          for (Index r = 0; r < c; ++r)
-            for (Index j = j0; j < j1; ++j) {
-              S(r, j) = scale(r) * R(j, r);
-              if (!one_sign) P(r, j) = R(j, r);
-            }
-        }
-        for (Index b = 0; b < nb; ++b) {
-          const CrossBlock& cb = blocks[static_cast<size_t>(b)];
-          MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
-          if (one_sign) {
-            const auto X = S.block(0, cb.i0, c, cb.i1 - cb.i0);
-            if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
-            else blas.cross_update(o, X, S.block(0, cb.j0, c, cb.j1 - cb.j0));
-            continue;
-          }
-          for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
-            const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
-            const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
-            if (first >= cb.i1) continue;
-            const detail::TmulArgs g{S.data() + cb.i0 * br, br, c, P.data() + c0 * br, br,
-                                     o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
-            detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
-          }
-        }
-      };
-      for (Index w0 = r0; w0 < r1; w0 += wr) {
-        const Index wn = std::min(wr, r1 - w0);
-        win.leftCols(wn) = A.block(w0, 0, wn, cmax).transpose();
-        for (Index k = 0; k < K; ++k)
-          for (Index i = 0; i < wn; ++i) {
-            const double v = V(w0 + i, k);
-            if (!(std::abs(v) > floor(w0 + i))) continue;
-            Index& c = count[static_cast<size_t>(k)];
-            rows[static_cast<size_t>(k)].col(c) = win.col(i);
-            weights(c, k) = v;
-            if (++c == br) flush(k);
+  return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
+    const Index r0 = n * t / threads, r1 = n * (t + 1) / threads;
+    MatrixXd win(cmax, wr);  // a window's rows of A[, 0:cmax), one per column
+    std::vector<MatrixXd> rows(static_cast<size_t>(K), MatrixXd(cmax, br));  // each weight column's kept rows
+    MatrixXd weights(br, K);                                                   // and their weights
+    std::vector<Index> count(static_cast<size_t>(K), 0);
+    MatrixXd S(br, cmax), P;  // a flushed buffer: its rows weighted (S) and plain (P: the kernels)
+    if (!one_sign) P.resize(br, cmax);
+    const auto flush = [&](Index k) {
+      const Index c = count[static_cast<size_t>(k)];
+      count[static_cast<size_t>(k)] = 0;
+      if (c == 0) return;
+      const MatrixXd& R = rows[static_cast<size_t>(k)];
+      VectorXd scale = weights.col(k).head(c);
+      if (one_sign) scale = scale.cwiseAbs().cwiseSqrt();
+      for (Index j0 = 0; j0 < cmax; j0 += 16) {  // S = diag(scale) R', 16 columns of S at a time (in cache)
+        const Index j1 = std::min(cmax, j0 + 16);
+        for (Index r = 0; r < c; ++r)
+          for (Index j = j0; j < j1; ++j) {
+            S(r, j) = scale(r) * R(j, r);
+            if (!one_sign) P(r, j) = R(j, r);
           }
       }
-      for (Index k = 0; k < K; ++k) flush(k);
-      if (one_sign)
-        for (Index k = 0; k < K; ++k)
-          if (sign[static_cast<size_t>(k)] < 0)
-            for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
+      for (Index b = 0; b < nb; ++b) {
+        const CrossBlock& cb = blocks[static_cast<size_t>(b)];
+        MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
+        if (one_sign) {
+          const auto X = S.block(0, cb.i0, c, cb.i1 - cb.i0);
+          if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
+          else blas.cross_update(o, X, S.block(0, cb.j0, c, cb.j1 - cb.j0));
+          continue;
+        }
+        for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
+          const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
+          const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
+          if (first >= cb.i1) continue;
+          const detail::TmulArgs g{S.data() + cb.i0 * br, br, c, P.data() + c0 * br, br,
+                                   o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
+          detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
+        }
+      }
+    };
+    for (Index w0 = r0; w0 < r1; w0 += wr) {
+      const Index wn = std::min(wr, r1 - w0);
+      win.leftCols(wn) = A.block(w0, 0, wn, cmax).transpose();
+      for (Index k = 0; k < K; ++k)
+        for (Index i = 0; i < wn; ++i) {
+          const double v = V(w0 + i, k);
+          if (!(std::abs(v) > floor(w0 + i))) continue;
+          Index& c = count[static_cast<size_t>(k)];
+          rows[static_cast<size_t>(k)].col(c) = win.col(i);
+          weights(c, k) = v;
+          if (++c == br) flush(k);
+        }
     }
+    for (Index k = 0; k < K; ++k) flush(k);
+    if (one_sign)
+      for (Index k = 0; k < K; ++k)
+        if (sign[static_cast<size_t>(k)] < 0)
+          for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
   });
-  std::vector<MatrixXd> out = std::move(part[0]);
-  for (size_t t = 1; t < part.size(); ++t)
-    for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
-  return out;
 }
 
 }  // namespace kernels
