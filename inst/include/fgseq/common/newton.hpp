@@ -17,28 +17,24 @@
 #include <limits>
 #include <utility>
 
+#include "kernels.hpp"
 #include "types.hpp"
-
-
 
 namespace fgseq {
 
 // X = H^-1 B for a symmetric H (both triangles filled) that is positive definite up to rounding, such as
 // a Hessian with a tiny ridge. H is factorized in place (it is consumed) by the blocked Cholesky
 // H = L L', whose work is in matrix products (on a few thousand rows it is several times faster than the
-// pivoted LDL', which works column by column). Where it meets a pivot that is not positive (H singular
-// or indefinite to rounding), H is restored from its strict upper triangle and its saved diagonal and
-// solved by the pivoted LDL' (Eigen's LDLT) instead. Both are backward stable on a positive definite H:
+// pivoted LDL', which works column by column; cholesky_in_place()). Where it meets a pivot that is not
+// positive (H singular or indefinite to rounding), H is restored from its strict upper triangle and its
+// diagonal and solved by the pivoted LDL' (Eigen's LDLT) instead. Both are backward stable on a positive definite H:
 // their solutions agree to rounding.
 inline MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B) {
-  const VectorXd diagonal = H.diagonal();
-  {
-    Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(H);  // reads and overwrites the lower triangle only
-    if (llt.info() == Eigen::Success) return llt.solve(B);
-  }
-  H.triangularView<Eigen::StrictlyLower>() = H.transpose();
-  H.diagonal() = diagonal;
-  return H.ldlt().solve(B);
+  if (!cholesky_in_place(H)) return H.ldlt().solve(B);
+  MatrixXd X = B;
+  H.triangularView<Eigen::Lower>().solveInPlace(X);
+  H.triangularView<Eigen::Lower>().adjoint().solveInPlace(X);
+  return X;
 }
 
 // When the solver stops (see newton_solve()); part of a fit's Control (greedy/model.hpp).
