@@ -519,10 +519,10 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
 }
 
 // weighted_cross() without the entries of V that are at most floor(i) in magnitude (row i): each weight
-// column's kept rows are gathered, 256 at a time, and multiplied there, so that a column whose weights
+// column's kept rows are gathered, up to 256 at a time, and multiplied there, so that a column whose weights
 // are mostly negligible (the multinomial pair weights of well-separated classes) costs in proportion to
 // the rows it keeps. The rows are read in windows of 128 (held in cache while every column gathers from
-// them), each column gathering into its own buffer (K x 256 rows). Through the BLAS of `blas` when every
+// them), each column gathering into its own buffer. Through the BLAS of `blas` when every
 // weight column has one sign (as weighted_cross() does), else the kernels, on `threads` threads over rows.
 inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
                                                   const VectorXd& floor, const std::vector<CrossBlock>& blocks,
@@ -539,7 +539,9 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
   const int kmax = detail::max_cols(isa);
   Index cmax = 0;
   for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
-  const Index wr = 128, br = 256;
+  // gathered blocks of up to 256 rows, fewer for narrow A: the K buffers (K cmax br doubles) stay no
+  // larger than the K products (K cmax^2 for a square block) once cmax >= 32
+  const Index wr = 128, br = std::min<Index>(256, std::max<Index>(32, cmax));
   if (one_sign) threads = 1;  // the BLAS runs its own threads
   threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
