@@ -252,32 +252,31 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
       }
       return !(rz > stop);
     };
-    // the directions of the columns' Gram matrix at rounding level (columns collinear across groups),
-    // along which H is lambda alone: the Hessian's preconditioner solves on the others (at lambda = 0
-    // the factor is near singular there, and its rounding would enter the conjugate gradients)
+    // the directions of the columns' Gram matrix at rounding level (columns collinear across groups; its
+    // eigenvalues come in increasing order: the first `flat`), along which H is lambda alone: both
+    // preconditioners take them so (the Hessian's solves on the others: at lambda = 0 the factor is near
+    // singular there, and its rounding would enter the conjugate gradients)
     const double amax = std::max(gram.values.maxCoeff(), 1e-300);
     Index flat = 0;
     while (flat < m1 && gram.values(flat) <= 1e-10 * amax) ++flat;
-    const auto off_flat = [&](MatrixXd& X) {
-      if (flat > 0) X -= gram.vectors.leftCols(flat) * (gram.vectors.leftCols(flat).transpose() * X);
-    };
+    const auto N = gram.vectors.leftCols(flat);
     const auto hessian_precondition = [&](const MatrixXd& R) {
-      MatrixXd Rr = R;
-      off_flat(Rr);
-      MatrixXd X = (*factor)->solve(Rr);
-      off_flat(X);
-      if (flat > 0 && lambda > 0) {  // there H is lambda on the contrasts (as the Kronecker one takes it)
-        MatrixXd C = gram.vectors.leftCols(flat).transpose() * R;
-        C = C.colwise() - C.rowwise().mean();
-        X.noalias() += gram.vectors.leftCols(flat) * C / lambda;
+      if (flat == 0) {
+        MatrixXd X = (*factor)->solve(R);
+        add_shift(X, R);
+        return X;
       }
+      const MatrixXd NR = N.transpose() * R;
+      MatrixXd X = (*factor)->solve(R - N * NR);
+      X -= N * (N.transpose() * X);
+      if (lambda > 0) X.noalias() += N * (NR.colwise() - NR.rowwise().mean()) / lambda;  // H is lambda on the contrasts there
       add_shift(X, R);
       return X;
     };
     const auto form_hessian = [&]() {
       if (poll) poll();
       factor->reset();
-      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, gram.values.maxCoeff(), threads, blas);
+      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, amax, threads, blas);
     };
     MatrixXd x;
     const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));
@@ -298,7 +297,7 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
       MatrixXd scale(m1, K - 1);
       for (Index k = 0; k < K - 1; ++k)
         for (Index j = 0; j < m1; ++j) {
-          const double a = gram.values(j) > 1e-10 * amax ? gram.values(j) : 0.0;
+          const double a = j >= flat ? gram.values(j) : 0.0;
           const double d = s(k) * a + lambda;
           scale(j, k) = d > 0 ? 1.0 / d : 0.0;
         }
