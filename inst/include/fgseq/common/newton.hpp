@@ -68,6 +68,7 @@ struct NewtonPoint {
   VectorXd gradient;
   MatrixXd hessian;
   MatrixXd eta, mu;          // an in-memory evaluator's linear predictors and fitted means at theta
+  double step = 1.0;         // an iterate's step length t from the iterate before it (1 for the first)
 };
 
 // Fills `point` at point.theta up to `need`. Called with increasing needs on one point, and only for
@@ -167,6 +168,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     fill(next, NewtonNeed::Accept);
     const double change = f.risk - next.risk;
     deviance_settled = std::abs(next.deviance - f.deviance) / (std::abs(next.deviance) + 0.1) < ctl.deviance_tol;
+    next.step = t;
     f = std::move(next);
     // the risk no longer moves and the last Newton decrement was small: converged
     if (change <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
