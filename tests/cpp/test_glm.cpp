@@ -602,7 +602,8 @@ static void test_pair_cross() {
 //     (the Kronecker one; the Hessian on the contrasts formed by weighted_cross() or by rank updates,
 //     factorized by Cholesky or the pivoted LDL'); the preconditioner's Gram matrix built by extend_gram()
 //     group by group equals weighted_gram() of all columns; on separable classes at lambda 1e-4, where
-//     many pair weights are left out of the Hessian preconditioner, its fit is still the factorized one
+//     many pair weights are left out of the Hessian preconditioner, its fit is still the factorized one,
+//     also from far starts, where the directions after damped steps are the kept factor's, inexact
 static void test_multinomial_direction(Problem& pb) {
   const Index n = pb.n;
   const GlmData d(pb);
@@ -729,5 +730,39 @@ static void test_multinomial_direction(Problem& pb) {
         check(diff.cwiseAbs().maxCoeff() < 1e-8, "multinomial direction, separable classes: the factorized Hessian's coefficients",
               diff.cwiseAbs().maxCoeff(), 0);
       }
+    // from a start far from the optimum (every coefficient of the fit, intercepts but, times -3 and 6),
+    // the line search damps steps, after which the kept factor's direction is taken unconverged: such
+    // directions (the iterate's exact Newton direction, from its factorized Hessian, differs by more
+    // than 1e-3 of its size) occur, and the fit is still the factorized Hessian's
+    for (double far : {-3.0, 6.0}) {
+      MatrixXd theta_far = Eigen::Map<const MatrixXd>(exact.point.theta.data(), m1, 3);
+      theta_far.bottomRows(m1 - 1) *= far;
+      const Eigen::Map<const VectorXd> start_far(theta_far.data(), theta_far.size());
+      const NewtonSolution exact_far = newton_solve(start_far, ev, ctl);
+      ColumnGram g = gram;
+      const NewtonDirection direction = multinomial_direction(Z1, d.wt, d.W, lambda, g, 1, std::function<void()>(), Blas(), 0);
+      int damped = 0, inexact = 0;
+      const NewtonDirection watched = [&](const NewtonPoint& pt) {
+        VectorXd dir = direction(pt);
+        if (pt.step < 1.0) {
+          ++damped;
+          MatrixXd H = glm_hessian(fam, Z1, pt.mu, d.wt, d.W, lambda, 1);
+          H.diagonal().array() += 1e-12 * H.diagonal().maxCoeff();
+          const VectorXd newton = -H.ldlt().solve(pt.gradient);
+          MatrixXd diff = Eigen::Map<const MatrixXd>(dir.data(), m1, 3) - Eigen::Map<const MatrixXd>(newton.data(), m1, 3);
+          diff.row(0).array() -= diff.row(0).mean();
+          if (diff.norm() > 1e-3 * newton.norm()) ++inexact;
+        }
+        return dir;
+      };
+      const NewtonSolution cg = newton_solve(start_far, ev, ctl, std::function<void()>(), watched);
+      MatrixXd diff = Eigen::Map<const MatrixXd>(cg.point.theta.data(), m1, 3) -
+                      Eigen::Map<const MatrixXd>(exact.point.theta.data(), m1, 3);
+      diff.row(0).array() -= diff.row(0).mean();
+      check(exact_far.converged && cg.converged, "multinomial direction, far start: both solves converged", cg.converged, 1);
+      check(inexact > 0, "multinomial direction, far start: unconverged directions after damped steps", inexact, 1);
+      check(diff.cwiseAbs().maxCoeff() < 1e-8, "multinomial direction, far start: the factorized Hessian's coefficients",
+            diff.cwiseAbs().maxCoeff(), 0);
+    }
   }
 }
