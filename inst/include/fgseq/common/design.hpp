@@ -246,7 +246,7 @@ inline Whitened whiten_block_stats(const BlockStats& bs, double rank_tol) {
 // Standardized statistics of a sparse x for the Gram engine: x' D x formed sparsely, centred
 // implicitly (x'Dx - W m m'), densified once (p x p).
 inline GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights) {
-  const Index n = x.rows(), p = x.cols(), P = y.cols();
+  const Index n = x.rows(), P = y.cols();
   if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
   Moments m;

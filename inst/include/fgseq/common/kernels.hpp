@@ -432,6 +432,48 @@ std::vector<MatrixXd> thread_sums(int threads, Index K, const std::vector<CrossB
     for (size_t i = 0; i < out.size(); ++i) out[i] += part[t][i];
   return out;
 }
+
+// Whether every weight column of V has one sign and `blas` can form the products (the BLAS path of the
+// weighted_cross() versions); sign: each column's (+1 or -1).
+inline bool one_signed(const Eigen::Ref<const MatrixXd>& V, const Blas& blas, std::vector<double>& sign) {
+  sign.assign(static_cast<size_t>(V.cols()), 1.0);
+  bool one_sign = blas.rank_update && blas.cross_update;
+  for (Index k = 0; k < V.cols() && one_sign; ++k) {
+    const bool pos = (V.col(k).array() >= 0).all(), neg = (V.col(k).array() <= 0).all();
+    one_sign = pos || neg;
+    if (!pos) sign[static_cast<size_t>(k)] = -1.0;
+  }
+  return one_sign;
+}
+
+// The BLAS path's sums (weight column k, block b at k * nb + b) times each column's sign.
+inline void apply_signs(std::vector<MatrixXd>& out, const std::vector<double>& sign, Index nb) {
+  for (size_t k = 0; k < sign.size(); ++k)
+    if (sign[k] < 0)
+      for (Index b = 0; b < nb; ++b) out[k * static_cast<size_t>(nb) + static_cast<size_t>(b)] *= -1.0;
+}
+
+// o += S[, i0:i1)' S[, j0:j1) over the first `rows` rows of S (square-root-weighted rows) through the
+// BLAS: a rank update for a lower block on the diagonal, a product otherwise.
+inline void blas_block(const Blas& blas, MatrixXd& o, const MatrixXd& S, Index rows, const CrossBlock& cb) {
+  const auto X = S.block(0, cb.i0, rows, cb.i1 - cb.i0);
+  if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
+  else blas.cross_update(o, X, S.block(0, cb.j0, rows, cb.j1 - cb.j0));
+}
+
+// o += W[, i0:i1)' P[, j0:j1) over `rows` rows by the kernels, kmax columns of P at a time (only the
+// tiles on or below the diagonal for a lower block): W, P column-major with leading dimensions ldw, ldp,
+// W weighted, P plain.
+inline void kernel_block(const double* W, Index ldw, const double* P, Index ldp, Index rows, const CrossBlock& cb,
+                         MatrixXd& o, int kmax, int isa) {
+  for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
+    const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
+    const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
+    if (first >= cb.i1) continue;
+    const TmulArgs g{W + cb.i0 * ldw, ldw, rows, P + c0 * ldp, ldp, o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
+    tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
+  }
+}
 }  // namespace detail
 
 // For each weight column k of V (n x K) and each block b: out[k * blocks.size() + b] =
@@ -457,18 +499,9 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
       const Index r0 = blk * rb, rows = std::min(rb, n - r0);
       for (Index k = 0; k < K; ++k) {
         Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * A.block(r0, 0, rows, cmax);
-        for (Index b = 0; b < nb; ++b) {
-          const CrossBlock& cb = blocks[static_cast<size_t>(b)];
-          MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
-          for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
-            const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
-            const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
-            if (first >= cb.i1) continue;
-            const detail::TmulArgs g{Av.data() + cb.i0 * rb, rb, rows, A.data() + r0 + c0 * lda, lda,
-                                     o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
-            detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
-          }
-        }
+        for (Index b = 0; b < nb; ++b)
+          detail::kernel_block(Av.data(), rb, A.data() + r0, lda, rows, blocks[static_cast<size_t>(b)],
+                               out[static_cast<size_t>(k * nb + b)], kmax, isa);
       }
     }
   });
@@ -483,14 +516,8 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
 inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
                                             const std::vector<CrossBlock>& blocks, int threads, const Blas& blas) {
   const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
-  std::vector<double> sign(static_cast<size_t>(K), 1.0);
-  bool one_sign = blas.rank_update && blas.cross_update;
-  for (Index k = 0; k < K && one_sign; ++k) {
-    const bool pos = (V.col(k).array() >= 0).all(), neg = (V.col(k).array() <= 0).all();
-    one_sign = pos || neg;
-    if (!pos) sign[static_cast<size_t>(k)] = -1.0;
-  }
-  if (!one_sign) return weighted_cross(A, V, blocks, threads);
+  std::vector<double> sign;
+  if (!detail::one_signed(V, blas, sign)) return weighted_cross(A, V, blocks, threads);
   Index cmax = 0;
   for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
   std::vector<MatrixXd> out;
@@ -503,18 +530,11 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
     for (Index k = 0; k < K; ++k) {
       const VectorXd root = V.col(k).segment(r0, rows).cwiseAbs().cwiseSqrt();
       S.topRows(rows).noalias() = root.asDiagonal() * A.block(r0, 0, rows, cmax);
-      for (Index b = 0; b < nb; ++b) {
-        const CrossBlock& cb = blocks[static_cast<size_t>(b)];
-        MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
-        const auto X = S.block(0, cb.i0, rows, cb.i1 - cb.i0);
-        if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
-        else blas.cross_update(o, X, S.block(0, cb.j0, rows, cb.j1 - cb.j0));
-      }
+      for (Index b = 0; b < nb; ++b)
+        detail::blas_block(blas, out[static_cast<size_t>(k * nb + b)], S, rows, blocks[static_cast<size_t>(b)]);
     }
   }
-  for (Index k = 0; k < K; ++k)
-    if (sign[static_cast<size_t>(k)] < 0)
-      for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
+  detail::apply_signs(out, sign, nb);
   return out;
 }
 
@@ -528,13 +548,8 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
                                                   const VectorXd& floor, const std::vector<CrossBlock>& blocks,
                                                   int threads, const Blas& blas, int isa = 2) {
   const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
-  bool one_sign = blas.rank_update && blas.cross_update;
-  std::vector<double> sign(static_cast<size_t>(K), 1.0);
-  for (Index k = 0; k < K; ++k) {
-    const bool pos = (V.col(k).array() >= 0).all(), neg = (V.col(k).array() <= 0).all();
-    one_sign = one_sign && (pos || neg);
-    if (!pos) sign[static_cast<size_t>(k)] = -1.0;
-  }
+  std::vector<double> sign;
+  const bool one_sign = detail::one_signed(V, blas, sign);
   isa = detail::isa_level(isa);
   const int kmax = detail::max_cols(isa);
   Index cmax = 0;
@@ -570,20 +585,8 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
       for (Index b = 0; b < nb; ++b) {
         const CrossBlock& cb = blocks[static_cast<size_t>(b)];
         MatrixXd& o = out[static_cast<size_t>(k * nb + b)];
-        if (one_sign) {
-          const auto X = S.block(0, cb.i0, c, cb.i1 - cb.i0);
-          if (cb.lower && cb.i0 == cb.j0 && cb.i1 == cb.j1) blas.rank_update(o, X);
-          else blas.cross_update(o, X, S.block(0, cb.j0, c, cb.j1 - cb.j0));
-          continue;
-        }
-        for (Index c0 = cb.j0; c0 < cb.j1; c0 += kmax) {
-          const int kc = static_cast<int>(std::min<Index>(kmax, cb.j1 - c0));
-          const Index first = cb.lower ? std::max(cb.i0, c0) : cb.i0;
-          if (first >= cb.i1) continue;
-          const detail::TmulArgs g{S.data() + cb.i0 * br, br, c, P.data() + c0 * br, br,
-                                   o.data() + (c0 - cb.j0) * o.rows(), o.rows()};
-          detail::tmul_k<1, 12>(kc, isa, g, first - cb.i0, cb.i1 - cb.i0);
-        }
+        if (one_sign) detail::blas_block(blas, o, S, c, cb);
+        else detail::kernel_block(S.data(), br, P.data(), br, c, cb, o, kmax, isa);
       }
     };
     for (Index w0 = r0; w0 < r1; w0 += wr) {
@@ -600,10 +603,7 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
         }
     }
     for (Index k = 0; k < K; ++k) flush(k);
-    if (one_sign)
-      for (Index k = 0; k < K; ++k)
-        if (sign[static_cast<size_t>(k)] < 0)
-          for (Index b = 0; b < nb; ++b) out[static_cast<size_t>(k * nb + b)] *= -1.0;
+    if (one_sign) detail::apply_signs(out, sign, nb);
   });
 }
 
