@@ -33,13 +33,17 @@
 // the same columns and more (ColumnGram::use_hessian).
 //
 // The conjugate gradients stop when the preconditioned residual is eta^2 times the first, eta =
-// min(0.1, g) with g the largest |gradient entry| (eta = min(0.1, sqrt(g)) with a factor formed at an
-// earlier iterate): inexact far from the optimum, nearly exact near it, so that the outer iterations
-// converge quadratically (order 1.5 on the kept factor's steps) to the same gradient tolerance. After a
-// damped step (the line search shortened the last direction: far from the optimum, where the quadratic
-// model does not hold at the scale of a step) the kept factor's direction after its 5 products is taken
-// whatever its residual (an inexact Newton step), and the Hessian is formed again only after full steps.
-// On Fashion-MNIST these two rules save about a third of the formations for the same fits.
+// min(0.1, sqrt(g)) with g the largest |gradient entry| (the forcing term of Nocedal & Wright's
+// truncated Newton, whose outer iterations converge superlinearly): inexact far from the optimum, nearly
+// exact near it, to the same gradient tolerance. The tighter eta = min(0.1, g) (quadratic convergence)
+// cost more products per Newton step, and with many classes it made the Kronecker preconditioner's
+// solves exceed their 30 products and switch to the Hessian's where they need not: on bench-glm.R's
+// data with 10 classes and 10,000 rows the CS-G-OMP path took about 4 times longer (R on OpenBLAS) for
+// the same sequence.
+// After a damped step (the line search shortened the last direction: far from the optimum, where the
+// quadratic model does not hold at the scale of a step) the kept factor's direction after its 5
+// products is taken whatever its residual (an inexact Newton step), and the Hessian is formed again
+// only after full steps; on Fashion-MNIST this saves about a third of the formations for the same fits.
 #ifndef FGSEQ_GLM_MULTINOMIAL_HPP
 #define FGSEQ_GLM_MULTINOMIAL_HPP
 
@@ -226,11 +230,10 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
       return HV;
     };
     const Eigen::Map<const MatrixXd> G(pt.gradient.data(), m1, K);
-    const double gmax = G.cwiseAbs().maxCoeff();
+    const double eta = std::min(0.1, std::sqrt(G.cwiseAbs().maxCoeff()));
     // preconditioned conjugate gradients on H x = -G from x = 0, at most max_iter products with H;
     // true when the preconditioned residual fell to eta^2 times the first
-    const auto pcg = [&](const std::function<MatrixXd(const MatrixXd&)>& precondition, int max_iter, double eta,
-                         MatrixXd& x) {
+    const auto pcg = [&](const std::function<MatrixXd(const MatrixXd&)>& precondition, int max_iter, MatrixXd& x) {
       MatrixXd r = -G;
       MatrixXd z = precondition(r);
       MatrixXd p = z;
@@ -310,21 +313,21 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
         add_shift(X, R);
         return X;
       };
-      if (pcg(kron_precondition, std::min(kron_iterations, max_iter), std::min(0.1, gmax), x) ||
+      if (pcg(kron_precondition, std::min(kron_iterations, max_iter), x) ||
           max_iter <= kron_iterations)
         return Eigen::Map<const VectorXd>(x.data(), x.size());
       gram.use_hessian = true;
     }
-    // the factor at hand (formed at an earlier iterate) solves to the looser eta = sqrt(gmax) in at most
-    // lag_iterations products; after a damped step (the line search shortened the last direction: the
+    // the factor at hand (formed at an earlier iterate) solves in at most lag_iterations products; after
+    // a damped step (the line search shortened the last direction: the
     // quadratic model does not hold at the scale of a step) its direction after those products is taken
     // whatever its residual (a descent direction, as every iterate of the conjugate gradients from 0: an
     // inexact Newton step, Dembo, Eisenstat & Steihaug 1982); the Hessian is formed again only after a
     // full step whose solve needs more
-    if (*factor && (pcg(hessian_precondition, lag_iterations, std::min(0.1, std::sqrt(gmax)), x) || pt.step < 1.0))
+    if (*factor && (pcg(hessian_precondition, lag_iterations, x) || pt.step < 1.0))
       return Eigen::Map<const VectorXd>(x.data(), x.size());
     form_hessian();
-    pcg(hessian_precondition, max_iter, std::min(0.1, gmax), x);
+    pcg(hessian_precondition, max_iter, x);
     return Eigen::Map<const VectorXd>(x.data(), x.size());
   };
 }
