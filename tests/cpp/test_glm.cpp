@@ -626,6 +626,15 @@ static void test_multinomial_direction(Problem& pb) {
   check(gram_err < 1e-12, "multinomial direction: extend_gram() is the Gram matrix of all columns", gram_err, 0);
   gram.decompose();
   const FamilyOps fam{Family::Multinomial};
+  // the BLAS's way of forming the Hessian preconditioner (rank updates of square-root-weighted rows),
+  // here through Eigen
+  Blas by_rows;
+  by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
+    g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
+  };
+  by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
+    c.noalias() += x.transpose() * y;
+  };
   for (double lambda : {0.05, 0.0})
     for (int threads : {1, 2}) {
       Control ctl;
@@ -636,16 +645,8 @@ static void test_multinomial_direction(Problem& pb) {
       const NewtonEvaluator ev = glm_evaluator(fam, Z1, yg, d.wt, d.W, off, lambda, threads);
       const NewtonSolution exact = newton_solve(start, ev, ctl);
       // the Kronecker preconditioner (these data need no more); and the Hessian's from the first iterate
-      // (kron_iterations = 0), formed by weighted_cross() or by rank updates of square-root-weighted
-      // rows (the BLAS's way, here Eigen's), factorized by Cholesky or, when it reports a pivot that is
-      // not positive, by the pivoted LDL'
-      Blas by_rows;
-      by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
-        g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-      };
-      by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
-        c.noalias() += x.transpose() * y;
-      };
+      // (kron_iterations = 0), formed by weighted_cross() or by rank updates (by_rows), factorized by
+      // Cholesky or, when it reports a pivot that is not positive, by the pivoted LDL'
       Blas no_cholesky = by_rows;
       no_cholesky.cholesky = [](MatrixXd&) { return false; };
       for (int variant = 0; variant < 4; ++variant) {
@@ -710,13 +711,6 @@ static void test_multinomial_direction(Problem& pb) {
     }
     under /= static_cast<double>(6 * n);
     check(under > 0.3, "multinomial direction, separable classes: pair weights under the floor (share over 0.3)", under, 0.3);
-    Blas by_rows;
-    by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
-      g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-    };
-    by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
-      c.noalias() += x.transpose() * y;
-    };
     for (int threads : {1, 2})
       for (bool blas : {false, true}) {
         ColumnGram g = gram;
@@ -741,11 +735,10 @@ static void test_multinomial_direction(Problem& pb) {
       const NewtonSolution exact_far = newton_solve(start_far, ev, ctl);
       ColumnGram g = gram;
       const NewtonDirection direction = multinomial_direction(Z1, d.wt, d.W, lambda, g, 1, std::function<void()>(), Blas(), 0);
-      int damped = 0, inexact = 0;
+      int inexact = 0;
       const NewtonDirection watched = [&](const NewtonPoint& pt) {
         VectorXd dir = direction(pt);
         if (pt.step < 1.0) {
-          ++damped;
           MatrixXd H = glm_hessian(fam, Z1, pt.mu, d.wt, d.W, lambda, 1);
           H.diagonal().array() += 1e-12 * H.diagonal().maxCoeff();
           const VectorXd newton = -H.ldlt().solve(pt.gradient);

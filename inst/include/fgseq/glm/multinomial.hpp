@@ -200,8 +200,9 @@ class ContrastHessian {
 // H: from then on (for this solve's later iterates, and, through gram.use_hessian, the later fits over
 // these columns and more) it is the penalized Hessian on the contrasts (ContrastHessian) at an iterate,
 // kept while the conjugate gradients need at most lag_iterations products with the Hessian of a later
-// iterate, and formed again at the current iterate when they need more. With the Hessian of the
-// current iterate the conjugate gradients end after one product (the exact Newton direction).
+// iterate or the iterate follows a damped step (then their direction after those products is taken), and
+// formed again at the current iterate otherwise. With the Hessian of the current iterate the conjugate
+// gradients end after one product (the exact Newton direction).
 inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, double W,
                                              double lambda, const ColumnGram& gram, int threads,
                                              const std::function<void()>& poll = std::function<void()>(),
@@ -313,17 +314,15 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
         add_shift(X, R);
         return X;
       };
-      if (pcg(kron_precondition, std::min(kron_iterations, max_iter), x) ||
-          max_iter <= kron_iterations)
+      if (pcg(kron_precondition, std::min(kron_iterations, max_iter), x) || max_iter <= kron_iterations)
         return Eigen::Map<const VectorXd>(x.data(), x.size());
       gram.use_hessian = true;
     }
     // the factor at hand (formed at an earlier iterate) solves in at most lag_iterations products; after
-    // a damped step (the line search shortened the last direction: the
-    // quadratic model does not hold at the scale of a step) its direction after those products is taken
-    // whatever its residual (a descent direction, as every iterate of the conjugate gradients from 0: an
-    // inexact Newton step, Dembo, Eisenstat & Steihaug 1982); the Hessian is formed again only after a
-    // full step whose solve needs more
+    // a damped step (the line search shortened the last direction: the quadratic model does not hold at
+    // the scale of a step) its direction after those products is taken whatever its residual (a descent
+    // direction, as every iterate of the conjugate gradients from 0: an inexact Newton step, Dembo,
+    // Eisenstat & Steihaug 1982); the Hessian is formed again only after a full step whose solve needs more
     if (*factor && (pcg(hessian_precondition, lag_iterations, x) || pt.step < 1.0))
       return Eigen::Map<const VectorXd>(x.data(), x.size());
     form_hessian();
