@@ -389,9 +389,8 @@ static void test_quadratic_gains(Problem& pb) {
   check(zeros == 0, "quadratic FR: a candidate collinear with the selected groups gains 0", zeros, 0);
 }
 
-// max_time within a GLM step's own work: a poll that says the time is spent while GlmModel makes its FR
-// columns leaves the null model (intercept: the logit of the mean response) and an empty path marked
-// partial; a poll that says so inside a chunked refit stops its Newton solve before its first iteration
+// max_time within a GLM step's own work: spent before the first step of an FR path, it leaves the null
+// model (intercept: the logit of the mean response) and an empty path marked partial; a poll that says so inside a chunked refit stops its Newton solve before its first iteration
 // (the sums at the starting point only) and leaves the group unselected; spent in the pass over the
 // groups before the model (block_stats()), it leaves the null model with every rank 0, marked partial.
 static void test_glm_time_up(const Problem& pb) {
@@ -405,16 +404,15 @@ static void test_glm_time_up(const Problem& pb) {
   const double ybar = yg.mean();
   Control ctl;
   ctl.method = Method::FR;
-  int polls = 0;
-  const Poll spent_after_one = [&polls] {
-    if (++polls > 1) throw TimeUp();
-  };
-  GlmModel model(dx, yg, VectorXd::Ones(n), MatrixXd::Zero(n, 1), Family::Binomial, wh, bs.st, lay, ctl, spent_after_one);
-  const Path path = greedy_path(model, Measurements(pb.cost), ctl);
-  check(path.partial && path.sequence.empty() && polls == 2, "GlmModel: max_time spent making the FR columns",
+  // max_time spent before the first step of an FR path: the path stops there, with the null model
+  Control fr = ctl;
+  fr.max_time = 0.0;
+  GlmModel model(dx, yg, VectorXd::Ones(n), MatrixXd::Zero(n, 1), Family::Binomial, wh, bs.st, lay, fr);
+  const Path path = greedy_path(model, Measurements(pb.cost), fr);
+  check(path.partial && path.sequence.empty(), "GlmModel: max_time spent before the first FR step",
         static_cast<double>(path.sequence.size()), 0);
   check(std::abs(model.intercept()(0) - std::log(ybar / (1 - ybar))) < 1e-8 && model.objective() == 0.0,
-        "GlmModel: the null model when max_time was spent in the constructor", model.intercept()(0),
+        "GlmModel: the null model when max_time was spent before the first step", model.intercept()(0),
         std::log(ybar / (1 - ybar)));
 
   // max_time spent in the GLM pass over the groups (block_stats, polled between groups, one thread):

@@ -31,6 +31,8 @@ class Design {
   virtual bool is_sparse() const = 0;
   // out (n x |cols|) = x[, cols]
   virtual void gather(const std::vector<Index>& cols, MatrixXd& out) const = 0;
+  // rows [r0, r0 + rows) of the columns cols[0], ..., cols[k - 1], column a at dst + a * ld
+  virtual void gather_rows(const Index* cols, Index k, Index r0, Index rows, double* dst, Index ld) const = 0;
   // sum_i w_i x_ij x_ik over rows (the uncentred weighted cross-product of two columns)
   virtual double cross(Index j, Index k, const VectorXd& w) const = 0;
   // the weighted column sums x' w
@@ -60,6 +62,9 @@ class DenseDesign : public Design {
     out.resize(x_.rows(), static_cast<Index>(cols.size()));
     for (size_t a = 0; a < cols.size(); ++a) out.col(static_cast<Index>(a)) = x_.col(cols[a]);
   }
+  void gather_rows(const Index* cols, Index k, Index r0, Index rows, double* dst, Index ld) const override {
+    for (Index a = 0; a < k; ++a) Eigen::Map<VectorXd>(dst + a * ld, rows) = x_.col(cols[a]).segment(r0, rows);
+  }
   double cross(Index j, Index k, const VectorXd& w) const override {
     return (x_.col(j).array() * x_.col(k).array() * w.array()).sum();
   }
@@ -80,6 +85,20 @@ class SparseDesign : public Design {
     out = MatrixXd::Zero(x_.rows(), static_cast<Index>(cols.size()));
     for (size_t a = 0; a < cols.size(); ++a)
       for (SparseMap::InnerIterator it(x_, cols[a]); it; ++it) out(it.row(), static_cast<Index>(a)) = it.value();
+  }
+  // each column's stored rows are sorted: the first at or after r0 by bisection
+  void gather_rows(const Index* cols, Index k, Index r0, Index rows, double* dst, Index ld) const override {
+    const auto* outer = x_.outerIndexPtr();
+    const auto* inner = x_.innerIndexPtr();
+    const double* value = x_.valuePtr();
+    for (Index a = 0; a < k; ++a) {
+      double* d = dst + a * ld;
+      std::fill(d, d + rows, 0.0);
+      const Index j = cols[a];
+      const auto* end = inner + outer[j + 1];
+      for (const auto* it = std::lower_bound(inner + outer[j], end, r0); it != end && *it < r0 + rows; ++it)
+        d[*it - r0] = value[it - inner];
+    }
   }
   // column ranges spread over the threads
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {

@@ -476,35 +476,59 @@ inline void kernel_block(const double* W, Index ldw, const double* P, Index ldp,
 }
 }  // namespace detail
 
+// The rows a weighted_cross() pass reads: rows() of them, and read(r0, rows, cmax, dst), which puts rows
+// [r0, r0 + rows) of columns [0, cmax) into dst's top-left corner (dst has at least that many rows and
+// columns). A matrix in memory is read in place (DenseRows); the GLM's whitened columns are formed a
+// block of rows at a time (glm/columns.hpp), never held whole.
+struct DenseRows {
+  Eigen::Ref<const MatrixXd> A;
+  Index rows() const { return A.rows(); }
+  Index cols() const { return A.cols(); }
+  void read(Index r0, Index rows, Index cmax, MatrixXd& dst) const {
+    dst.topLeftCorner(rows, cmax) = A.block(r0, 0, rows, cmax);
+  }
+};
+
+namespace detail {
+inline Index max_column(const std::vector<CrossBlock>& blocks) {
+  Index cmax = 0;
+  for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
+  return cmax;
+}
+}  // namespace detail
+
 // For each weight column k of V (n x K) and each block b: out[k * blocks.size() + b] =
-// A[, i0:i1)' diag(V[, k]) A[, j0:j1), all in one pass over the rows of A: blocks of 256 rows, whose
-// weighted copy (for each k) is multiplied with A's columns while in cache. On `threads` threads over
-// rows, each with its own sums, added at the end.
-inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
-                                            const std::vector<CrossBlock>& blocks, int threads = 1, int isa = 2) {
-  const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size()), lda = A.outerStride();
+// A[, i0:i1)' diag(V[, k]) A[, j0:j1), all in one pass over the rows of A (a matrix, or any source of
+// rows as DenseRows): blocks of 256 rows, read once, whose weighted copy (for each k) is multiplied with
+// A's columns while in cache. On `threads` threads over rows, each with its own sums, added at the end.
+template <class Rows>
+std::vector<MatrixXd> weighted_cross_rows(const Rows& A, const Eigen::Ref<const MatrixXd>& V,
+                                          const std::vector<CrossBlock>& blocks, int threads = 1, int isa = 2) {
+  const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
   isa = detail::isa_level(isa);
   const int kmax = detail::max_cols(isa);
-  Index cmax = 0;
+  const Index cmax = detail::max_column(blocks);
   double work = 0.0;
-  for (const CrossBlock& b : blocks) {
-    cmax = std::max(cmax, b.i1);
-    work += static_cast<double>(b.i1 - b.i0) * static_cast<double>(b.j1 - b.j0);
-  }
+  for (const CrossBlock& b : blocks) work += static_cast<double>(b.i1 - b.i0) * static_cast<double>(b.j1 - b.j0);
   const Index rb = 256, nblk = (n + rb - 1) / rb;
   threads = static_cast<int>(std::min<Index>(detail::threads_for(work * static_cast<double>(n * K), threads), std::max<Index>(nblk, 1)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
-    MatrixXd Av(rb, cmax);  // the block's rows of A[, 0:cmax), times the weights
+    MatrixXd Ab(rb, cmax), Av(rb, cmax);  // the block's rows of A[, 0:cmax), plain and times the weights
     for (Index blk = nblk * t / threads; blk < nblk * (t + 1) / threads; ++blk) {
       const Index r0 = blk * rb, rows = std::min(rb, n - r0);
+      A.read(r0, rows, cmax, Ab);
       for (Index k = 0; k < K; ++k) {
-        Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * A.block(r0, 0, rows, cmax);
+        Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * Ab.topRows(rows);
         for (Index b = 0; b < nb; ++b)
-          detail::kernel_block(Av.data(), rb, A.data() + r0, lda, rows, blocks[static_cast<size_t>(b)],
+          detail::kernel_block(Av.data(), rb, Ab.data(), rb, rows, blocks[static_cast<size_t>(b)],
                                out[static_cast<size_t>(k * nb + b)], kmax, isa);
       }
     }
   });
+}
+inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                            const std::vector<CrossBlock>& blocks, int threads = 1, int isa = 2) {
+  return weighted_cross_rows(DenseRows{A}, V, blocks, threads, isa);
 }
 
 // weighted_cross() through the BLAS of `blas` (rank_update and cross_update) when every weight column has
@@ -513,29 +537,34 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
 // square-root-weighted rows of A[, 0:max column) once per weight column, then one rank update (a lower
 // block on the diagonal) or one product per block. Otherwise (no BLAS, or a column of both signs) the
 // kernels above.
-inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
-                                            const std::vector<CrossBlock>& blocks, int threads, const Blas& blas) {
+template <class Rows>
+std::vector<MatrixXd> weighted_cross_rows(const Rows& A, const Eigen::Ref<const MatrixXd>& V,
+                                          const std::vector<CrossBlock>& blocks, int threads, const Blas& blas) {
   const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
   std::vector<double> sign;
-  if (!detail::one_signed(V, blas, sign)) return weighted_cross(A, V, blocks, threads);
-  Index cmax = 0;
-  for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
+  if (!detail::one_signed(V, blas, sign)) return weighted_cross_rows(A, V, blocks, threads);
+  const Index cmax = detail::max_column(blocks);
   std::vector<MatrixXd> out;
   for (Index k = 0; k < K; ++k)
     for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
   const Index rb = 1024;
-  MatrixXd S(std::min(rb, n), cmax);
+  MatrixXd Ab(std::min(rb, n), cmax), S(std::min(rb, n), cmax);
   for (Index r0 = 0; r0 < n; r0 += rb) {
     const Index rows = std::min(rb, n - r0);
+    A.read(r0, rows, cmax, Ab);
     for (Index k = 0; k < K; ++k) {
       const VectorXd root = V.col(k).segment(r0, rows).cwiseAbs().cwiseSqrt();
-      S.topRows(rows).noalias() = root.asDiagonal() * A.block(r0, 0, rows, cmax);
+      S.topRows(rows).noalias() = root.asDiagonal() * Ab.topRows(rows);
       for (Index b = 0; b < nb; ++b)
         detail::blas_block(blas, out[static_cast<size_t>(k * nb + b)], S, rows, blocks[static_cast<size_t>(b)]);
     }
   }
   detail::apply_signs(out, sign, nb);
   return out;
+}
+inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                            const std::vector<CrossBlock>& blocks, int threads, const Blas& blas) {
+  return weighted_cross_rows(DenseRows{A}, V, blocks, threads, blas);
 }
 
 // weighted_cross() without the entries of V that are at most floor(i) in magnitude (row i): each weight
@@ -544,16 +573,16 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
 // the rows it keeps. The rows are read in windows of 128 (held in cache while every column gathers from
 // them), each column gathering into its own buffer. Through the BLAS of `blas` when every
 // weight column has one sign (as weighted_cross() does), else the kernels, on `threads` threads over rows.
-inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
-                                                  const VectorXd& floor, const std::vector<CrossBlock>& blocks,
-                                                  int threads, const Blas& blas, int isa = 2) {
+template <class Rows>
+std::vector<MatrixXd> weighted_cross_above_rows(const Rows& A, const Eigen::Ref<const MatrixXd>& V,
+                                                const VectorXd& floor, const std::vector<CrossBlock>& blocks,
+                                                int threads, const Blas& blas, int isa = 2) {
   const Index n = A.rows(), K = V.cols(), nb = static_cast<Index>(blocks.size());
   std::vector<double> sign;
   const bool one_sign = detail::one_signed(V, blas, sign);
   isa = detail::isa_level(isa);
   const int kmax = detail::max_cols(isa);
-  Index cmax = 0;
-  for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
+  const Index cmax = detail::max_column(blocks);
   // gathered blocks of up to 256 rows, fewer for narrow A: the K buffers (K cmax br doubles) stay no
   // larger than the K products (K cmax^2 for a square block) once cmax >= 32
   const Index wr = 128, br = std::min<Index>(256, std::max<Index>(32, cmax));
@@ -561,7 +590,7 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
   threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
     const Index r0 = n * t / threads, r1 = n * (t + 1) / threads;
-    MatrixXd win(cmax, wr);  // a window's rows of A[, 0:cmax), one per column
+    MatrixXd Ab(wr, cmax), win(cmax, wr);  // a window's rows of A[, 0:cmax), then one per column
     std::vector<MatrixXd> rows(static_cast<size_t>(K), MatrixXd(cmax, br));  // each weight column's kept rows
     MatrixXd weights(br, K);                                                   // and their weights
     std::vector<Index> count(static_cast<size_t>(K), 0);
@@ -591,7 +620,8 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
     };
     for (Index w0 = r0; w0 < r1; w0 += wr) {
       const Index wn = std::min(wr, r1 - w0);
-      win.leftCols(wn) = A.block(w0, 0, wn, cmax).transpose();
+      A.read(w0, wn, cmax, Ab);
+      win.leftCols(wn) = Ab.topRows(wn).transpose();
       for (Index k = 0; k < K; ++k)
         for (Index i = 0; i < wn; ++i) {
           const double v = V(w0 + i, k);
@@ -605,6 +635,11 @@ inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixX
     for (Index k = 0; k < K; ++k) flush(k);
     if (one_sign) detail::apply_signs(out, sign, nb);
   });
+}
+inline std::vector<MatrixXd> weighted_cross_above(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& V,
+                                                  const VectorXd& floor, const std::vector<CrossBlock>& blocks,
+                                                  int threads, const Blas& blas, int isa = 2) {
+  return weighted_cross_above_rows(DenseRows{A}, V, floor, blocks, threads, blas, isa);
 }
 
 }  // namespace kernels

@@ -33,6 +33,7 @@
 #include "../common/kernels.hpp"
 #include "../common/newton.hpp"
 #include "../common/stats.hpp"
+#include "columns.hpp"
 
 namespace fgseq {
 
@@ -54,18 +55,21 @@ inline void add_ridge_hessian(MatrixXd& H, Index m1, Index P, double lambda) {
   for (Index c = 0; c < P; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += lambda;
 }
 
+// The columns Z1 of these functions are a matrix or WhitenedColumns (glm/columns.hpp).
+
 // Gradient of the loss part in theta over the columns Z1: Z1' diag(w) (mu - y) / W, (m + 1) x P, on
 // `threads` threads
-inline MatrixXd glm_gradient(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, const MatrixXd& mu,
-                             const MatrixXd& y, double W, int threads = 1) {
-  return kernels::tmul(Z1, w.asDiagonal() * (mu - y), threads) / W;
+template <class Cols>
+MatrixXd glm_gradient(const Cols& Z1, const VectorXd& w, const MatrixXd& mu, const MatrixXd& y, double W,
+                      int threads = 1) {
+  return columns_tmul(Z1, w.asDiagonal() * (mu - y), threads) / W;
 }
 
 // The linear predictors offset + Z1 theta (n x P), on `threads` threads
-inline MatrixXd glm_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta, const MatrixXd& offset,
-                        int threads = 1) {
+template <class Cols>
+MatrixXd glm_eta(const Cols& Z1, const MatrixXd& theta, const MatrixXd& offset, int threads = 1) {
   MatrixXd eta = offset;
-  kernels::sub_mul(eta, Z1, -theta, threads);
+  columns_sub_mul(eta, Z1, -theta, threads);
   return eta;
 }
 
@@ -108,13 +112,13 @@ inline MatrixXd pair_blocks(const std::vector<MatrixXd>& G, Index P, Index first
 // theirs, block by block: (c, R) = -sum_{d != R} (c, d), and (R, R) = -sum_{c != R} (c, R). R is the
 // class of the largest total weight sum_i w_i mu_iR, whose blocks are the largest of the classes', so
 // that these sums cancel least; they agree with the direct products to rounding of the Hessian's scale.
-inline std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& A,
-                                            const MatrixXd& mu, const VectorXd& w, double W,
-                                            const std::vector<kernels::CrossBlock>& blocks, int threads = 1,
-                                            const Blas& blas = Blas()) {
+template <class Cols>
+std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Cols& A, const MatrixXd& mu, const VectorXd& w,
+                                     double W, const std::vector<kernels::CrossBlock>& blocks, int threads = 1,
+                                     const Blas& blas = Blas()) {
   const Index P = mu.cols();
   if (fam.family != Family::Multinomial || P < 2)
-    return kernels::weighted_cross(A, glm_pair_weights(fam, mu, w, W), blocks, threads, blas);
+    return kernels::weighted_cross_rows(row_source(A), glm_pair_weights(fam, mu, w, W), blocks, threads, blas);
   const size_t nb = blocks.size();
   Index R = 0;
   (mu.transpose() * w).maxCoeff(&R);
@@ -125,7 +129,7 @@ inline std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Eigen::R
   MatrixXd V(mu.rows(), Q * (Q + 1) / 2);
   for (Index a = 0, k = 0; a < Q; ++a)
     for (Index b = a; b < Q; ++b) V.col(k++) = w.cwiseProduct(fam.hessian_weight(mu, cls[a], cls[b])) / W;
-  std::vector<MatrixXd> part = kernels::weighted_cross(A, V, blocks, threads, blas);
+  std::vector<MatrixXd> part = kernels::weighted_cross_rows(row_source(A), V, blocks, threads, blas);
   std::vector<MatrixXd> out(static_cast<size_t>(P * (P + 1) / 2) * nb);
   const auto at = [&](Index c, Index d, size_t b) -> MatrixXd& { return out[static_cast<size_t>(pair_column(c, d, P)) * nb + b]; };
   for (Index a = 0; a < Q; ++a)
@@ -147,15 +151,17 @@ inline std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Eigen::R
 
 // The P x P blocks A' diag(w * dmu_c/deta_d / W) A, ordered response by response (row c * cols(A) + j,
 // column d * cols(A) + k): every pair of responses in one pass over the rows (glm_pair_cross()).
-inline MatrixXd glm_weighted_cross(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& A, const MatrixXd& mu,
-                                   const VectorXd& w, double W, int threads = 1) {
+template <class Cols>
+MatrixXd glm_weighted_cross(const FamilyOps& fam, const Cols& A, const MatrixXd& mu, const VectorXd& w, double W,
+                            int threads = 1) {
   const Index m = A.cols();
   return pair_blocks(glm_pair_cross(fam, A, mu, w, W, {{0, m, 0, m, true}}, threads), mu.cols());
 }
 
 // Hessian of the penalized risk in theta over Z1 = [1, Z]: the weighted cross-product plus the ridge
-inline MatrixXd glm_hessian(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu,
-                            const VectorXd& w, double W, double lambda, int threads = 1) {
+template <class Cols>
+MatrixXd glm_hessian(const FamilyOps& fam, const Cols& Z1, const MatrixXd& mu, const VectorXd& w, double W,
+                     double lambda, int threads = 1) {
   MatrixXd H = glm_weighted_cross(fam, Z1, mu, w, W, threads);
   add_ridge_hessian(H, Z1.cols(), mu.cols(), lambda);
   return H;
@@ -164,9 +170,10 @@ inline MatrixXd glm_hessian(const FamilyOps& fam, const Eigen::Ref<const MatrixX
 // The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
 // with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
 // iterate; the products with Z1 run on `threads` threads.
-inline NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y,
-                                     const VectorXd& w, double W, const MatrixXd& offset, double lambda,
-                                     int threads = 1) {
+template <class Cols>
+NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Cols& columns, const MatrixXd& y, const VectorXd& w,
+                              double W, const MatrixXd& offset, double lambda, int threads = 1) {
+  const ColumnsView<Cols> Z1 = columns_view(columns);
   return [&fam, Z1, &y, &w, W, &offset, lambda, threads](NewtonPoint& pt, NewtonNeed need) {
     const MatrixXd theta = Eigen::Map<const MatrixXd>(pt.theta.data(), Z1.cols(), y.cols());
     if (pt.level < NewtonNeed::Risk) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../greedy/model.hpp"
+#include "columns.hpp"
 #include "multinomial.hpp"
 #include "sums.hpp"
 
@@ -137,46 +138,25 @@ class GlmPathModel : public GroupModel {
 
 // The GLM over rows in memory: every refit is a Newton solve over the rows.
 //
-// The whitened columns live in Z_ = [1, selected groups in selection order, unselected groups]: CS-G-OMP
-// appends a group's columns when it is selected; FR and Doubling, which score every candidate from its
-// columns, make all of them once, and a selected group's columns move to the end of the selected part.
-// Quadratic FR gains of all candidates of a step come from one pass over Z_ at the current fit
-// (gain_sums(), schur_gains()).
+// The whitened columns of the fit, Z_ = [1, selected groups in selection order], are formed from x a
+// block of rows at a time by every pass (WhitenedColumns, glm/columns.hpp), never held: a candidate's
+// columns join them for its exact FR refit, or with every other candidate's for one pass of the
+// quadratic FR gains (gain_sums(), schur_gains()).
 class GlmModel : public GlmPathModel {
  public:
   GlmModel(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
            Family family, const Whitened& wh, const GramStats& st, const GroupLayout& lay, const Control& ctl,
-           const Poll& poll = Poll(), Blas blas = Blas())
+           Blas blas = Blas())
       : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family},
-        blas_(std::move(blas)) {
+        blas_(std::move(blas)), Z_(x, st) {
     W_ = w_.sum();
-    const Index G = lay_.size();
-    col_.assign(static_cast<size_t>(G), -1);
-    Index cols = 1;
-    if (ctl_.method != Method::OMP)
-      for (Index h = 0; h < G; ++h) cols += rank(h);
-    Z_.resize(x_.rows(), cols);
-    Z_.col(0).setOnes();
     // the null model: start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
     if (hessian_free()) {
       gram_.A = MatrixXd::Ones(1, 1);
       gram_.decompose();
     }
-    accept(newton(Z_.leftCols(1), fam_.null_intercepts(ybar), gram_));
-    // FR and Doubling: every group's whitened columns, polled between groups; when the poll throws
-    // TimeUp (max_time spent) the model keeps its null fit and its path stops before its first step
-    try {
-      for (Index h = 0, at = 1; h < G && cols > 1; ++h) {
-        if (rank(h) == 0) continue;
-        if (poll) poll();
-        col_[static_cast<size_t>(h)] = at;
-        Z_.middleCols(at, rank(h)) = whitened_columns(h);
-        at += rank(h);
-      }
-    } catch (const TimeUp&) {
-      columns_ready_ = false;
-    }
+    accept(newton(Z_, fam_.null_intercepts(ybar), gram_));
   }
 
   double raw_score(Index h) override {
@@ -184,18 +164,16 @@ class GlmModel : public GlmPathModel {
       const auto xr = [this](Index j) { return xr_.row(j); };
       return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
     }
-    if (!columns_ready_) throw TimeUp();
     if (ctl_.fr_gain == FrGain::Exact) {
-      const Index r = rank(h);
-      MatrixXd Z(x_.rows(), m1_ + r);
-      Z << Z_.leftCols(m1_), Z_.middleCols(col_[static_cast<size_t>(h)], r);
+      WhitenedColumns Z = Z_;
+      append(Z, h);
       ColumnGram gram;
       gram.use_hessian = gram_.use_hessian;
       if (hessian_free()) {
         gram.A = extend_gram(gram_.A, Z, w_, W_, ctl_.threads);
         gram.decompose();
       }
-      const NewtonFit f = newton(Z, extended_theta(r), gram);
+      const NewtonFit f = newton(Z, extended_theta(rank(h)), gram);
       converged_ = converged_ && f.converged;
       return std::max(risk_ - f.risk, 0.0);
     }
@@ -204,36 +182,17 @@ class GlmModel : public GlmPathModel {
   }
 
   void add_group(Index g) override {
-    if (!columns_ready_) throw TimeUp();
-    const Index r = rank(g), n = x_.rows();
-    const Index at = col_[static_cast<size_t>(g)];
-    if (at < 0) {
-      if (m1_ + r > Z_.cols()) {  // room for more groups: the capacity doubles, up to every group's columns
-        Index all = 1;
-        for (Index h = 0; h < lay_.size(); ++h) all += rank(h);
-        Z_.conservativeResize(Eigen::NoChange, std::min(all, std::max(2 * Z_.cols(), m1_ + r)));
-      }
-      Z_.middleCols(m1_, r) = whitened_columns(g);
-    } else if (at != m1_) {
-      // move g's columns to the end of the selected part; the unselected columns before them shift right
-      const MatrixXd Zg = Z_.middleCols(at, r);
-      std::memmove(Z_.data() + (m1_ + r) * n, Z_.data() + m1_ * n, sizeof(double) * static_cast<size_t>((at - m1_) * n));
-      Z_.middleCols(m1_, r) = Zg;
-      for (Index& c : col_)
-        if (c >= m1_ && c < at) c += r;
-    }
-    col_[static_cast<size_t>(g)] = m1_;
+    append(Z_, g);
     if (hessian_free()) {
-      gram_.A = extend_gram(gram_.A, Z_.leftCols(m1_ + r), w_, W_, ctl_.threads);
+      gram_.A = extend_gram(gram_.A, Z_, w_, W_, ctl_.threads);
       gram_.decompose();
     }
     bool stepped = false;
     MatrixXd theta0 = refit_start(g, stepped);
-    m1_ += r;
     record(g);
-    if (stepped && !(risk_at(Z_.leftCols(m1_), theta0) < risk_))
-      theta0 = extended_theta(r);  // the step does not descend (far from quadratic): start from the current fit
-    accept(newton(Z_.leftCols(m1_), theta0, gram_));
+    if (stepped && !(risk_at(Z_, theta0) < risk_))
+      theta0 = extended_theta(rank(g));  // the step does not descend (far from quadratic): start from the current fit
+    accept(newton(Z_, theta0, gram_));
   }
 
  private:
@@ -244,15 +203,12 @@ class GlmModel : public GlmPathModel {
   FamilyOps fam_;
   Blas blas_;                  // the multinomial's Hessian preconditioner: rank updates and Cholesky (or empty)
   double W_ = 0.0;
-  MatrixXd Z_;                 // ones, the selected groups' whitened columns, then (FR) the others' (OMP: room for more)
-  Index m1_ = 1;               // columns of Z_ in the current fit: 1 + the selected groups' ranks
-  std::vector<Index> col_;     // first column of each group in Z_ (-1 when not there)
-  bool columns_ready_ = true;  // false when max_time was spent making the FR columns in the constructor
+  WhitenedColumns Z_;          // [1, the selected groups' whitened columns], formed by each pass
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
   VectorXd rsum_;              // its column sums
   MatrixXd xr_;                // OMP: x' resid_ (p x P), every column's in one threaded product
-  ColumnGram gram_;            // multinomial: the weighted Gram matrix of Z_.leftCols(m1_), decomposed
+  ColumnGram gram_;            // multinomial: the weighted Gram matrix of Z_, decomposed
 
   // Whether the Newton directions come without the Hessian (the multinomial family, whose Hessian is
   // (m1 K)^2: glm/multinomial.hpp)
@@ -268,22 +224,22 @@ class GlmModel : public GlmPathModel {
     set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged);
   }
 
-  // z_h = (x_h - mean) / sd * T_h, n x r_h
-  MatrixXd whitened_columns(Index h) const {
-    return fgseq::whitened_columns(x_, lay_.cols[static_cast<size_t>(h)], st_, wh_.T[static_cast<size_t>(h)]);
+  // Appends group h's whitened columns to Z.
+  void append(WhitenedColumns& Z, Index h) const {
+    Z.append(lay_.cols[static_cast<size_t>(h)], wh_.T[static_cast<size_t>(h)]);
   }
 
   // The penalized risk at theta over the columns Z1.
-  double risk_at(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta) const {
+  double risk_at(const WhitenedColumns& Z1, const MatrixXd& theta) const {
     NewtonPoint pt;
     pt.theta = Eigen::Map<const VectorXd>(theta.data(), theta.size());
-    glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda)(pt, NewtonNeed::Risk);
+    glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads)(pt, NewtonNeed::Risk);
     return pt.risk;
   }
 
   // The penalized fit over the columns Z1 = [1, Z] (intercepts unpenalized), from theta0; gram: Z1's
   // weighted Gram matrix, decomposed (the multinomial family's Newton directions; unused otherwise).
-  NewtonFit newton(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& theta0, const ColumnGram& gram) const {
+  NewtonFit newton(const WhitenedColumns& Z1, const MatrixXd& theta0, const ColumnGram& gram) const {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
     NewtonSolution s =
         newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_,
@@ -301,17 +257,18 @@ class GlmModel : public GlmPathModel {
   // The quadratic gains of the candidates: one Newton step from the current fit after adding a group's
   // columns, whose decrease of the quadratic model is vec(b)' pinv(M) vec(b) / 2, with b the gradient
   // for the new coefficients and M the Schur complement of the current Hessian in the Hessian of
-  // [1, Z_S, Z_h] (see schur_gains()); the candidates' columns are in Z_ already.
+  // [1, Z_S, Z_h] (see schur_gains()): one pass over [1, Z_S, every candidate's columns].
   void quadratic_gains() {
-    std::vector<Index> cand = gain_candidates();
-    std::sort(cand.begin(), cand.end(), [this](Index a, Index b) { return col_[static_cast<size_t>(a)] < col_[static_cast<size_t>(b)]; });
+    const std::vector<Index> cand = gain_candidates();
+    WhitenedColumns Z = Z_;
     std::vector<Index> col, rk;
     for (Index h : cand) {
-      col.push_back(col_[static_cast<size_t>(h)]);
+      col.push_back(Z.cols());
       rk.push_back(rank(h));
+      append(Z, h);
     }
-    const GainLayout gl = gain_layout(m1_, std::move(col), std::move(rk));
-    store_gains(cand, schur_gains(gain_sums(Z_, gl, fam_, mu_, w_, resid_, W_, ctl_.threads, blas_), gl, y_.cols(),
+    const GainLayout gl = gain_layout(Z_.cols(), std::move(col), std::move(rk));
+    store_gains(cand, schur_gains(gain_sums(Z, gl, fam_, mu_, w_, resid_, W_, ctl_.threads, blas_), gl, y_.cols(),
                                   ctl_.lambda, ctl_.pivot_tol, blas_));
   }
 };

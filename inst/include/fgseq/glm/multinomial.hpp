@@ -58,6 +58,7 @@
 #include "../common/kernels.hpp"
 #include "../common/newton.hpp"
 #include "../common/stats.hpp"
+#include "columns.hpp"
 
 namespace fgseq {
 
@@ -80,26 +81,27 @@ struct ColumnGram {
 };
 
 // Z1' diag(w) Z1 / W, on `threads` threads (one pass over the rows, lower triangle mirrored).
-inline MatrixXd weighted_gram(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, double W, int threads = 1) {
+template <class Cols>
+MatrixXd weighted_gram(const Cols& Z1, const VectorXd& w, double W, int threads = 1) {
   const Index m1 = Z1.cols();
   const VectorXd v = w / W;
-  MatrixXd A = kernels::weighted_cross(Z1, v, {{0, m1, 0, m1, true}}, threads)[0];
+  MatrixXd A = kernels::weighted_cross_rows(row_source(Z1), v, {{0, m1, 0, m1, true}}, threads)[0];
   A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
   return A;
 }
 
 // The Gram matrix of Z1 whose first A.rows() columns have the Gram matrix A (the columns after them
-// are new): A's border and corner from one product of Z1 with the new weighted columns.
-inline MatrixXd extend_gram(const MatrixXd& A, const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, double W,
-                            int threads = 1) {
+// are new): A's border and corner from one pass over the rows, the new columns' products with all.
+template <class Cols>
+MatrixXd extend_gram(const MatrixXd& A, const Cols& Z1, const VectorXd& w, double W, int threads = 1) {
   const Index m0 = A.rows(), m1 = Z1.cols(), r = m1 - m0;
   MatrixXd out(m1, m1);
   out.topLeftCorner(m0, m0) = A;
   if (r == 0) return out;
-  const MatrixXd Zw = (w / W).asDiagonal() * Z1.rightCols(r);
-  const MatrixXd B = kernels::tmul(Z1, Zw, threads);  // m1 x r
-  out.rightCols(r) = B;
-  out.bottomLeftCorner(r, m0) = B.topRows(m0).transpose();
+  const VectorXd v = w / W;
+  const MatrixXd Bt = kernels::weighted_cross_rows(row_source(Z1), v, {{m0, m1, 0, m1, false}}, threads)[0];  // r x m1
+  out.bottomRows(r) = Bt;
+  out.topRightCorner(m0, r) = Bt.leftCols(m0).transpose();
   return out;
 }
 
@@ -114,8 +116,9 @@ inline MatrixXd extend_gram(const MatrixXd& A, const Eigen::Ref<const MatrixXd>&
 // the pivoted LDL' where a pivot is not positive) in (m1 (K - 1))^3 / 3.
 class ContrastHessian {
  public:
-  ContrastHessian(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda,
-                  double gram_max, int threads, const Blas& blas = Blas()) {
+  template <class Cols>
+  ContrastHessian(const Cols& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda, double gram_max, int threads,
+                  const Blas& blas = Blas()) {
     const Index n = Z1.rows(), m1 = Z1.cols(), K = mu.cols(), Q = K - 1;
     (mu.transpose() * wn).maxCoeff(&R_);
     for (Index c = 0; c < K; ++c)
@@ -134,7 +137,8 @@ class ContrastHessian {
     // Z1' diag(w) Z1 / W), and H >= lambda off the intercepts, so the preconditioned Hessian's condition
     // number stays near 1, while well-separated classes leave out most rows of most pairs
     const double tau = 0.1 * lambda / (static_cast<double>(K * K * K) * std::max(gram_max, 1e-300));
-    std::vector<MatrixXd> H = kernels::weighted_cross_above(Z1, V, tau * wn, {{0, m1, 0, m1, true}}, threads, blas);
+    std::vector<MatrixXd> H =
+        kernels::weighted_cross_above_rows(row_source(Z1), V, tau * wn, {{0, m1, 0, m1, true}}, threads, blas);
     V.resize(0, 0);
     for (MatrixXd& b : H) b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
     const auto block = [&](Index a, Index b) -> const MatrixXd& {
@@ -203,10 +207,12 @@ class ContrastHessian {
 // iterate or the iterate follows a damped step (then their direction after those products is taken), and
 // formed again at the current iterate otherwise. With the Hessian of the current iterate the conjugate
 // gradients end after one product (the exact Newton direction).
-inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z1, const VectorXd& w, double W,
-                                             double lambda, const ColumnGram& gram, int threads,
-                                             const std::function<void()>& poll = std::function<void()>(),
-                                             const Blas& blas = Blas(), int kron_iterations = 30) {
+template <class Cols>
+NewtonDirection multinomial_direction(const Cols& columns, const VectorXd& w, double W, double lambda,
+                                      const ColumnGram& gram, int threads,
+                                      const std::function<void()>& poll = std::function<void()>(),
+                                      const Blas& blas = Blas(), int kron_iterations = 30) {
+  const ColumnsView<Cols> Z1 = columns_view(columns);
   auto factor = std::make_shared<std::unique_ptr<ContrastHessian>>();
   return [Z1, &w, W, lambda, &gram, threads, poll, blas, kron_iterations, factor](const NewtonPoint& pt) -> VectorXd {
     const Index m1 = Z1.cols(), K = pt.mu.cols(), n = Z1.rows();
@@ -221,12 +227,12 @@ inline NewtonDirection multinomial_direction(const Eigen::Ref<const MatrixXd>& Z
     // H V: two passes of the size of a gradient
     const auto hessian_times = [&](const MatrixXd& V) {
       MatrixXd E = MatrixXd::Zero(n, K);
-      kernels::sub_mul(E, Z1, -V, threads);
+      columns_sub_mul(E, Z1, -V, threads);
       E = E.cwiseProduct(mu);
       const VectorXd u = E.rowwise().sum();
       E -= u.asDiagonal() * mu;
       E = wn.asDiagonal() * E;
-      MatrixXd HV = kernels::tmul(Z1, E, threads);
+      MatrixXd HV = columns_tmul(Z1, E, threads);
       HV.bottomRows(m1 - 1) += lambda * V.bottomRows(m1 - 1);
       return HV;
     };

@@ -177,15 +177,16 @@ struct GainSums {
 };
 
 // The pass over the rows of Z at fitted means mu (resid = diag(w) (y - mu)), on `threads` threads.
-inline GainSums gain_sums(const Eigen::Ref<const MatrixXd>& Z, const GainLayout& gl, const FamilyOps& fam,
-                          const MatrixXd& mu, const VectorXd& w, const MatrixXd& resid, double W, int threads,
-                          const Blas& blas = Blas()) {
+// Z: a matrix or WhitenedColumns (glm/columns.hpp).
+template <class Cols>
+GainSums gain_sums(const Cols& Z, const GainLayout& gl, const FamilyOps& fam, const MatrixXd& mu, const VectorXd& w,
+                   const MatrixXd& resid, double W, int threads, const Blas& blas = Blas()) {
   GainSums s;
   s.cross = glm_pair_cross(fam, Z, mu, w, W, gl.blocks, threads, blas);
   s.zr.resize(static_cast<size_t>(gl.n_runs));
   for (Index run = 1; run < gl.n_runs; ++run) {
     const kernels::CrossBlock& cb = gl.blocks[static_cast<size_t>(run)];
-    s.zr[static_cast<size_t>(run)] = kernels::tmul(Z.middleCols(cb.i0, cb.i1 - cb.i0), resid, threads) / W;
+    s.zr[static_cast<size_t>(run)] = columns_tmul(Z, resid, threads, cb.i0, cb.i1) / W;
   }
   return s;
 }

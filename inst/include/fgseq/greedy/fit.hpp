@@ -199,8 +199,7 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
 
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
 // blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
-// the fit is the null model, marked partial (null_model()), as when the time is spent while the model
-// makes its FR columns.
+// the fit is the null model, marked partial (null_model()).
 inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                          Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                          Clock::time_point started, const Services& svc) {
@@ -212,7 +211,7 @@ inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, 
   } catch (const TimeUp&) {
     return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
-  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, timed_poll(svc, ctl, started), Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
+  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
   return run_path(model, cost, ctl, started, svc);
 }
 }  // namespace detail
