@@ -757,3 +757,169 @@ static void test_multinomial_direction(Problem& pb) {
     }
   }
 }
+
+// 138. WhitenedColumns (glm/columns.hpp), the GLM's whitened columns formed a block of rows at a time,
+//      against the matrix Z1 = [1, whitened_columns() of the groups in order] held whole: its rows (read(),
+//      all columns and cut inside a group), Y - Z1 C, Z1' M (all columns and a range of groups) on 1 and
+//      2 threads, and the weighted cross-products read from it, on dense x with one column's mean at 1e6
+//      (the centring happens in the block, as whitened_columns() centres) and on sparse x (about half
+//      zeros), groups in an order other than theirs, a rank-deficient one among them; a range that does
+//      not start at a group is an error.
+static void test_whitened_columns(Problem& pb) {
+  const Index n = pb.n;
+  MatrixXd xd = pb.x;
+  xd.col(1).array() += 1e6;
+  MatrixXd xz = pb.x;
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < xz.cols(); ++j)
+      if ((i * 7 + j * 3) % 5 < 2 || (i + j) % 3 == 0) xz(i, j) = 0.0;
+  const Eigen::SparseMatrix<double> xsp = xz.sparseView();
+  const SparseMap xs(xsp.rows(), xsp.cols(), xsp.nonZeros(), xsp.outerIndexPtr(), xsp.innerIndexPtr(), xsp.valuePtr());
+  const DenseDesign dense(xd);
+  const SparseDesign sparse(xs);
+  const GroupLayout lay = make_layout(pb.group_of, 5);
+  VectorXd wt;
+  MatrixXd off;
+  pb.weights_offsets(wt, off);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (const Design* x : {static_cast<const Design*>(&dense), static_cast<const Design*>(&sparse)}) {
+    const BlockStats bs = block_stats(*x, MatrixXd(n, 0), wt, lay);
+    const Whitened wh = whiten_blocks(bs.blocks, 1e-9);
+    WhitenedColumns Z(*x, bs.st);
+    MatrixXd Z1(n, 1);
+    Z1.col(0).setOnes();
+    std::vector<Index> first;
+    for (Index g : {2, 0, 4, 1, 3}) {
+      first.push_back(Z1.cols());
+      Z.append(lay.cols[g], wh.T[g]);
+      const MatrixXd zg = whitened_columns(*x, lay.cols[g], bs.st, wh.T[g]);
+      MatrixXd grown(n, Z1.cols() + zg.cols());
+      grown << Z1, zg;
+      Z1 = grown;
+    }
+    const Index m1 = Z1.cols();
+    check(Z.cols() == m1 && Z.rows() == n, "WhitenedColumns: the columns of the groups", static_cast<double>(Z.cols()),
+          static_cast<double>(m1));
+    const double zscale = Z1.cwiseAbs().maxCoeff();
+    // rows, all columns, and columns cut inside the fourth group (rank 2 of 3)
+    double worst = 0.0;
+    for (Index cmax : {m1, first[3] + 1})
+      for (Index r0 : {Index(0), Index(37), n - 50}) {
+        MatrixXd dst(60, m1);
+        Z.read(r0, 50, cmax, dst);
+        worst = std::max(worst, (dst.topLeftCorner(50, cmax) - Z1.block(r0, 0, 50, cmax)).cwiseAbs().maxCoeff());
+      }
+    check(worst <= 1e-14 * zscale, "WhitenedColumns: read() gives Z1's rows", worst, 0);
+    MatrixXd C(m1, 3), M(n, 3), Y0(n, 3);
+    for (Index i = 0; i < C.size(); ++i) C(i) = U(pb.rng);
+    for (Index i = 0; i < M.size(); ++i) M(i) = U(pb.rng);
+    for (Index i = 0; i < Y0.size(); ++i) Y0(i) = U(pb.rng);
+    const MatrixXd want_y = Y0 - Z1 * C, want_t = Z1.transpose() * M;
+    const double yscale = Z1.cwiseAbs().rowwise().sum().maxCoeff() * C.cwiseAbs().maxCoeff();
+    const double tscale = Z1.cwiseAbs().colwise().sum().maxCoeff() * M.cwiseAbs().maxCoeff();
+    for (int threads : {1, 2}) {
+      MatrixXd Y = Y0;
+      Z.sub_mul(Y, C, threads);
+      const double ey = (Y - want_y).cwiseAbs().maxCoeff();
+      check(ey <= 1e-12 * yscale, "WhitenedColumns: Y - Z1 C", ey, 0);
+      const double et = (Z.tmul(M, threads) - want_t).cwiseAbs().maxCoeff();
+      check(et <= 1e-12 * tscale, "WhitenedColumns: Z1' M", et, 0);
+      const MatrixXd part = Z.tmul(M, threads, first[1], first[3]);
+      const double er = (part - want_t.middleRows(first[1], first[3] - first[1])).cwiseAbs().maxCoeff();
+      check(er <= 1e-12 * tscale, "WhitenedColumns: Z1[, groups 2 to 3]' M", er, 0);
+      // the weighted cross-products of one pass, read from the columns and from the matrix
+      const std::vector<kernels::CrossBlock> blocks{{0, m1, 0, m1, true}, {first[2], m1, 0, first[2], false}};
+      const MatrixXd V = (wt.array() * (1.0 + M.col(0).array())).matrix();
+      const std::vector<MatrixXd> got = kernels::weighted_cross_rows(Z, V, blocks, threads);
+      const std::vector<MatrixXd> want = kernels::weighted_cross(Z1, V, blocks, threads);
+      double ec = 0.0;
+      for (size_t b = 0; b < got.size(); ++b) {
+        MatrixXd diff = got[b] - want[b];
+        if (blocks[b].lower) diff.triangularView<Eigen::StrictlyUpper>().setZero();
+        ec = std::max(ec, diff.cwiseAbs().maxCoeff());
+      }
+      check(ec <= 1e-13 * (1.0 + want[0].cwiseAbs().maxCoeff()), "WhitenedColumns: the weighted cross-products", ec, 0);
+    }
+    bool threw = false;
+    try {
+      Z.tmul(M, 1, first[1] + 1, m1);
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    check(threw, "WhitenedColumns: a range inside a group is an error", threw, 1);
+  }
+}
+
+// 139. ContrastHessian (glm/multinomial.hpp), the multinomial's penalized Hessian on the class contrasts
+//      held as its blocks and factorized by blocks, solves its system as the whole matrix does: with 5
+//      classes (4 x 4 blocks, so that the trailing updates include blocks off the diagonal), for a right
+//      side whose rows sum to 0, X = B u with (B' H B) u = B' vec(R), B the contrast basis e_a - e_R (R the
+//      class of the largest total weight) and H the penalized Hessian of every class formed by Eigen;
+//      through Eigen, through BLAS-like rank and cross updates, with those and a triangular solve and
+//      Cholesky given, and where the Cholesky reports a pivot that is not positive (the pivoted LDL').
+static void test_contrast_hessian(Problem& pb) {
+  const Index n = pb.n, K = 5;
+  const GlmData d(pb);
+  const Whitened wh = whiten_blocks(d.bs.blocks, 1e-9);
+  WhitenedColumns Z(d.dx, d.bs.st);
+  for (Index g = 0; g < 5; ++g) Z.append(d.lay.cols[g], wh.T[g]);
+  const Index m1 = Z.cols();
+  MatrixXd Z1(n, m1);
+  Z.read(0, n, m1, Z1);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  MatrixXd eta(n, K);
+  for (Index i = 0; i < eta.size(); ++i) eta(i) = 2.0 * U(pb.rng);
+  const MatrixXd mu = FamilyOps{Family::Multinomial}.mean(eta);
+  const VectorXd wn = d.wt / d.W;
+  const double lambda = 0.05;
+  // the penalized Hessian of every class, (m1 K)^2, and the contrast basis
+  MatrixXd H(m1 * K, m1 * K);
+  for (Index c = 0; c < K; ++c)
+    for (Index e = 0; e < K; ++e) {
+      const VectorXd v = wn.cwiseProduct(mu.col(c).cwiseProduct((c == e ? 1.0 : 0.0) * VectorXd::Ones(n) - mu.col(e)));
+      H.block(c * m1, e * m1, m1, m1) = Z1.transpose() * v.asDiagonal() * Z1;
+    }
+  for (Index c = 0; c < K; ++c) H.diagonal().segment(c * m1 + 1, m1 - 1).array() += lambda;
+  Index R = 0;
+  (mu.transpose() * wn).maxCoeff(&R);
+  MatrixXd B = MatrixXd::Zero(m1 * K, m1 * (K - 1));
+  for (Index c = 0, a = 0; c < K; ++c) {
+    if (c == R) continue;
+    B.block(c * m1, a * m1, m1, m1).setIdentity();
+    B.block(R * m1, a * m1, m1, m1) = -MatrixXd::Identity(m1, m1);
+    ++a;
+  }
+  MatrixXd Rm(m1, K);
+  for (Index i = 0; i < Rm.size(); ++i) Rm(i) = U(pb.rng);
+  Rm.colwise() -= Rm.rowwise().mean();
+  const Eigen::Map<const VectorXd> r(Rm.data(), Rm.size());
+  const VectorXd u = (B.transpose() * H * B).llt().solve(B.transpose() * r);
+  const VectorXd want = B * u;
+  Blas updates;
+  updates.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
+    g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
+  };
+  updates.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
+    c.noalias() += x.transpose() * y;
+  };
+  Blas all = updates;
+  all.lower_solve = [](const MatrixXd& L, MatrixXd& b) { L.triangularView<Eigen::Lower>().solveInPlace(b); };
+  all.cholesky = [](MatrixXd& a) { return Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower>(a).info() == Eigen::Success; };
+  Blas no_cholesky = updates;
+  no_cholesky.cholesky = [](MatrixXd&) { return false; };
+  const char* name[] = {"Eigen", "rank and cross updates", "updates, solve and Cholesky given", "pivoted LDL'"};
+  int variant = 0;
+  const Blas none;
+  const Blas* blases[] = {&none, &updates, &all, &no_cholesky};
+  for (const Blas* blas : blases) {
+    // gram_max large: no row is left out of a pair, so the factor is the Hessian's own
+    const ContrastHessian ch(Z, mu, wn, lambda, 1e300, 1, *blas);
+    const MatrixXd X = ch.solve(Rm);
+    const double err = (Eigen::Map<const VectorXd>(X.data(), X.size()) - want).cwiseAbs().maxCoeff();
+    check(err <= 1e-10 * want.cwiseAbs().maxCoeff(),
+          (std::string("ContrastHessian: the whole matrix's solve, ") + name[variant]).c_str(), err, 0);
+    check(ch.pivoted() == (variant == 3), (std::string("ContrastHessian: the factorization, ") + name[variant]).c_str(),
+          ch.pivoted(), variant == 3);
+    ++variant;
+  }
+}

@@ -111,18 +111,83 @@ MatrixXd extend_gram(const MatrixXd& A, const Cols& Z1, const VectorXd& w, doubl
 // with V 1 = 0), with R the class of the largest total weight, its block (a, b) is
 //   H_ab + S_a + S_b + T + lambda (delta_ab + 1) D,   S_a = sum_{d != R} H_ad,  T = sum_a S_a,
 // from the (K - 1) K / 2 loss blocks H_ab = Z1' diag(w dmu_a/deta_b / W) Z1 of the classes but R in one
-// pass over the rows (the blocks with R follow from them: the probabilities sum to 1). It is
-// (m1 (K - 1))^2 doubles, formed in about (K - 1) K n m1^2 / 2 multiply-adds and factorized (Cholesky;
-// the pivoted LDL' where a pivot is not positive) in (m1 (K - 1))^3 / 3.
+// pass over the rows (the blocks with R follow from them: the probabilities sum to 1). Every block is
+// symmetric (m1 x m1), so the matrix is held as its (K - 1) K / 2 blocks on and below the diagonal, the
+// loss blocks' own storage: (m1 (K - 1))^2 / 2 doubles and a little more, formed in about
+// (K - 1) K n m1^2 / 2 multiply-adds and factorized in place by a Cholesky factorization by blocks,
+// H = U'U, in (m1 (K - 1))^3 / 3 (the BLAS's dpotrf, dtrsm, dsyrk and dgemm on the blocks when R's BLAS
+// is an optimized one). Where a pivot is not positive the blocks are formed again and the whole matrix
+// factorized by the pivoted LDL'.
 class ContrastHessian {
  public:
   template <class Cols>
   ContrastHessian(const Cols& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda, double gram_max, int threads,
                   const Blas& blas = Blas()) {
-    const Index n = Z1.rows(), m1 = Z1.cols(), K = mu.cols(), Q = K - 1;
+    const Index K = mu.cols();
     (mu.transpose() * wn).maxCoeff(&R_);
     for (Index c = 0; c < K; ++c)
       if (c != R_) cls_.push_back(c);
+    tiles_ = form(Z1, mu, wn, lambda, gram_max, threads, blas);
+    if (factorize(blas)) return;
+    // a pivot that is not positive: the whole matrix, by the pivoted LDL'
+    tiles_ = form(Z1, mu, wn, lambda, gram_max, threads, blas);
+    const Index m1 = tiles_[0].rows(), Q = K - 1;
+    MatrixXd H(m1 * Q, m1 * Q);
+    for (Index i = 0; i < Q; ++i)
+      for (Index k = 0; k <= i; ++k) {
+        H.block(i * m1, k * m1, m1, m1) = tile(i, k);
+        if (i != k) H.block(k * m1, i * m1, m1, m1) = tile(i, k);
+      }
+    tiles_.clear();
+    ldlt_.compute(H);
+    pivoted_ = true;
+  }
+
+  // The contrast part of H^-1 R for R (m1 x K) whose rows sum to 0 over the classes (the part of R off
+  // them is ignored): B u with (B' H B) u = B' R
+  MatrixXd solve(const MatrixXd& Rm) const {
+    const Index m1 = Rm.rows(), K = Rm.cols(), Q = K - 1;
+    MatrixXd u(m1, Q);
+    for (Index a = 0; a < Q; ++a) u.col(a) = Rm.col(cls_[static_cast<size_t>(a)]) - Rm.col(R_);
+    if (pivoted_) {
+      Eigen::Map<VectorXd> v(u.data(), u.size());
+      v = ldlt_.solve(v);
+    } else {
+      // U' y = u (forward, block by block), then U x = y (back); U_ii' = L_ii (the diagonal blocks' lower
+      // triangles), U_ki (k < i) in block (i, k)
+      for (Index i = 0; i < Q; ++i) {
+        for (Index k = 0; k < i; ++k) u.col(i).noalias() -= tile(i, k).transpose() * u.col(k);
+        tile(i, i).triangularView<Eigen::Lower>().solveInPlace(u.col(i));
+      }
+      for (Index i = Q - 1; i >= 0; --i) {
+        for (Index j = i + 1; j < Q; ++j) u.col(i).noalias() -= tile(j, i) * u.col(j);
+        tile(i, i).triangularView<Eigen::Lower>().adjoint().solveInPlace(u.col(i));
+      }
+    }
+    MatrixXd X(m1, K);
+    X.col(R_) = -u.rowwise().sum();
+    for (Index a = 0; a < Q; ++a) X.col(cls_[static_cast<size_t>(a)]) = u.col(a);
+    return X;
+  }
+
+  // Whether the matrix was factorized by the pivoted LDL' (a pivot of the Cholesky was not positive).
+  bool pivoted() const { return pivoted_; }
+
+ private:
+  Index R_ = 0;
+  std::vector<Index> cls_;
+  std::vector<MatrixXd> tiles_;   // the blocks (i, k), i >= k, at i (i + 1) / 2 + k: the matrix, then its factor
+  Eigen::LDLT<MatrixXd> ldlt_;    // or the pivoted LDL' of the whole matrix
+  bool pivoted_ = false;
+
+  MatrixXd& tile(Index i, Index k) { return tiles_[static_cast<size_t>(i * (i + 1) / 2 + k)]; }
+  const MatrixXd& tile(Index i, Index k) const { return tiles_[static_cast<size_t>(i * (i + 1) / 2 + k)]; }
+
+  // The blocks on and below the diagonal of the penalized contrast Hessian, both triangles of each filled.
+  template <class Cols>
+  std::vector<MatrixXd> form(const Cols& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda, double gram_max,
+                             int threads, const Blas& blas) const {
+    const Index n = Z1.rows(), m1 = Z1.cols(), K = mu.cols(), Q = K - 1;
     // the weights of the pairs of classes a <= b (but R): w mu_a (1 - mu_a) / W >= 0 and -w mu_a mu_b / W <= 0
     MatrixXd V(n, Q * (Q + 1) / 2);
     for (Index a = 0, k = 0; a < Q; ++a)
@@ -140,9 +205,16 @@ class ContrastHessian {
     std::vector<MatrixXd> H =
         kernels::weighted_cross_above_rows(row_source(Z1), V, tau * wn, {{0, m1, 0, m1, true}}, threads, blas);
     V.resize(0, 0);
-    for (MatrixXd& b : H) b.triangularView<Eigen::StrictlyUpper>() = b.transpose();
+    // pair (a, b), a <= b, is at a Q - a (a - 1) / 2 + (b - a); block (i, k), i >= k, is pair (k, i)
+    std::vector<MatrixXd> tiles(H.size());
+    for (Index i = 0; i < Q; ++i)
+      for (Index k = 0; k <= i; ++k) {
+        MatrixXd& t = tiles[static_cast<size_t>(i * (i + 1) / 2 + k)];
+        t = std::move(H[static_cast<size_t>(k * Q - k * (k - 1) / 2 + (i - k))]);
+        t.triangularView<Eigen::StrictlyUpper>() = t.transpose();
+      }
     const auto block = [&](Index a, Index b) -> const MatrixXd& {
-      return H[static_cast<size_t>(a <= b ? a * Q - a * (a - 1) / 2 + (b - a) : b * Q - b * (b - 1) / 2 + (a - b))];
+      return tiles[static_cast<size_t>(a >= b ? a * (a + 1) / 2 + b : b * (b + 1) / 2 + a)];
     };
     std::vector<MatrixXd> S(static_cast<size_t>(Q), MatrixXd::Zero(m1, m1));
     MatrixXd T = MatrixXd::Zero(m1, m1);
@@ -150,48 +222,53 @@ class ContrastHessian {
       for (Index b = 0; b < Q; ++b) S[static_cast<size_t>(a)] += block(a, b);
       T += S[static_cast<size_t>(a)];
     }
-    L_.resize(m1 * Q, m1 * Q);
-    for (Index a = 0; a < Q; ++a)
-      for (Index b = 0; b <= a; ++b) {
-        auto blk = L_.block(a * m1, b * m1, m1, m1);
-        blk = block(a, b) + S[static_cast<size_t>(a)] + S[static_cast<size_t>(b)] + T;
-        blk.diagonal().tail(m1 - 1).array() += lambda * (a == b ? 2.0 : 1.0);
-        if (a != b) L_.block(b * m1, a * m1, m1, m1) = blk.transpose();
+    for (Index i = 0; i < Q; ++i)
+      for (Index k = 0; k <= i; ++k) {
+        MatrixXd& t = tiles[static_cast<size_t>(i * (i + 1) / 2 + k)];
+        t += S[static_cast<size_t>(i)] + S[static_cast<size_t>(k)] + T;
+        t.diagonal().tail(m1 - 1).array() += lambda * (i == k ? 2.0 : 1.0);
       }
-    H.clear();
-    S.clear();
-    if (!cholesky_in_place(L_, blas)) {
-      ldlt_.compute(L_);
-      pivoted_ = true;
-      L_.resize(0, 0);
-    }
+    return tiles;
   }
 
-  // The contrast part of H^-1 R for R (m1 x K) whose rows sum to 0 over the classes (the part of R off
-  // them is ignored): B u with (B' H B) u = B' R
-  MatrixXd solve(const MatrixXd& Rm) const {
-    const Index m1 = Rm.rows(), K = Rm.cols(), Q = K - 1;
-    MatrixXd u(m1, Q);
-    for (Index a = 0; a < Q; ++a) u.col(a) = Rm.col(cls_[static_cast<size_t>(a)]) - Rm.col(R_);
-    Eigen::Map<VectorXd> v(u.data(), u.size());
-    if (pivoted_) {
-      v = ldlt_.solve(v);
-    } else {
-      L_.triangularView<Eigen::Lower>().solveInPlace(v);
-      L_.triangularView<Eigen::Lower>().adjoint().solveInPlace(v);
+  // H = U'U in place by blocks (right-looking): block (i, i) becomes L_ii = U_ii' (lower triangle), block
+  // (i, k), k < i, becomes U_ki = L_kk^-1 H_ki (H_ki = block (i, k)': the blocks are symmetric until
+  // updated, and each update keeps block (i, k) as the transpose of the upper block it stands for).
+  // False where a pivot is not positive (the blocks are then undefined).
+  bool factorize(const Blas& blas) {
+    const Index Q = static_cast<Index>(cls_.size());
+    for (Index k = 0; k < Q; ++k) {
+      MatrixXd& d = tile(k, k);
+      if (blas.cholesky) {
+        if (!blas.cholesky(d)) return false;
+      } else {
+        Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(d);
+        if (llt.info() != Eigen::Success) return false;
+      }
+      for (Index i = k + 1; i < Q; ++i) {
+        if (blas.lower_solve) blas.lower_solve(d, tile(i, k));
+        else d.triangularView<Eigen::Lower>().solveInPlace(tile(i, k));
+      }
+      // the trailing blocks: U-block (i, j) -= U_ki' U_kj for k < i <= j, held in block (j, i)
+      for (Index i = k + 1; i < Q; ++i)
+        for (Index j = i; j < Q; ++j) {
+          MatrixXd& c = tile(j, i);
+          const MatrixXd& pi = tile(i, k);
+          const MatrixXd& pj = tile(j, k);
+          if (blas.rank_update && blas.cross_update) {
+            c = -c;
+            if (i == j) blas.rank_update(c, pi);
+            else blas.cross_update(c, pi, pj);
+            c = -c;
+          } else if (i == j) {
+            c.selfadjointView<Eigen::Lower>().rankUpdate(pi.transpose(), -1.0);
+          } else {
+            c.noalias() -= pi.transpose() * pj;
+          }
+        }
     }
-    MatrixXd X(m1, K);
-    X.col(R_) = -u.rowwise().sum();
-    for (Index a = 0; a < Q; ++a) X.col(cls_[static_cast<size_t>(a)]) = u.col(a);
-    return X;
+    return true;
   }
-
- private:
-  Index R_ = 0;
-  std::vector<Index> cls_;
-  MatrixXd L_;                    // the Cholesky factor (lower triangle)
-  Eigen::LDLT<MatrixXd> ldlt_;    // or the pivoted LDL'
-  bool pivoted_ = false;
 };
 
 // The Newton direction of the multinomial penalized risk over the columns Z1 (n x m1) by preconditioned
