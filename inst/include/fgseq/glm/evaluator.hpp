@@ -167,8 +167,9 @@ MatrixXd glm_hessian(const FamilyOps& fam, const Cols& Z1, const MatrixXd& mu, c
   return H;
 }
 
-// The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1)), y (n x P), weights w
-// with total W, offset (n x P), all held by reference. It keeps eta at every point and mu at every
+// The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1): a matrix, held by
+// reference, or WhitenedColumns, copied: its whitening maps, not its rows), y (n x P), weights w with
+// total W, offset (n x P), these held by reference. It keeps eta at every point and mu at every
 // iterate; the products with Z1 run on `threads` threads.
 template <class Cols>
 NewtonEvaluator glm_evaluator(const FamilyOps& fam, const Cols& columns, const MatrixXd& y, const VectorXd& w,

@@ -23,9 +23,9 @@
 // Fashion-MNIST's, whose Hessian's condition number reaches 1e5), the Kronecker preconditioner leaves the
 // conjugate gradients hundreds of iterations per Newton step, and the truncated directions slow the
 // Newton iterations too. After a solve has needed more than 30 products with H, the preconditioner is the
-// penalized Hessian itself on the class contrasts (ContrastHessian below: (m1 (K - 1))^2 doubles formed
-// in about (K - 1) K n m1^2 / 2 multiply-adds, through R's BLAS when it is an optimized one, and
-// factorized by Cholesky; the rows whose weight for a pair of classes is negligible beside lambda are
+// penalized Hessian itself on the class contrasts (ContrastHessian below: its (K - 1) K / 2 blocks of
+// m1^2 doubles formed in about (K - 1) K n m1^2 / 2 multiply-adds, through R's BLAS when it is an
+// optimized one, and factorized by Cholesky by blocks in their own storage; the rows whose weight for a pair of classes is negligible beside lambda are
 // left out of that pair, so that well-separated classes, whose rows have 1 or 2 classes of non-negligible
 // probability, cost in proportion to the rows they share), formed at an iterate and kept while it needs
 // at most 5 products at later ones: with the current iterate's Hessian the conjugate gradients end after
@@ -275,7 +275,7 @@ class ContrastHessian {
 // conjugate gradients (see the top of this file): at an iterate whose fitted probabilities mu (n x K) and
 // gradient are filled. w: the observation weights of total W; gram: Z1's (decomposed); the products with
 // Z1 run on `threads` threads; poll is called before every product with H (an interrupt check, a
-// deadline; may throw). Z1, w and gram are held by reference.
+// deadline; may throw). w and gram are held by reference, Z1 as glm_evaluator() holds it.
 //
 // The preconditioner is the Kronecker one until a solve needs more than kron_iterations products with
 // H: from then on (for this solve's later iterates, and, through gram.use_hessian, the later fits over
