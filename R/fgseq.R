@@ -154,8 +154,8 @@
 #' Newton solves at step `k`: slow on large data), `"quadratic"` takes one Newton step through the
 #' Schur complement of the current Hessian. The quadratic gains of all candidates of a step come from one
 #' pass over the rows: the Hessian of the selected columns and every candidate's border and diagonal
-#' block as one blocked weighted product on the fit's threads, over whitened columns made once per fit
-#' (FR and Doubling hold `n x q` of them, about the size of `x`), then one factorization of the Hessian
+#' block as one blocked weighted product on the fit's threads, over the whitened columns formed from `x`
+#' a block of rows at a time (no copy of `x` is held), then one factorization of the Hessian
 #' for all Schur complements; so a quadratic CS-G-FR path costs about one more pass per step than
 #' CS-G-OMP. A candidate whose Schur complement is below `1e-9` times its own curvature (collinear with
 #' the selected groups) gains 0. The exact gains are not screened by the quadratic ones: for a GLM the

@@ -592,6 +592,18 @@ static void test_pair_cross() {
     }
 }
 
+// The BLAS's rank and cross updates (dsyrk, dgemm), here through Eigen: the Blas of the products by rows.
+static Blas eigen_updates() {
+  Blas b;
+  b.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& r) {
+    g.selfadjointView<Eigen::Lower>().rankUpdate(r.transpose());
+  };
+  b.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
+    c.noalias() += x.transpose() * y;
+  };
+  return b;
+}
+
 // 13. the multinomial Newton direction without the Hessian (glm/multinomial.hpp): the penalized fit of
 //     a 3-class model over every group's whitened columns, with weights and offsets, at lambda 0.05 and
 //     0 (flat along adding the same to every class) and on 1 and 2 threads, by newton_solve() with
@@ -626,13 +638,7 @@ static void test_multinomial_direction(Problem& pb) {
   const FamilyOps fam{Family::Multinomial};
   // the BLAS's way of forming the Hessian preconditioner (rank updates of square-root-weighted rows),
   // here through Eigen
-  Blas by_rows;
-  by_rows.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
-    g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-  };
-  by_rows.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
-    c.noalias() += x.transpose() * y;
-  };
+  const Blas by_rows = eigen_updates();
   for (double lambda : {0.05, 0.0})
     for (int threads : {1, 2}) {
       Control ctl;
@@ -761,7 +767,8 @@ static void test_multinomial_direction(Problem& pb) {
 // 138. WhitenedColumns (glm/columns.hpp), the GLM's whitened columns formed a block of rows at a time,
 //      against the matrix Z1 = [1, whitened_columns() of the groups in order] held whole: its rows (read(),
 //      all columns and cut inside a group), Y - Z1 C, Z1' M (all columns and a range of groups) on 1 and
-//      2 threads, and the weighted cross-products read from it, on dense x with one column's mean at 1e6
+//      2 threads, and the weighted cross-products read from it (by the kernels and through BLAS-like
+//      updates), on dense x with one column's mean at 1e6
 //      (the centring happens in the block, as whitened_columns() centres) and on sparse x (about half
 //      zeros), groups in an order other than theirs, a rank-deficient one among them; a range that does
 //      not start at a group is an error.
@@ -830,15 +837,19 @@ static void test_whitened_columns(Problem& pb) {
       // the weighted cross-products of one pass, read from the columns and from the matrix
       const std::vector<kernels::CrossBlock> blocks{{0, m1, 0, m1, true}, {first[2], m1, 0, first[2], false}};
       const MatrixXd V = (wt.array() * (1.0 + M.col(0).array())).matrix();
-      const std::vector<MatrixXd> got = kernels::weighted_cross_rows(Z, V, blocks, threads);
+      // (also through BLAS-like rank and cross updates, whose rows are formed on the threads)
+      const Blas updates = eigen_updates();
       const std::vector<MatrixXd> want = kernels::weighted_cross(Z1, V, blocks, threads);
-      double ec = 0.0;
-      for (size_t b = 0; b < got.size(); ++b) {
-        MatrixXd diff = got[b] - want[b];
-        if (blocks[b].lower) diff.triangularView<Eigen::StrictlyUpper>().setZero();
-        ec = std::max(ec, diff.cwiseAbs().maxCoeff());
+      for (const std::vector<MatrixXd>& got :
+           {kernels::weighted_cross_rows(Z, V, blocks, threads), kernels::weighted_cross_rows(Z, V, blocks, threads, updates)}) {
+        double ec = 0.0;
+        for (size_t b = 0; b < got.size(); ++b) {
+          MatrixXd diff = got[b] - want[b];
+          if (blocks[b].lower) diff.triangularView<Eigen::StrictlyUpper>().setZero();
+          ec = std::max(ec, diff.cwiseAbs().maxCoeff());
+        }
+        check(ec <= 1e-12 * (1.0 + want[0].cwiseAbs().maxCoeff()), "WhitenedColumns: the weighted cross-products", ec, 0);
       }
-      check(ec <= 1e-13 * (1.0 + want[0].cwiseAbs().maxCoeff()), "WhitenedColumns: the weighted cross-products", ec, 0);
     }
     bool threw = false;
     try {
@@ -856,7 +867,8 @@ static void test_whitened_columns(Problem& pb) {
 //      side whose rows sum to 0, X = B u with (B' H B) u = B' vec(R), B the contrast basis e_a - e_R (R the
 //      class of the largest total weight) and H the penalized Hessian of every class formed by Eigen;
 //      through Eigen, through BLAS-like rank and cross updates, with those and a triangular solve and
-//      Cholesky given, and where the Cholesky reports a pivot that is not positive (the pivoted LDL').
+//      Cholesky given, where the Cholesky reports a pivot that is not positive (the pivoted LDL'), and
+//      told to take the pivoted LDL' at once.
 static void test_contrast_hessian(Problem& pb) {
   const Index n = pb.n, K = 5;
   const GlmData d(pb);
@@ -895,31 +907,26 @@ static void test_contrast_hessian(Problem& pb) {
   const Eigen::Map<const VectorXd> r(Rm.data(), Rm.size());
   const VectorXd u = (B.transpose() * H * B).llt().solve(B.transpose() * r);
   const VectorXd want = B * u;
-  Blas updates;
-  updates.rank_update = [](MatrixXd& g, const Eigen::Ref<const MatrixXd>& b) {
-    g.selfadjointView<Eigen::Lower>().rankUpdate(b.transpose());
-  };
-  updates.cross_update = [](MatrixXd& c, const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y) {
-    c.noalias() += x.transpose() * y;
-  };
+  const Blas updates = eigen_updates();
   Blas all = updates;
   all.lower_solve = [](const MatrixXd& L, MatrixXd& b) { L.triangularView<Eigen::Lower>().solveInPlace(b); };
   all.cholesky = [](MatrixXd& a) { return Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower>(a).info() == Eigen::Success; };
   Blas no_cholesky = updates;
   no_cholesky.cholesky = [](MatrixXd&) { return false; };
-  const char* name[] = {"Eigen", "rank and cross updates", "updates, solve and Cholesky given", "pivoted LDL'"};
+  const char* name[] = {"Eigen", "rank and cross updates", "updates, solve and Cholesky given", "pivoted LDL'",
+                        "pivoted LDL' at once"};
   int variant = 0;
   const Blas none;
-  const Blas* blases[] = {&none, &updates, &all, &no_cholesky};
+  const Blas* blases[] = {&none, &updates, &all, &no_cholesky, &all};
   for (const Blas* blas : blases) {
     // gram_max large: no row is left out of a pair, so the factor is the Hessian's own
-    const ContrastHessian ch(Z, mu, wn, lambda, 1e300, 1, *blas);
+    const ContrastHessian ch(Z, mu, wn, lambda, 1e300, 2, *blas, variant == 4);
     const MatrixXd X = ch.solve(Rm);
     const double err = (Eigen::Map<const VectorXd>(X.data(), X.size()) - want).cwiseAbs().maxCoeff();
     check(err <= 1e-10 * want.cwiseAbs().maxCoeff(),
           (std::string("ContrastHessian: the whole matrix's solve, ") + name[variant]).c_str(), err, 0);
-    check(ch.pivoted() == (variant == 3), (std::string("ContrastHessian: the factorization, ") + name[variant]).c_str(),
-          ch.pivoted(), variant == 3);
+    check(ch.pivoted() == (variant >= 3), (std::string("ContrastHessian: the factorization, ") + name[variant]).c_str(),
+          ch.pivoted(), variant >= 3);
     ++variant;
   }
 }

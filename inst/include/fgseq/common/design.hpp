@@ -153,18 +153,25 @@ class SparseDesign : public Design {
 // z = (x[, cols] - mean) / sd * T: the whitened columns of one group (st: mean, scale, constant),
 // n x r. Centred explicitly (accurate for any column means); the scales are folded into T (the rows of
 // constant columns zero), and the product runs on the dense kernels (z = 0 - x_c (-T~)).
+// -T~ for the whitening map T of the columns cols: T's rows divided by the columns' scales, the rows of
+// constant columns 0, negated (z = 0 - x_c (-T~) on the kernels).
+inline MatrixXd negated_scaled_map(const std::vector<Index>& cols, const GramStats& st, const MatrixXd& T) {
+  MatrixXd Ts = T;
+  for (Index a = 0; a < Ts.rows(); ++a) {
+    const Index j = cols[static_cast<size_t>(a)];
+    if (st.constant[static_cast<size_t>(j)]) Ts.row(a).setZero();
+    else Ts.row(a) /= -st.scale(j);
+  }
+  return Ts;
+}
+
 inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
                                  const MatrixXd& T) {
-  MatrixXd xg, Ts = T;
+  MatrixXd xg;
   x.gather(cols, xg);
-  for (Index a = 0; a < xg.cols(); ++a) {
-    const Index j = cols[static_cast<size_t>(a)];
-    xg.col(a).array() -= st.mean(j);
-    if (st.constant[static_cast<size_t>(j)]) Ts.row(a).setZero();
-    else Ts.row(a) /= st.scale(j);
-  }
-  MatrixXd z = MatrixXd::Zero(xg.rows(), Ts.cols());
-  kernels::sub_mul(z, xg, -Ts);
+  for (Index a = 0; a < xg.cols(); ++a) xg.col(a).array() -= st.mean(cols[static_cast<size_t>(a)]);
+  MatrixXd z = MatrixXd::Zero(xg.rows(), T.cols());
+  kernels::sub_mul(z, xg, negated_scaled_map(cols, st, T));
   return z;
 }
 

@@ -478,13 +478,16 @@ inline void kernel_block(const double* W, Index ldw, const double* P, Index ldp,
 
 // The rows a weighted_cross() pass reads: rows() of them, and read(r0, rows, cmax, dst), which puts rows
 // [r0, r0 + rows) of columns [0, cmax) into dst's top-left corner (dst has at least that many rows and
-// columns). A matrix in memory is read in place (DenseRows); the GLM's whitened columns are formed a
-// block of rows at a time (glm/columns.hpp), never held whole.
+// columns; calls on disjoint rows may run at once). A matrix in memory is copied a block at a time
+// (DenseRows); the GLM's whitened columns are formed a block of rows at a time (glm/columns.hpp), never
+// held whole. `formed` says whether a source's rows cost more than a copy (then the BLAS paths form them
+// on the fit's threads).
 struct DenseRows {
+  static constexpr bool formed = false;
   Eigen::Ref<const MatrixXd> A;
   Index rows() const { return A.rows(); }
   Index cols() const { return A.cols(); }
-  void read(Index r0, Index rows, Index cmax, MatrixXd& dst) const {
+  void read(Index r0, Index rows, Index cmax, Eigen::Ref<MatrixXd> dst) const {
     dst.topLeftCorner(rows, cmax) = A.block(r0, 0, rows, cmax);
   }
 };
@@ -494,6 +497,18 @@ inline Index max_column(const std::vector<CrossBlock>& blocks) {
   Index cmax = 0;
   for (const CrossBlock& b : blocks) cmax = std::max({cmax, b.i1, b.j1});
   return cmax;
+}
+
+// A.read() of rows [r0, r0 + rows) into dst, the rows split over `threads` threads (the BLAS paths, whose
+// products run on the calling thread: a source that forms its rows, as the GLM's whitened columns do,
+// forms them on the fit's threads meanwhile idle)
+template <class Rows>
+void read_rows(const Rows& A, Index r0, Index rows, Index cmax, MatrixXd& dst, int threads) {
+  if (!Rows::formed || threads <= 1 || rows < 64) {
+    A.read(r0, rows, cmax, dst);
+    return;
+  }
+  parallel_ranges(rows, threads, [&](Index b, Index e) { A.read(r0 + b, e - b, cmax, dst.middleRows(b, e - b)); });
 }
 }  // namespace detail
 
@@ -551,7 +566,7 @@ std::vector<MatrixXd> weighted_cross_rows(const Rows& A, const Eigen::Ref<const 
   MatrixXd Ab(std::min(rb, n), cmax), S(std::min(rb, n), cmax);
   for (Index r0 = 0; r0 < n; r0 += rb) {
     const Index rows = std::min(rb, n - r0);
-    A.read(r0, rows, cmax, Ab);
+    detail::read_rows(A, r0, rows, cmax, Ab, threads);
     for (Index k = 0; k < K; ++k) {
       const VectorXd root = V.col(k).segment(r0, rows).cwiseAbs().cwiseSqrt();
       S.topRows(rows).noalias() = root.asDiagonal() * Ab.topRows(rows);
@@ -586,6 +601,7 @@ std::vector<MatrixXd> weighted_cross_above_rows(const Rows& A, const Eigen::Ref<
   // gathered blocks of up to 256 rows, fewer for narrow A: the K buffers (K cmax br doubles) stay no
   // larger than the K products (K cmax^2 for a square block) once cmax >= 32
   const Index wr = 128, br = std::min<Index>(256, std::max<Index>(32, cmax));
+  const int read_threads = one_sign ? threads : 1;  // the BLAS path reads its windows on the fit's threads
   if (one_sign) threads = 1;  // the BLAS runs its own threads
   threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
@@ -620,7 +636,7 @@ std::vector<MatrixXd> weighted_cross_above_rows(const Rows& A, const Eigen::Ref<
     };
     for (Index w0 = r0; w0 < r1; w0 += wr) {
       const Index wn = std::min(wr, r1 - w0);
-      A.read(w0, wn, cmax, Ab);
+      detail::read_rows(A, w0, wn, cmax, Ab, read_threads);
       win.leftCols(wn) = Ab.topRows(wn).transpose();
       for (Index k = 0; k < K; ++k)
         for (Index i = 0; i < wn; ++i) {

@@ -36,22 +36,20 @@ class WhitenedColumns {
   void append(const std::vector<Index>& cols, const MatrixXd& T) {
     if (static_cast<Index>(cols.size()) != T.rows())
       throw std::invalid_argument("WhitenedColumns: a whitening map needs one row per column of its group");
-    MatrixXd Ts = T;
-    for (Index a = 0; a < Ts.rows(); ++a) {
-      const Index j = cols[static_cast<size_t>(a)];
-      if (st_->constant[static_cast<size_t>(j)]) Ts.row(a).setZero();
-      else Ts.row(a) /= st_->scale(j);
-    }
     xat_.push_back(static_cast<Index>(xcols_.size()));
     zat_.push_back(m1_);
     xcols_.insert(xcols_.end(), cols.begin(), cols.end());
     m1_ += T.cols();
-    Ts_.push_back(std::move(Ts));
+    dmax_ = std::max(dmax_, T.rows());
+    Tn_.push_back(negated_scaled_map(cols, *st_, T));
   }
+
+  // the rows of a block cost more than a copy: the BLAS paths of the cross-products form them on threads
+  static constexpr bool formed = true;
 
   Index rows() const { return x_->rows(); }
   Index cols() const { return m1_; }
-  Index groups() const { return static_cast<Index>(Ts_.size()); }
+  Index groups() const { return static_cast<Index>(Tn_.size()); }
 
   // Y -= Z1 C for C (cols() x k), Y (n x k), on `threads` threads over blocks of rows.
   void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& C, int threads = 1) const {
@@ -59,8 +57,8 @@ class WhitenedColumns {
     const Index p = static_cast<Index>(xcols_.size()), k = C.cols();
     if (p == 0) return;
     MatrixXd B(p, k);  // T~ C_S: the coefficients of the centred columns of x
-    for (size_t g = 0; g < Ts_.size(); ++g)
-      B.middleRows(xat_[g], Ts_[g].rows()).noalias() = Ts_[g] * C.middleRows(zat_[g], Ts_[g].cols());
+    for (size_t g = 0; g < Tn_.size(); ++g)
+      B.middleRows(xat_[g], Tn_[g].rows()).noalias() = -(Tn_[g] * C.middleRows(zat_[g], Tn_[g].cols()));
     over_blocks(p, k, threads, [&](Index r0, Index rows, const MatrixXd& xc) {
       kernels::sub_mul(Y.middleRows(r0, rows), xc.topRows(rows), B, 1);
     });
@@ -74,7 +72,7 @@ class WhitenedColumns {
     MatrixXd out(c1 - c0, M.cols());
     if (c0 == 0) out.row(0) = M.colwise().sum();
     if (g0 == g1) return out;
-    const Index x0 = xat_[g0], x1 = g1 < Ts_.size() ? xat_[g1] : static_cast<Index>(xcols_.size());
+    const Index x0 = xat_[g0], x1 = g1 < Tn_.size() ? xat_[g1] : static_cast<Index>(xcols_.size());
     const Index p = x1 - x0, k = M.cols();
     std::vector<MatrixXd> part(static_cast<size_t>(std::max(threads, 1)));
     over_blocks_part(x0, p, k, threads, [&](int t, Index r0, Index rows, const MatrixXd& xc) {
@@ -86,26 +84,25 @@ class WhitenedColumns {
     for (const MatrixXd& a : part)
       if (a.size()) xm += a;
     for (size_t g = g0; g < g1; ++g)
-      out.middleRows(zat_[g] - c0, Ts_[g].cols()).noalias() = Ts_[g].transpose() * xm.middleRows(xat_[g] - x0, Ts_[g].rows());
+      out.middleRows(zat_[g] - c0, Tn_[g].cols()).noalias() = -(Tn_[g].transpose() * xm.middleRows(xat_[g] - x0, Tn_[g].rows()));
     return out;
   }
 
   // Rows [r0, r0 + rows) of Z1's columns [0, cmax) into dst's top-left corner (the row source of
   // kernels::weighted_cross_rows()): each group's z = 0 - x_c (-T~), as whitened_columns() forms it.
-  void read(Index r0, Index rows, Index cmax, MatrixXd& dst) const {
+  void read(Index r0, Index rows, Index cmax, Eigen::Ref<MatrixXd> dst) const {
     if (cmax > 0) dst.col(0).head(rows).setOnes();
-    MatrixXd xc, z;
-    for (size_t g = 0; g < Ts_.size() && zat_[g] < cmax; ++g) {
-      const Index d = Ts_[g].rows(), r = Ts_[g].cols();
-      xc.resize(rows, d);
+    MatrixXd xc(rows, dmax_), z;
+    for (size_t g = 0; g < Tn_.size() && zat_[g] < cmax; ++g) {
+      const Index d = Tn_[g].rows(), r = Tn_[g].cols();
       centred_rows(xat_[g], d, r0, rows, xc.data(), rows);
       if (zat_[g] + r <= cmax) {
         auto out = dst.block(0, zat_[g], rows, r);
         out.setZero();
-        kernels::sub_mul(out, xc, -Ts_[g], 1);
+        kernels::sub_mul(out, xc.leftCols(d), Tn_[g], 1);
       } else {  // a group cut by cmax
         z = MatrixXd::Zero(rows, r);
-        kernels::sub_mul(z, xc, -Ts_[g], 1);
+        kernels::sub_mul(z, xc.leftCols(d), Tn_[g], 1);
         dst.block(0, zat_[g], rows, cmax - zat_[g]) = z.leftCols(cmax - zat_[g]);
       }
     }
@@ -117,14 +114,15 @@ class WhitenedColumns {
   std::vector<Index> xcols_;  // the groups' columns of x, in order
   std::vector<Index> xat_;    // per group: its first position in xcols_
   std::vector<Index> zat_;    // per group: its first column in Z1
-  std::vector<MatrixXd> Ts_;  // per group: T with its rows divided by the scales (constant columns: 0)
+  std::vector<MatrixXd> Tn_;  // per group: -T~, T's rows divided by the scales (constant columns: 0), negated
   Index m1_ = 1;
+  Index dmax_ = 0;            // the largest group's columns
 
   // the group whose first column in Z1 is c (groups() for c = cols())
   size_t group_at(Index c) const {
-    if (c >= m1_) return Ts_.size();
+    if (c >= m1_) return Tn_.size();
     const size_t g = static_cast<size_t>(std::lower_bound(zat_.begin(), zat_.end(), c) - zat_.begin());
-    if (g == Ts_.size() || zat_[g] != c) throw std::invalid_argument("WhitenedColumns: a range must start at a group");
+    if (g == Tn_.size() || zat_[g] != c) throw std::invalid_argument("WhitenedColumns: a range must start at a group");
     return g;
   }
 

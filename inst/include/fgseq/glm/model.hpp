@@ -6,7 +6,6 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -169,6 +168,7 @@ class GlmModel : public GlmPathModel {
       append(Z, h);
       ColumnGram gram;
       gram.use_hessian = gram_.use_hessian;
+      gram.whole_hessian = gram_.whole_hessian;
       if (hessian_free()) {
         gram.A = extend_gram(gram_.A, Z, w_, W_, ctl_.threads);
         gram.decompose();

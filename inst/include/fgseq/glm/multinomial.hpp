@@ -72,6 +72,9 @@ struct ColumnGram {
   // these columns (or on fewer of them): the fits over them start with the Hessian's (a setting of the
   // solver, not of the columns, hence mutable; it carries over when the model extends A group by group).
   mutable bool use_hessian = false;
+  // Set likewise once the Hessian's factorization by blocks met a pivot that was not positive: later
+  // ones take the pivoted LDL' of the whole matrix at once (ContrastHessian's `whole`).
+  mutable bool whole_hessian = false;
 
   void decompose() {
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(A);
@@ -120,17 +123,23 @@ MatrixXd extend_gram(const MatrixXd& A, const Cols& Z1, const VectorXd& w, doubl
 // factorized by the pivoted LDL'.
 class ContrastHessian {
  public:
+  // whole: go straight to the pivoted LDL' of the whole matrix (a factorization by blocks over these
+  // columns, or fewer, met a pivot that was not positive)
   template <class Cols>
   ContrastHessian(const Cols& Z1, const MatrixXd& mu, const VectorXd& wn, double lambda, double gram_max, int threads,
-                  const Blas& blas = Blas()) {
+                  const Blas& blas = Blas(), bool whole = false) {
     const Index K = mu.cols();
     (mu.transpose() * wn).maxCoeff(&R_);
     for (Index c = 0; c < K; ++c)
       if (c != R_) cls_.push_back(c);
     tiles_ = form(Z1, mu, wn, lambda, gram_max, threads, blas);
-    if (factorize(blas)) return;
-    // a pivot that is not positive: the whole matrix, by the pivoted LDL'
-    tiles_ = form(Z1, mu, wn, lambda, gram_max, threads, blas);
+    if (!whole) {
+      if (factorize(blas)) return;
+      // a pivot that is not positive: the blocks again (the factorization overwrote them), then the
+      // whole matrix by the pivoted LDL'
+      tiles_.clear();
+      tiles_ = form(Z1, mu, wn, lambda, gram_max, threads, blas);
+    }
     const Index m1 = tiles_[0].rows(), Q = K - 1;
     MatrixXd H(m1 * Q, m1 * Q);
     for (Index i = 0; i < Q; ++i)
@@ -180,8 +189,10 @@ class ContrastHessian {
   Eigen::LDLT<MatrixXd> ldlt_;    // or the pivoted LDL' of the whole matrix
   bool pivoted_ = false;
 
-  MatrixXd& tile(Index i, Index k) { return tiles_[static_cast<size_t>(i * (i + 1) / 2 + k)]; }
-  const MatrixXd& tile(Index i, Index k) const { return tiles_[static_cast<size_t>(i * (i + 1) / 2 + k)]; }
+  // the place of block (i, k), i >= k, among the blocks
+  static size_t at(Index i, Index k) { return static_cast<size_t>(i * (i + 1) / 2 + k); }
+  MatrixXd& tile(Index i, Index k) { return tiles_[at(i, k)]; }
+  const MatrixXd& tile(Index i, Index k) const { return tiles_[at(i, k)]; }
 
   // The blocks on and below the diagonal of the penalized contrast Hessian, both triangles of each filled.
   template <class Cols>
@@ -209,12 +220,12 @@ class ContrastHessian {
     std::vector<MatrixXd> tiles(H.size());
     for (Index i = 0; i < Q; ++i)
       for (Index k = 0; k <= i; ++k) {
-        MatrixXd& t = tiles[static_cast<size_t>(i * (i + 1) / 2 + k)];
+        MatrixXd& t = tiles[at(i, k)];
         t = std::move(H[static_cast<size_t>(k * Q - k * (k - 1) / 2 + (i - k))]);
         t.triangularView<Eigen::StrictlyUpper>() = t.transpose();
       }
     const auto block = [&](Index a, Index b) -> const MatrixXd& {
-      return tiles[static_cast<size_t>(a >= b ? a * (a + 1) / 2 + b : b * (b + 1) / 2 + a)];
+      return tiles[a >= b ? at(a, b) : at(b, a)];
     };
     std::vector<MatrixXd> S(static_cast<size_t>(Q), MatrixXd::Zero(m1, m1));
     MatrixXd T = MatrixXd::Zero(m1, m1);
@@ -224,7 +235,7 @@ class ContrastHessian {
     }
     for (Index i = 0; i < Q; ++i)
       for (Index k = 0; k <= i; ++k) {
-        MatrixXd& t = tiles[static_cast<size_t>(i * (i + 1) / 2 + k)];
+        MatrixXd& t = tiles[at(i, k)];
         t += S[static_cast<size_t>(i)] + S[static_cast<size_t>(k)] + T;
         t.diagonal().tail(m1 - 1).array() += lambda * (i == k ? 2.0 : 1.0);
       }
@@ -367,7 +378,8 @@ NewtonDirection multinomial_direction(const Cols& columns, const VectorXd& w, do
     const auto form_hessian = [&]() {
       if (poll) poll();
       factor->reset();
-      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, amax, threads, blas);
+      *factor = std::make_unique<ContrastHessian>(Z1, mu, wn, lambda, amax, threads, blas, gram.whole_hessian);
+      if ((*factor)->pivoted()) gram.whole_hessian = true;
     };
     MatrixXd x;
     const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));

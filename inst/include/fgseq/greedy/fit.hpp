@@ -45,7 +45,7 @@ struct Services {
 };
 
 namespace detail {
-// The poll of a model's own work before its path (the GLM models' FR columns): R's interrupt check,
+// The poll of the work before a path (the GLM's pass over the groups, block_stats()): R's interrupt check,
 // and TimeUp once max_time, counted from the start of the fit, is spent; the path then stops before
 // its first step and the fit is the null model, marked partial.
 inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_point started) {
