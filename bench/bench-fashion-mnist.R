@@ -43,7 +43,10 @@
 ##
 ## Memory of the fgseq fits: measure_fit() of bench/bench-utils.R, the peak beyond what the process
 ## held before the call (R heap through gc(), and the peak resident set through VmHWM), as a multiple
-## of the size of the training x. Targets at 60,000 training images (printed, from this run): the
+## of the size of the training x. The process keeps memory it freed before (the feature extraction's,
+## an earlier fit's) and a fit reuses it unseen, so that the resident set's figure depends on what ran
+## before; started with the environment variable MALLOC_MMAP_THRESHOLD_=131072 (every allocation of
+## 128 kB or more is then given back when freed), it does not. Targets at 60,000 training images (printed, from this run): the
 ## CS-G-OMP path at most 2 x the glmnet path, its peak memory beyond x at most 1 x the size of x, the
 ## whole script within 30 minutes on 2 cores (its elapsed time is printed at the end with the load).
 ##
