@@ -486,7 +486,6 @@ struct DenseRows {
   static constexpr bool formed = false;
   Eigen::Ref<const MatrixXd> A;
   Index rows() const { return A.rows(); }
-  Index cols() const { return A.cols(); }
   void read(Index r0, Index rows, Index cmax, Eigen::Ref<MatrixXd> dst) const {
     dst.topLeftCorner(rows, cmax) = A.block(r0, 0, rows, cmax);
   }

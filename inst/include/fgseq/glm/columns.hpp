@@ -49,7 +49,6 @@ class WhitenedColumns {
 
   Index rows() const { return x_->rows(); }
   Index cols() const { return m1_; }
-  Index groups() const { return static_cast<Index>(Tn_.size()); }
 
   // Y -= Z1 C for C (cols() x k), Y (n x k), on `threads` threads over blocks of rows.
   void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& C, int threads = 1) const {
