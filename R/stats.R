@@ -8,8 +8,8 @@
 #' spread over machines, are thus sequenced from their chunks.
 #'
 #' Given a character vector of file names, a list of chunks or a function returning chunk `i`,
-#' `fgseq_stats()` maps over the chunks with [future.apply::future_lapply()] when the future.apply
-#' package is installed (with [lapply()] otherwise), so the same call runs sequentially, on local cores
+#' `fgseq_stats()` maps over the chunks with futures ([future::future()]) when the future package is
+#' installed (with [lapply()] otherwise), so the same call runs sequentially, on local cores
 #' (`future::plan("multisession")`), or on a cluster or a scheduler through any future backend
 #' (`future::plan("cluster", workers = ...)`, future.batchtools); then it adds the statistics. The
 #' chunks are cut into one contiguous batch per worker ([future::nbrOfWorkers()]); a worker reads its
@@ -125,7 +125,7 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # Statistics of every chunk, added. `items` holds one element per chunk (a file name, a chunk, or the
 # index passed to a chunk function) and `get_chunk(item)` returns the chunk (NULL: the item is the
 # chunk). The chunks are cut into as many contiguous batches as there are future workers (one batch
-# without future.apply); each worker reads its chunks one at a time, keeps a running sum of their
+# without the future package); each worker reads its chunks one at a time, keeps a running sum of their
 # statistics and returns only that sum, so one p x p matrix per worker travels back, whatever the
 # number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
 # With a `deadline` (a time in seconds since the epoch on the clock now(); a fit's started + max_time), a
@@ -184,34 +184,41 @@ add_chunk_stats <- function(a, b) {
 # `items` holds one element per chunk and `get_chunk(item)` returns the chunk (NULL: the item is the
 # chunk); `f(chunk, i)` returns chunk i's part (its errors name the chunk) and `combine(a, b)` adds two
 # parts. The chunks are cut into as many contiguous batches as there are future workers (one batch
-# without future.apply); each worker reads its chunks one at a time, keeps a running sum of their parts
-# and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
+# without the future package); each worker reads its chunks one at a time, keeps a running sum of their
+# parts and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
 # `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
 # cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
 # chunk, see keep_chunk()) instead of being read.
-# `shipped`: NULL (the future framework searches the function a worker runs for the globals and
-# packages it needs, at every call), or what reader_globals() found once for `get_chunk`.
-map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = NULL) {
+# `shipped`: what reader_globals() found for `get_chunk` (a fit of many passes finds it once).
+map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = reader_globals(get_chunk)) {
   n_chunks <- length(items)
-  parallel <- requireNamespace("future.apply", quietly = TRUE)
-  n_batches <- if (parallel) min(n_chunks, future::nbrOfWorkers()) else 1
+  n_batches <- if (is.null(shipped)) 1 else min(n_chunks, future::nbrOfWorkers())
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  run <- chunk_batch_runner(get_chunk, f, combine, cache)
-  Reduce(combine, if (is.null(shipped)) {
-    map_parallel(jobs, run, future.chunk.size = 1L)
-  } else {
-    map_parallel(jobs, run, future.chunk.size = 1L, future.globals = shipped$globals, future.packages = shipped$packages)
+  Reduce(combine, map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache), shipped))
+}
+
+# run(job) for every job: one future each (future::future(), under the session's plan) with the globals
+# and packages of `shipped`, or lapply() when `shipped` is NULL (no future package). The futures are
+# given their globals: none is searched for in `run`, whose environment travels with it (a search of
+# `run` at every pass would cost the session about as much as the pass's work on the rows).
+map_batches <- function(jobs, run, shipped) {
+  if (is.null(shipped)) return(lapply(jobs, run))
+  futures <- lapply(jobs, function(job) {
+    future::future(run(job), substitute = TRUE, globals = c(list(run = run, job = job), shipped$globals),
+                   packages = shipped$packages, seed = NULL)
   })
+  future::value(futures)
 }
 
 # What a worker needs, besides the function it runs on a batch of chunks (whose environment travels
 # with it and holds only the package's closures and their values), to read a chunk with `get_chunk`:
 # the globals and packages of a user's reader (a variable of the session, a function of an attached
 # package), found once, for the many passes of one fit (the future framework's search of the whole
-# function at every pass costs about as much as a pass's work on the rows). NULL without future.apply.
+# function at every pass costs about as much as a pass's work on the rows). NULL without the future
+# package.
 reader_globals <- function(get_chunk) {
-  if (!requireNamespace("future.apply", quietly = TRUE)) return(NULL)
+  if (!requireNamespace("future", quietly = TRUE)) return(NULL)
   found <- future::getGlobalsAndPackages(quote(get_chunk), envir = list2env(list(get_chunk = get_chunk)))
   list(globals = found$globals[names(found$globals) != "get_chunk"], packages = found$packages)
 }
