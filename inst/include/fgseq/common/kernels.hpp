@@ -126,10 +126,10 @@ __attribute__((target("avx512f"))) void tmul_avx512(const double* A, Index lda, 
                                                      Index b, Index e, double* out, Index ldo) {
   const Index n8 = n / 8 * 8;
   const __mmask8 tail = static_cast<__mmask8>((1u << (n - n8)) - 1u);
-  Index j = b;
-  for (; j + 1 < e; j += 2) {
+  for (Index j = b; j < e; j += 2) {
+    const bool two = j + 1 < e;  // an odd last column runs alone (as its own pair: the second sums are dropped)
     const double* a0 = A + j * lda;
-    const double* a1 = a0 + lda;
+    const double* a1 = two ? a0 + lda : a0;
     __m512d s0[K], s1[K];
     for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm512_setzero_pd();
     for (Index i = 0; i < n8; i += 8) {
@@ -150,10 +150,9 @@ __attribute__((target("avx512f"))) void tmul_avx512(const double* A, Index lda, 
     }
     for (int c = 0; c < K; ++c) {
       out[j + c * ldo] += _mm512_reduce_add_pd(s0[c]);
-      out[j + 1 + c * ldo] += _mm512_reduce_add_pd(s1[c]);
+      if (two) out[j + 1 + c * ldo] += _mm512_reduce_add_pd(s1[c]);
     }
   }
-  if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
 }
 
 // Rows of Y in chunks of 128 (K columns of a chunk stay in L1): for 8 columns j of A at a time, each
@@ -199,10 +198,10 @@ template <int K>
 __attribute__((target("avx2,fma"))) void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm,
                                                     Index b, Index e, double* out, Index ldo) {
   const Index n4 = n / 4 * 4;
-  Index j = b;
-  for (; j + 1 < e; j += 2) {
+  for (Index j = b; j < e; j += 2) {
+    const bool two = j + 1 < e;  // an odd last column runs alone (as its own pair: the second sums are dropped)
     const double* a0 = A + j * lda;
-    const double* a1 = a0 + lda;
+    const double* a1 = two ? a0 + lda : a0;
     __m256d s0[K], s1[K];
     for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm256_setzero_pd();
     for (Index i = 0; i < n4; i += 4) {
@@ -224,10 +223,9 @@ __attribute__((target("avx2,fma"))) void tmul_avx2(const double* A, Index lda, I
         r1 += a1[i] * mc[i];
       }
       out[j + c * ldo] += r0;
-      out[j + 1 + c * ldo] += r1;
+      if (two) out[j + 1 + c * ldo] += r1;
     }
   }
-  if (j < e) tmul_plain<K>(A, lda, n, M, ldm, j, e, out, ldo);
 }
 
 template <int K>
@@ -509,6 +507,19 @@ void read_rows(const Rows& A, Index r0, Index rows, Index cmax, MatrixXd& dst, i
   }
   parallel_ranges(rows, threads, [&](Index b, Index e) { A.read(r0 + b, e - b, cmax, dst.middleRows(b, e - b)); });
 }
+
+// Rows [r0, r0 + rows) of A[, 0:cmax) where a pass reads them: in place for a matrix, else read into buf
+// (by read_rows(), on `threads` threads; buf grows to the rows asked).
+using RowBlock = Eigen::Map<const MatrixXd, 0, Eigen::OuterStride<>>;
+inline RowBlock row_block(const DenseRows& A, Index r0, Index rows, Index cmax, MatrixXd&, int) {
+  return RowBlock(A.A.data() + r0, rows, cmax, Eigen::OuterStride<>(A.A.outerStride()));
+}
+template <class Rows>
+RowBlock row_block(const Rows& A, Index r0, Index rows, Index cmax, MatrixXd& buf, int threads) {
+  if (buf.rows() < rows || buf.cols() < cmax) buf.resize(std::max(buf.rows(), rows), std::max(buf.cols(), cmax));
+  read_rows(A, r0, rows, cmax, buf, threads);
+  return RowBlock(buf.data(), rows, cmax, Eigen::OuterStride<>(buf.outerStride()));
+}
 }  // namespace detail
 
 // For each weight column k of V (n x K) and each block b: out[k * blocks.size() + b] =
@@ -527,14 +538,14 @@ std::vector<MatrixXd> weighted_cross_rows(const Rows& A, const Eigen::Ref<const 
   const Index rb = 256, nblk = (n + rb - 1) / rb;
   threads = static_cast<int>(std::min<Index>(detail::threads_for(work * static_cast<double>(n * K), threads), std::max<Index>(nblk, 1)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
-    MatrixXd Ab(rb, cmax), Av(rb, cmax);  // the block's rows of A[, 0:cmax), plain and times the weights
+    MatrixXd Ab, Av(rb, cmax);  // a formed source's rows of the block (row_block()), and them times the weights
     for (Index blk = nblk * t / threads; blk < nblk * (t + 1) / threads; ++blk) {
       const Index r0 = blk * rb, rows = std::min(rb, n - r0);
-      A.read(r0, rows, cmax, Ab);
+      const detail::RowBlock Ar = detail::row_block(A, r0, rows, cmax, Ab, 1);
       for (Index k = 0; k < K; ++k) {
-        Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * Ab.topRows(rows);
+        Av.topRows(rows).noalias() = V.col(k).segment(r0, rows).asDiagonal() * Ar;
         for (Index b = 0; b < nb; ++b)
-          detail::kernel_block(Av.data(), rb, Ab.data(), rb, rows, blocks[static_cast<size_t>(b)],
+          detail::kernel_block(Av.data(), rb, Ar.data(), Ar.outerStride(), rows, blocks[static_cast<size_t>(b)],
                                out[static_cast<size_t>(k * nb + b)], kmax, isa);
       }
     }
@@ -562,13 +573,13 @@ std::vector<MatrixXd> weighted_cross_rows(const Rows& A, const Eigen::Ref<const 
   for (Index k = 0; k < K; ++k)
     for (const CrossBlock& b : blocks) out.push_back(MatrixXd::Zero(b.i1 - b.i0, b.j1 - b.j0));
   const Index rb = 1024;
-  MatrixXd Ab(std::min(rb, n), cmax), S(std::min(rb, n), cmax);
+  MatrixXd Ab, S(std::min(rb, n), cmax);
   for (Index r0 = 0; r0 < n; r0 += rb) {
     const Index rows = std::min(rb, n - r0);
-    detail::read_rows(A, r0, rows, cmax, Ab, threads);
+    const detail::RowBlock Ar = detail::row_block(A, r0, rows, cmax, Ab, threads);
     for (Index k = 0; k < K; ++k) {
       const VectorXd root = V.col(k).segment(r0, rows).cwiseAbs().cwiseSqrt();
-      S.topRows(rows).noalias() = root.asDiagonal() * Ab.topRows(rows);
+      S.topRows(rows).noalias() = root.asDiagonal() * Ar;
       for (Index b = 0; b < nb; ++b)
         detail::blas_block(blas, out[static_cast<size_t>(k * nb + b)], S, rows, blocks[static_cast<size_t>(b)]);
     }
@@ -605,7 +616,7 @@ std::vector<MatrixXd> weighted_cross_above_rows(const Rows& A, const Eigen::Ref<
   threads = static_cast<int>(std::max<Index>(1, std::min<Index>(threads, (n + wr - 1) / wr)));
   return detail::thread_sums(threads, K, blocks, [&](Index t, std::vector<MatrixXd>& out) {
     const Index r0 = n * t / threads, r1 = n * (t + 1) / threads;
-    MatrixXd Ab(wr, cmax), win(cmax, wr);  // a window's rows of A[, 0:cmax), then one per column
+    MatrixXd Ab, win(cmax, wr);  // a formed source's window (row_block()), and the window's rows one per column
     std::vector<MatrixXd> rows(static_cast<size_t>(K), MatrixXd(cmax, br));  // each weight column's kept rows
     MatrixXd weights(br, K);                                                   // and their weights
     std::vector<Index> count(static_cast<size_t>(K), 0);
@@ -635,8 +646,7 @@ std::vector<MatrixXd> weighted_cross_above_rows(const Rows& A, const Eigen::Ref<
     };
     for (Index w0 = r0; w0 < r1; w0 += wr) {
       const Index wn = std::min(wr, r1 - w0);
-      detail::read_rows(A, w0, wn, cmax, Ab, read_threads);
-      win.leftCols(wn) = Ab.topRows(wn).transpose();
+      win.leftCols(wn) = detail::row_block(A, w0, wn, cmax, Ab, read_threads).transpose();
       for (Index k = 0; k < K; ++k)
         for (Index i = 0; i < wn; ++i) {
           const double v = V(w0 + i, k);
