@@ -149,6 +149,8 @@ chunk_design <- function(formula, tmpl, sig, data_names) {
 chunk_converter <- function(design, sig, weights, offset) {
   force(design)
   force(sig)
+  force(weights)
+  force(offset)
   tt <- design$terms
   env <- environment(tt)
   function(df, i) {

@@ -378,7 +378,8 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
-# here so that what is shipped to the workers holds only their arguments.
+# here so that what is shipped to the workers holds only their arguments, forced: an argument left a
+# promise would ship the environment of the call that made it (the whole fit's).
 
 # A chunk's part of the moments pass (see map_reduce_chunks() for the contract): the weighted moments
 # of its columns, the response's totals, and its rows of the null model. A chunk started after
@@ -387,6 +388,9 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 # so a chunk with an `offset` keeps its rows (y, weight, offset), and a chunk without one a single row
 # of the same loss at every intercept: its weighted mean of y, with its total weight.
 moments_part <- function(names_x, family, gram, deadline, classes = NULL, cache = NULL) {
+  force(names_x)
+  force(family)
+  force(gram)
   force(deadline)
   force(classes)
   force(cache)
@@ -414,6 +418,9 @@ moments_part <- function(names_x, family, gram, deadline, classes = NULL, cache 
 
 # One chunk's sums at theta over the selected whitened columns (`columns`, see .glm_chunk_sums()).
 glm_pass <- function(theta, columns, family) {
+  force(theta)
+  force(columns)
+  force(family)
   function(ch) {
     y <- as.matrix(ch$y)
     .glm_chunk_sums(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)))
@@ -423,6 +430,10 @@ glm_pass <- function(theta, columns, family) {
 # One chunk's sums of the quadratic gains' pass at theta over the first n_selected groups of `columns`
 # for the candidates after them (see .glm_chunk_gains()), as a list of one vector (added by chunk_pass()).
 glm_gain_pass <- function(theta, columns, n_selected, family) {
+  force(theta)
+  force(columns)
+  force(n_selected)
+  force(family)
   function(ch) {
     y <- as.matrix(ch$y)
     list(.glm_chunk_gains(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)), n_selected))
