@@ -351,3 +351,30 @@ test_that("max_time spent in the moments pass of a GLM from chunks gives glm()'s
   expect_false(fit$has_offset)
   expect_close(unname(coef(fit)[1, 1]), qlogis(sum(d$w * yb) / sum(d$w)), 1e-10, "closed form")
 })
+
+test_that("the per-chunk functions ship their arguments, not the environment of the call that made them", {
+  # each is built inside a function holding 8 MB: an argument left a promise would carry that frame
+  # (and the whole fit's, in chunked_glm()) to every worker at every pass
+  shipped_bytes <- function(make) {
+    f <- local({
+      big <- numeric(1e6)
+      th <- c(0.5, -1)
+      cols <- list(mean = 0, scale = 1, constant = FALSE, cols = list(0L), T = list(diag(1)))
+      fam <- "binomial"
+      make(th, cols, fam)
+    })
+    length(serialize(f, NULL))
+  }
+  expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_pass(th, cols, fam)), 1e5)
+  expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_gain_pass(th, cols, 1L, fam)), 1e5)
+  expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::moments_part(names(cols), fam, "eigen", Inf)), 1e5)
+  # and the pass still computes what it did: a chunk's sums at theta equal the direct ones
+  x <- matrix(c(-1, 0.5, 2, -0.3, 1.2, 0.1), 6)
+  ch <- list(x = x, y = c(0, 1, 1, 0, 1, 0), w = rep(1, 6), off = matrix(0, 6, 1))
+  cols <- list(mean = mean(x), scale = 1, constant = FALSE, cols = list(0L), T = list(diag(1)))
+  s <- fgseq:::glm_pass(c(0.2, 0.7), cols, "binomial")(ch)
+  z <- x - mean(x)
+  mu <- stats::plogis(0.2 + 0.7 * z)
+  expect_equal(drop(s$gradient), c(sum(mu - ch$y), sum(z * (mu - ch$y))), tolerance = 1e-12)
+  expect_equal(drop(s$xr), sum(x * (ch$y - mu)), tolerance = 1e-12)
+})
