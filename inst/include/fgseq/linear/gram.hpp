@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../greedy/model.hpp"
+#include "../common/kernels.hpp"
 #include "../common/stats.hpp"
 #include "../common/whiten.hpp"
 
@@ -47,7 +48,11 @@ class GramModel : public GroupModel {
   double score_scale() const override { return st_.yy_total(); }
   double r2() const override { return st_.yy_total() > 0 ? 2.0 * objective() / st_.yy_total() : 0.0; }
   VectorXd intercept() const override { return st_.y_mean; }
-  MatrixXd coef() const override { return Q_.leftCols(m_) * z_.topRows(m_); }
+  MatrixXd coef() const override {
+    MatrixXd w = MatrixXd::Zero(wh_.q, z_.cols());  // Q z, as w -= Q (-z)
+    kernels::sub_mul(w, Q_.leftCols(m_), MatrixXd(-z_.topRows(m_)), ctl_.threads);
+    return w;
+  }
 
   double raw_score(Index h) override {
     const auto bh = b_.middleRows(offset(h), rank(h));
@@ -59,13 +64,16 @@ class GramModel : public GroupModel {
     const Index q = wh_.q, r = rank(g), off = offset(g);
     MatrixXd V = MatrixXd::Zero(q, r);
     V.middleRows(off, r).setIdentity();
+    // the products with q rows run on the core's vector kernels (common/kernels.hpp), on the fit's
+    // threads (each entry is summed by one thread in a fixed order: the same for any number of them)
+    const int threads = ctl_.threads;
     if (m_ > 0) {
-      auto Q = Q_.leftCols(m_);
-      auto P = P_.leftCols(m_);
-      V.noalias() -= Q * P.middleRows(off, r).transpose();
-      V.noalias() -= Q * (P.transpose() * V);  // second pass keeps Q C-orthonormal
+      const auto Q = Q_.leftCols(m_);
+      const auto P = P_.leftCols(m_);
+      kernels::sub_mul(V, Q, MatrixXd(P.middleRows(off, r).transpose()), threads);
+      kernels::sub_mul(V, Q, kernels::tmul(P, V, threads), threads);  // second pass keeps Q C-orthonormal
     }
-    const MatrixXd CV = wh_.C * V;
+    const MatrixXd CV = kernels::tmul(wh_.C, V, threads);  // C V = C'V (C symmetric)
     MatrixXd Mgg = V.transpose() * CV;
     Mgg = 0.5 * (Mgg + Mgg.transpose()).eval();
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
@@ -85,7 +93,7 @@ class GramModel : public GroupModel {
     m_ += k;
     record(g);
     b_.noalias() -= Pn * zn;
-    if (!schur_.empty()) downdate_schur(Pn, g, 1);
+    if (!schur_.empty()) downdate_schur(Pn, g, threads);
   }
 
  private:
