@@ -50,7 +50,7 @@ class GramModel : public GroupModel {
   VectorXd intercept() const override { return st_.y_mean; }
   MatrixXd coef() const override {
     MatrixXd w = MatrixXd::Zero(wh_.q, z_.cols());  // Q z, as w -= Q (-z)
-    kernels::sub_mul(w, Q_.leftCols(m_), MatrixXd(-z_.topRows(m_)), ctl_.threads);
+    kernels::sub_mul(w, Q_.leftCols(m_), MatrixXd(-z_.topRows(m_)));
     return w;
   }
 
@@ -64,16 +64,16 @@ class GramModel : public GroupModel {
     const Index q = wh_.q, r = rank(g), off = offset(g);
     MatrixXd V = MatrixXd::Zero(q, r);
     V.middleRows(off, r).setIdentity();
-    // the products with q rows run on the core's vector kernels (common/kernels.hpp), on the fit's
-    // threads (each entry is summed by one thread in a fixed order: the same for any number of them)
-    const int threads = ctl_.threads;
+    // the products with q rows run on the core's vector kernels (common/kernels.hpp), on the calling
+    // thread: the path is short, and threads started for its small products wait on a BLAS's threads
+    // still spinning after the pass over x
     if (m_ > 0) {
       const auto Q = Q_.leftCols(m_);
       const auto P = P_.leftCols(m_);
-      kernels::sub_mul(V, Q, MatrixXd(P.middleRows(off, r).transpose()), threads);
-      kernels::sub_mul(V, Q, kernels::tmul(P, V, threads), threads);  // second pass keeps Q C-orthonormal
+      kernels::sub_mul(V, Q, MatrixXd(P.middleRows(off, r).transpose()));
+      kernels::sub_mul(V, Q, kernels::tmul(P, V));  // second pass keeps Q C-orthonormal
     }
-    const MatrixXd CV = kernels::tmul(wh_.C, V, threads);  // C V = C'V (C symmetric)
+    const MatrixXd CV = kernels::tmul(wh_.C, V);  // C V = C'V (C symmetric)
     MatrixXd Mgg = V.transpose() * CV;
     Mgg = 0.5 * (Mgg + Mgg.transpose()).eval();
     Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mgg);
@@ -93,7 +93,7 @@ class GramModel : public GroupModel {
     m_ += k;
     record(g);
     b_.noalias() -= Pn * zn;
-    if (!schur_.empty()) downdate_schur(Pn, g, threads);
+    if (!schur_.empty()) downdate_schur(Pn, g, 1);
   }
 
  private:
