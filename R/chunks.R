@@ -226,9 +226,8 @@ forget_chunks <- function(key) {
 drop_chunk_cache <- function(cache) {
   if (is.null(cache)) return(invisible())
   forget_chunks(cache$key)
-  if (requireNamespace("future.apply", quietly = TRUE) && !inherits(future::plan(), "sequential")) {
-    try(map_parallel(seq_len(future::nbrOfWorkers()), chunk_forgetter(cache$key), future.chunk.size = 1L),
-        silent = TRUE)
+  if (requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "sequential")) {
+    try(map_batches(as.list(seq_len(future::nbrOfWorkers())), chunk_forgetter(cache$key), list()), silent = TRUE)
   }
   invisible()
 }
