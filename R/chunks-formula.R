@@ -210,9 +210,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
     vars <- vars_of(first)
     data_names <- names(first)
     rm(first)
-    sig <- map_reduce_chunks(data$items, data$get, signature_part(vars), function(a, b) {
-      list(sig = merge_signature(a$sig, b$sig, b$i), i = b$i)
-    })$sig
+    sig <- map_reduce_chunks(data$items, data$get, signature_part(vars), add_signature_parts)$sig
   } else {
     if (!is.data.frame(template)) {
       abort("`template` must be a data frame with the model variables' types and factor levels (for example ",
@@ -271,6 +269,10 @@ design_reader <- function(get, convert) {
   force(convert)
   function(it) convert(if (is.null(get)) it$item else get(it$item), it$i)
 }
+
+# Two parts of the first pass, merged (a top-level function: it travels to every worker, and a closure
+# would carry the frame it was made in).
+add_signature_parts <- function(a, b) list(sig = merge_signature(a$sig, b$sig, b$i), i = b$i)
 
 # A chunk's part of the first pass: the signature of its model variables and its number.
 signature_part <- function(vars) {

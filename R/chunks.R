@@ -144,8 +144,8 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
 # (list elements are concatenated), through the map-reduce of fgseq_stats(). `f` must be built by a
 # function whose environment holds only what it needs (it is shipped to every worker). classes: those
 # of a multinomial fit (see check_chunk()); cache: the fit's kept chunks (new_chunk_cache()); shipped:
-# the globals of the chunk reader (reader_globals()), or NULL.
-chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, shipped = NULL) {
+# the globals of the chunk reader (reader_globals(), found once by a fit of many passes).
+chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, shipped = reader_globals(chunks$get)) {
   map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes, cache), add_parts, cache, shipped)
 }
 

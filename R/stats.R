@@ -204,8 +204,10 @@ map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shippe
 # `run` at every pass would cost the session about as much as the pass's work on the rows).
 map_batches <- function(jobs, run, shipped) {
   if (is.null(shipped)) return(lapply(jobs, run))
+  # names of the package's own, which a global of the reader cannot take
   futures <- lapply(jobs, function(job) {
-    future::future(run(job), substitute = TRUE, globals = c(list(run = run, job = job), shipped$globals),
+    future::future(.fgseq_run(.fgseq_job), substitute = TRUE,
+                   globals = c(list(.fgseq_run = run, .fgseq_job = job), shipped$globals),
                    packages = shipped$packages, seed = NULL)
   })
   future::value(futures)
@@ -220,7 +222,8 @@ map_batches <- function(jobs, run, shipped) {
 reader_globals <- function(get_chunk) {
   if (!requireNamespace("future", quietly = TRUE)) return(NULL)
   found <- future::getGlobalsAndPackages(quote(get_chunk), envir = list2env(list(get_chunk = get_chunk)))
-  list(globals = found$globals[names(found$globals) != "get_chunk"], packages = found$packages)
+  list(globals = found$globals[!names(found$globals) %in% c("get_chunk", ".fgseq_run", ".fgseq_job")],
+       packages = found$packages)
 }
 
 # lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a

@@ -62,9 +62,10 @@ cat("group costs:", paste(names(table(cost)), table(cost), sep = " x ", collapse
 measure <- function(expr) measure_fit(substitute(expr), parent.frame(), size_x)
 
 ## ---- warm-up (loads code paths, not timed) ---------------------------------------
-# each method once on 2,000 rows with the timed call's arguments: the session compiles the R code a call
+# each method once on (up to) 2,000 rows with the timed call's arguments: the session compiles the R code a call
 # runs the first time it runs it (R's byte-code compiler), once per session
-for (m in c("omp", "fr", "doubling")) invisible(fgseq(x[1:2000, ], y[1:2000], group = group, cost = cost, method = m))
+warm <- seq_len(min(n, 2000L))
+for (m in c("omp", "fr", "doubling")) invisible(fgseq(x[warm, ], y[warm], group = group, cost = cost, method = m))
 
 ## ---- crossprod(x): the floor -----------------------------------------------------
 cp <- measure(crossprod(x))

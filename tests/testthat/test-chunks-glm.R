@@ -65,6 +65,16 @@ test_that("a Poisson fit from chunk files on 2 multisession workers equals the i
              max_steps = 3)
   expect_identical(f$sequence, a$sequence)
   expect_equal(f$beta, a$beta, tolerance = 1e-7)
+  # the reader's globals may have any name, those of the package's own futures' values included
+  assign("run", lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), envir = globalenv())
+  assign("job", 1, envir = globalenv())
+  on.exit(rm("run", "job", envir = globalenv()), add = TRUE)
+  reader2 <- function(i) run[[i * job]]
+  environment(reader2) <- globalenv()
+  f2 <- fgseq(fgseq_chunks(reader2, n_chunks = 3), group = d$group, cost = d$cost, family = "poisson",
+              lambda = 1e-3, max_steps = 3)
+  expect_identical(f2$sequence, a$sequence)
+  expect_equal(f2$beta, a$beta, tolerance = 1e-7)
 })
 
 test_that("CS-G-FR and Doubling with the quadratic gain from chunks equal the in-memory fits", {
@@ -368,6 +378,15 @@ test_that("the per-chunk functions ship their arguments, not the environment of 
   expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_pass(th, cols, fam)), 1e5)
   expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_gain_pass(th, cols, 1L, fam)), 1e5)
   expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::moments_part(names(cols), fam, "eigen", Inf)), 1e5)
+  # a formula chunk's converter: its weights and offset are expressions of the call, evaluated in the chunk
+  tt <- stats::terms(y ~ x)
+  attr(tt, ".Environment") <- globalenv()
+  conv <- local({
+    big <- numeric(1e6)
+    fgseq:::chunk_converter(list(terms = tt), list(), quote(w), NULL)
+  })
+  expect_lt(length(serialize(conv, NULL)), 1e5)
+  expect_lt(length(serialize(fgseq:::add_signature_parts, NULL)), 1e5)
   # and the pass still computes what it did: a chunk's sums at theta equal the direct ones
   x <- matrix(c(-1, 0.5, 2, -0.3, 1.2, 0.1), 6)
   ch <- list(x = x, y = c(0, 1, 1, 0, 1, 0), w = rep(1, 6), off = matrix(0, 6, 1))

@@ -37,7 +37,7 @@ test_that("statistics of chunks add to those of all rows, and fgseq() on them eq
 })
 
 test_that("chunk files on disk, mapped on 2 multisession workers, give the in-memory fit", {
-  skip_if_not_installed("future.apply")
+  skip_if_not_installed("future")
   d <- chunk_data(9)
   files <- vapply(seq_along(d$chunks), function(k) {
     f <- tempfile(fileext = ".rds")
