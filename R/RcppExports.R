@@ -21,6 +21,18 @@
     .Call(`_fgseq_fit_moments_cpp`, moments, group_of, n_groups, measurements, control, progress)
 }
 
+.group_moments <- function(x, weights, group_of, n_groups) {
+    .Call(`_fgseq_group_moments_cpp`, x, weights, group_of, n_groups)
+}
+
+.merge_group_moments <- function(a, b) {
+    .Call(`_fgseq_merge_group_moments_cpp`, a, b)
+}
+
+.group_moments_whitening <- function(moments, group_of, n_groups, rank_tol) {
+    .Call(`_fgseq_group_moments_whitening_cpp`, moments, group_of, n_groups, rank_tol)
+}
+
 .moments_whitening <- function(moments, group_of, n_groups, rank_tol) {
     .Call(`_fgseq_moments_whitening_cpp`, moments, group_of, n_groups, rank_tol)
 }

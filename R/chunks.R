@@ -313,7 +313,8 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   cache <- new_chunk_cache(cache_bytes)
   on.exit(drop_chunk_cache(cache), add = TRUE)
   mom <- map_reduce_chunks(chunks$items, chunks$get,
-                           moments_part(names_x, family, gram_backend(), deadline, levels_y, cache), add_parts, cache)
+                           moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
+                                        cache), add_parts, cache)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   if (multi) {
@@ -351,7 +352,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
                       method = control$method, family = family, response = response, has_offset = mom$offsets > 0,
                       fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call))
   }
-  wh <- chunk_whitening(Reduce(.merge_moments, mom$moments), group, labels, 1e-9)
+  wh <- chunk_whitening(Reduce(.merge_group_moments, mom$moments), group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
 
   # The sums over the chunks of a fit over the groups `set` (1-based, in selection order) at theta:
@@ -381,15 +382,18 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 # promise would ship the environment of the call that made it (the whole fit's).
 
 # A chunk's part of the moments pass (see map_reduce_chunks() for the contract): the weighted moments
-# of its columns, the response's totals, and its rows of the null model. A chunk started after
+# of each group's columns (.group_moments(): a GLM standardizes and whitens x from its groups' diagonal
+# blocks, not the whole cross-product; group_of, 0-based, and n_groups), the response's totals, and its
+# rows of the null model. A chunk started after
 # `deadline` (seconds since the epoch; the fit's max_time) adds no moments and counts in `late`: its x
 # is not read (nor checked for NA). The null model's intercept has a closed form only without offsets,
 # so a chunk with an `offset` keeps its rows (y, weight, offset), and a chunk without one a single row
 # of the same loss at every intercept: its weighted mean of y, with its total weight.
-moments_part <- function(names_x, family, gram, deadline, classes = NULL, cache = NULL) {
+moments_part <- function(names_x, family, group_of, n_groups, deadline, classes = NULL, cache = NULL) {
   force(names_x)
   force(family)
-  force(gram)
+  force(group_of)
+  force(n_groups)
   force(deadline)
   force(classes)
   force(cache)
@@ -408,7 +412,7 @@ moments_part <- function(names_x, family, gram, deadline, classes = NULL, cache 
       W <- sum(ch$w)
       wy <- colSums(ch$w * as.matrix(ch$y))  # one total per class (multinomial), or of y
       null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0 * wy, w = W, off = 0 * wy)
-      list(moments = if (on_time) list(.moments(ch$x, matrix(0, nrow(ch$x), 0), ch$w, gram)), n = nrow(ch$x),
+      list(moments = if (on_time) list(.group_moments(ch$x, ch$w, group_of, n_groups)), n = nrow(ch$x),
            wy = wy, w = W, ones = sum(ch$w[as.matrix(ch$y)[, 1L] > 0]), counts = colSums(as.matrix(ch$y) > 0),
            offsets = as.integer(ch$has_offset), late = as.integer(!on_time), null_rows = list(null_rows))
     })
@@ -439,7 +443,8 @@ glm_gain_pass <- function(theta, columns, n_selected, family) {
   }
 }
 
-# Standardization and group whitening from merged moments: the core's, as after its own pass.
+# Standardization and group whitening from the merged moments of each group: the core's, as after its
+# own pass.
 chunk_whitening <- function(moments, group, labels, rank_tol) {
-  .moments_whitening(moments, match(group, labels) - 1L, length(labels), rank_tol)
+  .group_moments_whitening(moments, match(group, labels) - 1L, length(labels), rank_tol)
 }

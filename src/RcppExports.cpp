@@ -83,6 +83,46 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// group_moments_cpp
+Rcpp::List group_moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& weights, const std::vector<int>& group_of, int n_groups);
+RcppExport SEXP _fgseq_group_moments_cpp(SEXP xSEXP, SEXP weightsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_moments_cpp(x, weights, group_of, n_groups));
+    return rcpp_result_gen;
+END_RCPP
+}
+// merge_group_moments_cpp
+Rcpp::List merge_group_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
+RcppExport SEXP _fgseq_merge_group_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(merge_group_moments_cpp(a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// group_moments_whitening_cpp
+Rcpp::List group_moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
+RcppExport SEXP _fgseq_group_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
+    return rcpp_result_gen;
+END_RCPP
+}
 // moments_whitening_cpp
 Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
 RcppExport SEXP _fgseq_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
@@ -268,6 +308,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_moments_cpp", (DL_FUNC) &_fgseq_moments_cpp, 4},
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
     {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
+    {"_fgseq_group_moments_cpp", (DL_FUNC) &_fgseq_group_moments_cpp, 4},
+    {"_fgseq_merge_group_moments_cpp", (DL_FUNC) &_fgseq_merge_group_moments_cpp, 2},
+    {"_fgseq_group_moments_whitening_cpp", (DL_FUNC) &_fgseq_group_moments_whitening_cpp, 4},
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_scan_columns_cpp", (DL_FUNC) &_fgseq_scan_columns_cpp, 2},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},

@@ -193,6 +193,18 @@ Rcpp::List moments_list(const fgseq::Moments& m) {
                             Rcpp::Named("xx") = m.xx, Rcpp::Named("xy") = m.xy, Rcpp::Named("yy") = m.yy);
 }
 
+// The column statistics and whitening maps of .moments_whitening and .group_moments_whitening: mean,
+// scale, constant (one per column), T (one map per group) and rank.
+Rcpp::List whitening_list(const fgseq::GramStats& st, const fgseq::Whitened& wh) {
+  Rcpp::List T(wh.T.size());
+  for (size_t g = 0; g < wh.T.size(); ++g) T[g] = Rcpp::wrap(wh.T[g]);
+  Rcpp::LogicalVector constant(st.constant.size());
+  for (size_t j = 0; j < st.constant.size(); ++j) constant[j] = st.constant[j];
+  return Rcpp::List::create(Rcpp::Named("mean") = st.mean, Rcpp::Named("scale") = st.scale,
+                            Rcpp::Named("constant") = constant, Rcpp::Named("T") = T,
+                            Rcpp::Named("rank") = std::vector<int>(wh.rank.begin(), wh.rank.end()));
+}
+
 // The column statistics a GLM fit from chunks uses: mean, scale, constant (one per column of x).
 fgseq::GramStats column_stats_from(const Rcpp::List& l) {
   fgseq::GramStats st;
@@ -277,6 +289,40 @@ Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& gr
   return result_list(fgseq::fit_moments(m, group_of, n_groups, measurements_from(measurements), control_from(control), svc));
 }
 
+// The centred moments of each group's columns by themselves (fgseq::group_moments): a list of one
+// moments list (as .moments gives, of no response) per group. weights: n weights or numeric(0);
+// group_of: 0-based group of each column.
+// [[Rcpp::export(.group_moments)]]
+Rcpp::List group_moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& weights,
+                             const std::vector<int>& group_of, int n_groups) {
+  const std::vector<fgseq::Moments> m = fgseq::group_moments(x, weights, fgseq::make_layout(group_of, n_groups));
+  Rcpp::List out(m.size());
+  for (size_t g = 0; g < m.size(); ++g) out[g] = moments_list(m[g]);
+  return out;
+}
+
+// The moments of each group over the union of two chunks of rows (lists of .group_moments).
+// [[Rcpp::export(.merge_group_moments)]]
+Rcpp::List merge_group_moments_cpp(const Rcpp::List& a, const Rcpp::List& b) {
+  if (a.size() != b.size()) Rcpp::stop("the chunks' moments have different groups");
+  Rcpp::List out(a.size());
+  for (R_xlen_t g = 0; g < a.size(); ++g)
+    out[g] = moments_list(fgseq::merge_moments(moments_from(a[g]), moments_from(b[g])));
+  return out;
+}
+
+// Standardization and group whitening from the merged moments of each group (.group_moments), as
+// .moments_whitening gives them from the moments of all columns: the same list.
+// [[Rcpp::export(.group_moments_whitening)]]
+Rcpp::List group_moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
+                                       double rank_tol) {
+  std::vector<fgseq::Moments> m;
+  for (R_xlen_t g = 0; g < moments.size(); ++g) m.push_back(moments_from(moments[g]));
+  fgseq::GramStats st;
+  const fgseq::Whitened wh = fgseq::group_moments_whitening(std::move(m), fgseq::make_layout(group_of, n_groups), rank_tol, st);
+  return whitening_list(st, wh);
+}
+
 // Standardization (the constant-column rule) and group whitening from merged moments, as the core
 // does after its own pass: mean, scale, constant (one per column), T (one whitening map per group)
 // and rank. group_of: 0-based group of each column.
@@ -285,13 +331,7 @@ Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<in
                                  double rank_tol) {
   const fgseq::GramStats st = fgseq::standardize(moments_from(moments));
   const fgseq::Whitened wh = fgseq::whiten_groups(st, fgseq::make_layout(group_of, n_groups), rank_tol);
-  Rcpp::List T(wh.T.size());
-  for (size_t g = 0; g < wh.T.size(); ++g) T[g] = Rcpp::wrap(wh.T[g]);
-  Rcpp::LogicalVector constant(st.constant.size());
-  for (size_t j = 0; j < st.constant.size(); ++j) constant[j] = st.constant[j];
-  return Rcpp::List::create(Rcpp::Named("mean") = st.mean, Rcpp::Named("scale") = st.scale,
-                            Rcpp::Named("constant") = constant, Rcpp::Named("T") = T,
-                            Rcpp::Named("rank") = std::vector<int>(wh.rank.begin(), wh.rank.end()));
+  return whitening_list(st, wh);
 }
 
 // The checks' sweep over a dense x (scan_columns() in greedy/fit.hpp), polled between columns with max_time

@@ -377,7 +377,7 @@ test_that("the per-chunk functions ship their arguments, not the environment of 
   }
   expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_pass(th, cols, fam)), 1e5)
   expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::glm_gain_pass(th, cols, 1L, fam)), 1e5)
-  expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::moments_part(names(cols), fam, "eigen", Inf)), 1e5)
+  expect_lt(shipped_bytes(function(th, cols, fam) fgseq:::moments_part(names(cols), fam, 0L, 1L, Inf)), 1e5)
   # a formula chunk's converter: its weights and offset are expressions of the call, evaluated in the chunk
   tt <- stats::terms(y ~ x)
   attr(tt, ".Environment") <- globalenv()
@@ -396,4 +396,38 @@ test_that("the per-chunk functions ship their arguments, not the environment of 
   mu <- stats::plogis(0.2 + 0.7 * z)
   expect_equal(drop(s$gradient), c(sum(mu - ch$y), sum(z * (mu - ch$y))), tolerance = 1e-12)
   expect_equal(drop(s$xr), sum(x * (ch$y - mu)), tolerance = 1e-12)
+})
+
+test_that("a GLM's moments pass keeps each group's block: the same standardization and whitening as all columns' moments", {
+  set.seed(3)
+  n <- 500
+  x <- matrix(rnorm(n * 12), n)
+  x[, 3] <- 5                          # constant
+  x[, 8] <- 2 * x[, 7] + 1e6           # collinear with column 7 (group 3 loses a rank), mean 1e6
+  x[, 10] <- 1e-14 * x[, 10] + 3       # sd at 3e-15 of its mean: constant by the rule
+  w <- runif(n)
+  g <- rep(0:3, c(3, 3, 4, 2))
+  idx <- split(seq_len(n), rep(1:3, length.out = n))
+  all_cols <- Reduce(fgseq:::.merge_moments, lapply(idx, function(i) fgseq:::.moments(x[i, ], matrix(0, length(i), 0), w[i], "eigen")))
+  by_group <- Reduce(fgseq:::.merge_group_moments, lapply(idx, function(i) fgseq:::.group_moments(x[i, ], w[i], g, 4L)))
+  # the blocks of each group are the diagonal blocks of the full cross-product
+  for (k in 1:4) expect_equal(by_group[[k]]$xx, all_cols$xx[g == k - 1L, g == k - 1L], tolerance = 1e-12)
+  a <- fgseq:::.moments_whitening(all_cols, g, 4L, 1e-9)
+  b <- fgseq:::.group_moments_whitening(by_group, g, 4L, 1e-9)
+  expect_equal(b$mean, a$mean, tolerance = 1e-14)
+  expect_equal(b$scale, a$scale, tolerance = 1e-12)
+  expect_identical(b$constant, a$constant)
+  expect_identical(b$constant[c(3, 10)], c(TRUE, TRUE))
+  expect_identical(b$rank, a$rank)
+  expect_identical(b$rank[3], 2L)
+  for (k in 1:4) expect_equal(abs(b$T[[k]]), abs(a$T[[k]]), tolerance = 1e-10)
+  # whitened columns have identity covariance: (x_g - m)' W (x_g - m) T / W = S_g^-1 ... T' Sigma_gg T = I
+  for (k in which(b$rank > 0)) {
+    cols <- which(g == k - 1L)
+    xs <- sweep(sweep(x[, cols, drop = FALSE], 2, b$mean[cols]), 2, b$scale[cols], "/")
+    xs[, b$constant[cols]] <- 0
+    z <- xs %*% b$T[[k]]
+    expect_equal(crossprod(z, w * z) / sum(w), diag(b$rank[k]), tolerance = 1e-8)
+  }
+  expect_error(fgseq:::.group_moments_whitening(by_group[1:3], g, 4L, 1e-9), "one set of moments per group")
 })

@@ -179,6 +179,63 @@ inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambd
   return w;
 }
 
+// ---- the moments of each group alone (what a GLM fit needs of x) ----
+
+// The centred moments of each group's columns by themselves (no response): entry g holds group g's
+// column means and its diagonal block of the centred cross-product, d_g x d_g. A GLM fit needs no more
+// of x to standardize and whiten it, so a chunk of n rows costs n sum_g d_g^2 instead of n p^2, and its
+// moments hold sum_g d_g^2 numbers instead of p^2. They add over chunks of rows group by group
+// (merge_moments()), and their blocks are those of centred_moments() over all columns, to rounding.
+inline std::vector<Moments> group_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& weights,
+                                          const GroupLayout& lay) {
+  if (x.cols() != lay.p) throw std::invalid_argument("group_moments: x needs one column per column of the layout");
+  std::vector<Moments> out(static_cast<size_t>(lay.size()));
+  const MatrixXd none(x.rows(), 0);
+  MatrixXd xg;
+  for (Index g = 0; g < lay.size(); ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    xg.resize(x.rows(), static_cast<Index>(cols.size()));
+    for (size_t a = 0; a < cols.size(); ++a) xg.col(static_cast<Index>(a)) = x.col(cols[a]);
+    out[static_cast<size_t>(g)] = centred_moments(xg, none, weights);
+  }
+  return out;
+}
+
+// Standardization and whitening from the merged moments of each group (group_moments()), as
+// standardize() and whiten_groups() make them from the moments of all columns: st gets n, weight_sum,
+// mean, scale and constant (p each; sigma and rho stay empty).
+inline Whitened group_moments_whitening(std::vector<Moments> moments, const GroupLayout& lay, double rank_tol,
+                                        GramStats& st) {
+  if (static_cast<Index>(moments.size()) != lay.size())
+    throw std::invalid_argument("group_moments_whitening: one set of moments per group is needed");
+  st = GramStats();
+  st.mean = VectorXd::Zero(lay.p);
+  st.scale = VectorXd::Ones(lay.p);
+  st.constant.assign(static_cast<size_t>(lay.p), false);
+  std::vector<MatrixXd> blocks(moments.size());
+  for (Index g = 0; g < lay.size(); ++g) {
+    const auto& cols = lay.cols[static_cast<size_t>(g)];
+    Moments& m = moments[static_cast<size_t>(g)];
+    if (m.mean.size() != static_cast<Index>(cols.size()))
+      throw std::invalid_argument("group_moments_whitening: a group's moments need one mean per column of the group");
+    if (g == 0) {
+      st.n = m.n;
+      st.weight_sum = m.weight_sum;
+    } else if (m.n != st.n || m.weight_sum != st.weight_sum) {
+      throw std::invalid_argument("group_moments_whitening: the groups' moments come from different rows");
+    }
+    GramStats sg = standardize(std::move(m));
+    for (size_t a = 0; a < cols.size(); ++a) {
+      const Index j = cols[a];
+      st.mean(j) = sg.mean(static_cast<Index>(a));
+      st.scale(j) = sg.scale(static_cast<Index>(a));
+      st.constant[static_cast<size_t>(j)] = sg.constant[a];
+    }
+    blocks[static_cast<size_t>(g)] = std::move(sg.sigma);
+  }
+  return whiten_blocks(blocks, rank_tol);
+}
+
 }  // namespace fgseq
 
 #endif
