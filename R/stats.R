@@ -206,7 +206,7 @@ map_batches <- function(jobs, run, shipped) {
   if (is.null(shipped)) return(lapply(jobs, run))
   # names of the package's own, which a global of the reader cannot take
   futures <- lapply(jobs, function(job) {
-    future::future(.fgseq_run(.fgseq_job), substitute = TRUE,
+    future::future(quote(.fgseq_run(.fgseq_job)), substitute = FALSE,
                    globals = c(list(.fgseq_run = run, .fgseq_job = job), shipped$globals),
                    packages = shipped$packages, seed = NULL)
   })
