@@ -476,9 +476,9 @@ inline void kernel_block(const double* W, Index ldw, const double* P, Index ldp,
 
 // The rows a weighted_cross() pass reads: rows() of them, and read(r0, rows, cmax, dst), which puts rows
 // [r0, r0 + rows) of columns [0, cmax) into dst's top-left corner (dst has at least that many rows and
-// columns; calls on disjoint rows may run at once). A matrix in memory is copied a block at a time
-// (DenseRows); the GLM's whitened columns are formed a block of rows at a time (glm/columns.hpp), never
-// held whole. `formed` says whether a source's rows cost more than a copy (then the BLAS paths form them
+// columns; calls on disjoint rows may run at once). The passes read a matrix in memory (DenseRows) in
+// place, through detail::row_block(); the GLM's whitened columns are formed a block of rows at a time
+// (glm/columns.hpp), never held whole. `formed` says whether a source's rows cost more than a copy (then the BLAS paths form them
 // on the fit's threads).
 struct DenseRows {
   static constexpr bool formed = false;
