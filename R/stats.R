@@ -222,8 +222,12 @@ map_batches <- function(jobs, run, shipped) {
 reader_globals <- function(get_chunk) {
   if (!requireNamespace("future", quietly = TRUE)) return(NULL)
   found <- future::getGlobalsAndPackages(quote(get_chunk), envir = list2env(list(get_chunk = get_chunk)))
-  list(globals = found$globals[!names(found$globals) %in% c("get_chunk", ".fgseq_run", ".fgseq_job")],
-       packages = found$packages)
+  own <- intersect(names(found$globals), c(".fgseq_run", ".fgseq_job"))
+  if (length(own)) {
+    abort("the chunk reader uses a variable named `", own[1L], "`, a name fgseq gives its own futures; ",
+          "rename that variable.")
+  }
+  list(globals = found$globals[names(found$globals) != "get_chunk"], packages = found$packages)
 }
 
 # lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a
