@@ -210,6 +210,10 @@ map_batches <- function(jobs, run, shipped) {
                    globals = c(list(.fgseq_run = run, .fgseq_job = job), shipped$globals),
                    packages = shipped$packages, seed = NULL)
   })
+  # each future's result is awaited in turn (a blocking read from its worker) before value() relays
+  # them in order: value() of a list polls the unresolved ones every future.wait.interval (10 ms, about
+  # a pass's work)
+  for (f in futures) future::result(f)
   future::value(futures)
 }
 
