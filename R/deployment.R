@@ -56,10 +56,10 @@ request_steps <- function(object, budget, step, per_row, design) {
 # has, in one pass over the columns the steps read (the core's kernel, greedy/predict.hpp): list(link =
 # n x (m P) matrix, the P columns of request b side by side; step = n x m steps used; n_infinite = the
 # Inf values met in those columns, which predict_request() refuses).
-# a0: P x (K + 1) intercepts; beta: list of P p x (K + 1) coefficient matrices.
+# a0: P x (K + 1) intercepts; beta: list of P p x (K + 1) coefficient matrices (sparse or dense).
 linear_prefix <- function(object, x, steps, per_row, a0, beta) {
   requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), nrow = 1L)
-  .prefix_predict(x, column_steps(object), requested, a0, do.call(cbind, beta))
+  .prefix_predict(x, column_steps(object), requested, a0, as.matrix(do.call(cbind, beta)))
 }
 
 # The same for a learner whose steps are not one linear predictor each (the Greedy Miser's trees): rows

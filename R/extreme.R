@@ -47,7 +47,10 @@ scale_columns <- function(x, f) {
 # The core's result on the rescaled data, mapped back to the original units.
 unscale_raw <- function(raw, s) {
   to_x <- s$x / s$y
-  raw$beta <- lapply(raw$beta, function(b) b * to_x)
+  raw$beta <- lapply(raw$beta, function(b) {  # the parts of a sparse matrix (coefficient_matrix())
+    b$x <- b$x * to_x[b$i + 1L]
+    b
+  })
   raw$a0 <- raw$a0 / s$y
   raw$objective <- raw$objective / s$y^2
   raw$score <- raw$score / s$y^2

@@ -105,7 +105,7 @@ print.summary.fgseq <- function(x, digits = 4, ...) {
 #' Coefficients of a fitted sequence at budgets or steps
 #'
 #' @inheritParams fgseq-arguments
-#' @return For single-response families (gaussian, binomial, poisson) a `(p + 1) x m` matrix, one column
+#' @return For single-response families (gaussian, binomial, poisson) a dense `(p + 1) x m` numeric matrix, one column
 #'   per requested budget or step (`m = K + 1` by default): the intercept in row `"(Intercept)"`, then
 #'   the coefficients of the columns of `x` on their original scale (0 for groups not yet computed).
 #'   For `"multinomial"` and `"mgaussian"` fits, a list of such matrices, one per class or response
@@ -125,7 +125,7 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
   check_dots(...)
   steps <- resolve_steps(object, budget, step)
   one <- function(beta, a0) {
-    out <- rbind(`(Intercept)` = a0[steps + 1L], beta[, steps + 1L, drop = FALSE])
+    out <- rbind(`(Intercept)` = a0[steps + 1L], as.matrix(beta[, steps + 1L, drop = FALSE]))
     colnames(out) <- names(steps)
     out
   }
@@ -311,7 +311,10 @@ paid_groups.fgseq <- function(object) {
 linear_step <- function(fit, k, cols) {
   beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
   a0 <- if (is.matrix(fit$a0)) fit$a0[, k + 1L] else fit$a0[k + 1L]
-  coefficients <- lapply(cols, function(j) json_numbers(vapply(beta, function(b) b[j, k + 1L], numeric(1))))
+  # the coefficients of each column at step k, one per response (columns of at_k)
+  at_k <- matrix(vapply(beta, function(b) as.matrix(b[cols, k + 1L, drop = FALSE])[, 1L], numeric(length(cols))),
+                 length(cols))
+  coefficients <- lapply(seq_along(cols), function(a) json_numbers(at_k[a, ]))
   list(intercept = json_numbers(a0), coefficients = stats::setNames(coefficients, cols))
 }
 
@@ -383,8 +386,8 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #'   columns `step`, `group`, `cost` (cumulative cost, cost units) and one named by the metric (`r2`,
 #'   `mse`, `accuracy`, `ndcg`, `logloss` or `auc`). This is the explained-variance-against-cost curve
 #'   of the paper's section 5 (Figures 3-5), or its accuracy and NDCG@5 counterparts. For
-#'   `what = "coef"` the coefficients drawn, invisibly: the `p x (K + 1)` matrix `beta` (a list of them
-#'   for multinomial and mgaussian fits).
+#'   `what = "coef"` the coefficients drawn, invisibly: `beta` as a dense `p x (K + 1)` numeric matrix
+#'   (a list of them for multinomial and mgaussian fits).
 #' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (class
 #'   `fgseq_error_invalid_object`, naming the field); when `what` or `log` is not one of its values, when `cost_unit` is not a
 #'   single string, when `labels` is not `TRUE` or `FALSE`, when `what = "coef"` is asked of a fit
@@ -438,7 +441,7 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
       paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
     # one colour per path (conventions.R), none repeated; `col` overrides
     col <- if (!is.null(dots$col)) dots$col else path_colours(nrow(betas[[i]]))
-    args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
+    args <- c(list(at, t(as.matrix(betas[[i]])), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
                    lty = 1, col = col, xaxt = if (log == "x") "n" else "s"),
               dots[setdiff(names(dots), c("main", "lty", "col"))])
     if (!is.null(dots$lty)) args$lty <- dots$lty
@@ -450,5 +453,5 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
       label_paths(at, betas[[i]], col)   # each path named at its right end, as glmnet's label = TRUE
     }
   }
-  invisible(fit$beta)
+  invisible(if (is.list(fit$beta)) lapply(fit$beta, as.matrix) else as.matrix(fit$beta))
 }

@@ -44,6 +44,7 @@
 #' @keywords internal
 #' @useDynLib fgseq, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importClassesFrom Matrix dgCMatrix
 #' @importFrom stats coef predict deviance family fitted formula logLik model.matrix nobs residuals update
 NULL
 

@@ -280,8 +280,12 @@
 #'   `cost` (cumulative cost, in cost units: the cost of the union of the measurements of the prefix),
 #'   `objective` (`F` on the training data), `r2` (`F / R(empty)`) and `score` (the selection score of
 #'   the chosen group, NA at step 0);
-#' * `beta`: `p x (K + 1)` matrix of coefficients on the original scale of `x`, column `k + 1` is the
-#'   model after step `k`; rows named by the columns of `x`;
+#' * `beta`: `p x (K + 1)` sparse matrix (a `dgCMatrix` of the Matrix package, as glmnet's `beta`) of
+#'   coefficients on the original scale of `x`, column `k + 1` is the model after step `k`; rows named
+#'   by the columns of `x`, columns `step0`, ..., `stepK`. Column `k + 1` stores the columns of the
+#'   groups of the first `k` steps (every other coefficient is 0), so a wide fit keeps what it
+#'   selected, not `p x (K + 1)` numbers. `coef()` gives the coefficients as a dense matrix;
+#'   `as.matrix(fit$beta)` all of them;
 #' * `a0`: numeric vector of the `K + 1` intercepts;
 #' * `group`: character vector of length `p` (named by column), the group of each column;
 #' * `cost`: named numeric vector, one cost per group in `unique(group)` order: the stand-alone cost
@@ -624,10 +628,7 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
   path <- data.frame(step = 0:K, group = c(NA_character_, sequence), group_cost = group_cost,
                      cost = cumsum(group_cost), objective = raw$objective, r2 = raw$r2,
                      score = c(NA_real_, score), stringsAsFactors = FALSE)
-  beta <- lapply(raw$beta, function(b) {
-    dimnames(b) <- list(x_names, steps)
-    b
-  })
+  beta <- lapply(raw$beta, coefficient_matrix, dimnames = list(x_names, steps))
   a0 <- raw$a0
   dimnames(a0) <- list(response$responses, steps)
   if (family_def(family)$multi) {
@@ -646,6 +647,14 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
   optional <- c(list(label = baseline$label, partial = raw$partial, engine = engine, cost_unit = cost_unit), data,
                 baseline$fields)
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "fgseq")
+}
+
+# The p x (K + 1) coefficients of one response as a Matrix::dgCMatrix, from the core's parts (0-based
+# rows `i` of the values `x`, column starts `p`, `dim`): a column holds the columns of the groups
+# selected by its step, so a wide fit keeps what it selected, not p x (K + 1) numbers (glmnet's `beta`).
+coefficient_matrix <- function(parts, dimnames) {
+  methods::new("dgCMatrix", i = parts$i, p = parts$p, x = parts$x, Dim = as.integer(parts$dim),
+               Dimnames = dimnames)
 }
 
 check_max_steps <- function(max_steps) {

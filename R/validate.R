@@ -231,16 +231,29 @@ validate_fgseq <- function(object, arg = "object") {
   first <- match(object$group, seq)
   first[is.na(first)] <- K + 1L
   for (b in beta) {
-    if (!is.matrix(b) || !is.numeric(b) || !identical(dim(b), c(length(cols), K + 1L))) {
+    # a dgCMatrix (a dense matrix in fits saved before the coefficients were kept sparse)
+    sparse <- methods::is(b, "dgCMatrix")
+    if (!(sparse && isTRUE(methods::validObject(b, test = TRUE)) || is.matrix(b) && is.numeric(b)) ||
+        !identical(dim(b), c(length(cols), K + 1L))) {
       bad("`beta`", paste0("is not a ", length(cols), " x ", K + 1L, " matrix (columns of x by steps 0..", K, ")"))
     }
     if (!identical(rownames(b), cols)) bad("`beta`", "does not have the rows of the columns of x, in order")
-    if (!all(is.finite(b))) bad("`beta`", "holds NA, NaN or Inf")
-    unselected <- b != 0 & outer(first, 0:K, ">")
-    if (any(unselected)) {
-      j <- which(unselected, arr.ind = TRUE)[1L, ]
-      bad("`beta` or `group`", paste0("give column '", cols[j[1L]], "' (group '", object$group[[j[1L]]],
-                                      "') a coefficient at step ", j[2L] - 1L, ", before its group is in the sequence"))
+    # the stored values, column by column, with their rows and steps
+    if (sparse) {
+      value <- b@x
+      row <- b@i + 1L
+      step <- rep.int(0:K, diff(b@p))
+    } else {
+      value <- as.vector(b)
+      row <- rep.int(seq_along(cols), K + 1L)
+      step <- rep(0:K, each = length(cols))
+    }
+    if (!all(is.finite(value))) bad("`beta`", "holds NA, NaN or Inf")
+    early <- which(value != 0 & first[row] > step)
+    if (length(early)) {
+      e <- early[1L]
+      bad("`beta` or `group`", paste0("give column '", cols[row[e]], "' (group '", object$group[[row[e]]],
+                                      "') a coefficient at step ", step[e], ", before its group is in the sequence"))
     }
   }
   if (!is.null(object$rank) && (!is.numeric(object$rank) || length(object$rank) != length(labels) ||

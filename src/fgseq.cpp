@@ -78,6 +78,19 @@ fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function>
   return svc;
 }
 
+// A sparse coefficient matrix as the parts of a Matrix::dgCMatrix, 0-based (built in R by
+// coefficient_matrix()): list(i = row of each stored value, p = column starts (K + 2), x = the values,
+// dim = c(rows, columns)).
+Rcpp::List sparse_parts(const fgseq::SparseMatrixXd& b) {
+  const auto nnz = static_cast<size_t>(b.nonZeros());
+  const auto cols = static_cast<size_t>(b.cols());
+  return Rcpp::List::create(
+      Rcpp::Named("i") = Rcpp::IntegerVector(b.innerIndexPtr(), b.innerIndexPtr() + nnz),
+      Rcpp::Named("p") = Rcpp::IntegerVector(b.outerIndexPtr(), b.outerIndexPtr() + cols + 1),
+      Rcpp::Named("x") = Rcpp::NumericVector(b.valuePtr(), b.valuePtr() + nnz),
+      Rcpp::Named("dim") = Rcpp::IntegerVector::create(static_cast<int>(b.rows()), static_cast<int>(b.cols())));
+}
+
 // The R list of a fitted path, with `max_abs` when the pass over x read it (control$check_values). A fit
 // stopped by the values of x is list(stopped = TRUE, nonfinite = whether NA, NaN or Inf stopped it, max_abs).
 Rcpp::List result_list(const fgseq::FitResult& fit) {
@@ -92,7 +105,7 @@ Rcpp::List result_list(const fgseq::FitResult& fit) {
   Rcpp::LogicalVector constant(fit.constant.size());
   for (size_t j = 0; j < fit.constant.size(); ++j) constant[j] = fit.constant[j];
   Rcpp::List beta(fit.beta.size());
-  for (size_t c = 0; c < fit.beta.size(); ++c) beta[c] = Rcpp::wrap(fit.beta[c]);
+  for (size_t c = 0; c < fit.beta.size(); ++c) beta[c] = sparse_parts(fit.beta[c]);
   return Rcpp::List::create(
       Rcpp::Named("sequence") = sequence, Rcpp::Named("score") = fit.path.score,
       Rcpp::Named("group_cost") = fit.path.group_cost,

@@ -112,3 +112,33 @@ test_that("the formula interface gives one group per term and the same fit", {
   expect_close(fit_f$beta, fit_x$beta, 1e-9)
   expect_identical(unname(fit_f$group), d$group)
 })
+
+test_that("beta is sparse: each step stores the columns of its prefix's groups, dense values those of lm()", {
+  d <- sim_groups(90, sizes = c(2, 3, 1, 2), seed = 41)
+  d$x[, 4] <- 2  # a constant column: never stored
+  for (m in c("omp", "fr")) {
+    fit <- suppressWarnings(fgseq(d$x, d$y, d$group, d$cost, method = m, lambda = 0))
+    expect_s4_class(fit$beta, "dgCMatrix")
+    expect_identical(dimnames(fit$beta), list(colnames(d$x), paste0("step", 0:length(fit$sequence))))
+    for (k in 0:length(fit$sequence)) {
+      stored <- fit$beta@i[fit$beta@p[k + 1L] + seq_len(diff(fit$beta@p)[k + 1L])] + 1L
+      in_prefix <- which(d$group %in% fit$sequence[seq_len(k)])
+      expect_identical(stored, setdiff(in_prefix, 4L), label = paste(m, "step", k))
+      # the dense coefficients of step k are lm() on the columns of the prefix (fitted values)
+      fitted_k <- if (k == 0) rep(mean(d$y), nrow(d$x)) else fitted(lm(d$y ~ d$x[, stored]))
+      expect_close(fitted_at(as.matrix(fit$beta), fit$a0, d$x, k + 1), fitted_k, 1e-7, paste(m, "step", k))
+    }
+  }
+})
+
+test_that("a fit whose beta is a dense matrix (as fits saved before it was sparse) predicts the same", {
+  d <- sim_groups(60, seed = 43)
+  fit <- fgseq(d$x, d$y, d$group, d$cost)
+  old <- fit
+  old$beta <- as.matrix(fit$beta)
+  expect_identical(predict(old, d$x), predict(fit, d$x))
+  expect_identical(coef(old, step = 2), coef(fit, step = 2))
+  expect_identical(plot(old, what = "coef"), plot(fit, what = "coef"))
+  old$beta["x1", 1] <- 0.5  # a coefficient before its group is in the sequence
+  expect_error(predict(old, d$x), "before its group is in the sequence", class = "fgseq_error_invalid_object")
+})

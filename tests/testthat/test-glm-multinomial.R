@@ -75,7 +75,7 @@ test_that("multinomial paths on 1 and 2 threads agree, and their sequences are t
     two <- with_threads(2, fgseq(d$x, d$y, d$group, d$cost, family = "multinomial",
                                                          method = method, fr_gain = "quadratic", lambda = 1e-3))
     expect_identical(one$sequence, two$sequence, label = method)
-    expect_close(unlist(one$beta), unlist(two$beta), 1e-8, paste(method, "beta"))
+    expect_close(unlist(lapply(one$beta, as.matrix)), unlist(lapply(two$beta, as.matrix)), 1e-8, paste(method, "beta"))
     k <- length(one$sequence)
     ref <- ref_multinom_fit(d$x, d$y, d$group, one$sequence, 1e-3)
     expect_close(step_beta(one, k), ref$beta, 1e-6, paste(method, "last step"))
@@ -154,7 +154,7 @@ test_that("a multinomial fit from chunks equals the in-memory fit (weights, offs
     expect_identical(b$sequence, a$sequence, label = method)
     expect_identical(b$classes, levels(y))
     expect_true(b$has_offset)
-    expect_close(unlist(b$beta), unlist(a$beta), 1e-8, paste(method, "beta"))
+    expect_close(unlist(lapply(b$beta, as.matrix)), unlist(lapply(a$beta, as.matrix)), 1e-8, paste(method, "beta"))
     expect_close(sweep(b$a0, 2, colMeans(b$a0)), sweep(a$a0, 2, colMeans(a$a0)), 1e-8, paste(method, "a0"))
     expect_close(b$path$r2, a$path$r2, 1e-8, paste(method, "r2"))
   }

@@ -126,7 +126,7 @@ test_that("sequences, r2 and coefficients equal the plain-R reference of Algorit
       } else {
         # the symmetric parametrization is unique up to adding the same to every class (intercepts; and
         # coefficients at lambda = 0): compare class-centred values and the probabilities
-        centre <- function(b) lapply(b, function(m) m - Reduce(`+`, b) / length(b))
+        centre <- function(b) lapply(b, function(m) as.matrix(m - Reduce(`+`, b) / length(b)))
         expect_close(unlist(centre(fit$beta)), unlist(centre(ref$beta)), 1e-6, paste(label, "beta"))
         expect_close(sweep(fit$a0, 2, colMeans(fit$a0)), sweep(ref$a0, 2, colMeans(ref$a0)), 1e-6, paste(label, "a0"))
         K <- length(fit$sequence)

@@ -36,7 +36,7 @@ test_that("plot returns the training curve, or the test curve computed from pred
   te <- plot(hfit, newdata = test, add = TRUE, col = 2)
   y <- as.numeric(test$diagnosis)
   x <- model.matrix(diagnosis ~ ., test)[, -1]
-  pred <- sweep(x %*% hfit$beta, 2, hfit$a0, "+")
+  pred <- sweep(x %*% as.matrix(hfit$beta), 2, hfit$a0, "+")
   sse <- colSums((y - pred)^2)
   expect_equal(te$r2, unname(1 - sse / sse[1]))
   expect_equal(plot(hfit, newx = x, newy = y)$r2, te$r2)

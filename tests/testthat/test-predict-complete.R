@@ -10,7 +10,7 @@ ref_link <- function(fit, x, steps, offset = NULL) {
   a0 <- if (is.matrix(fit$a0)) fit$a0 else matrix(fit$a0, nrow = 1L)
   x <- as.matrix(x)
   out <- lapply(seq_along(beta), function(c) {
-    eta <- x %*% beta[[c]][, steps + 1L, drop = FALSE] + rep(a0[c, steps + 1L], each = nrow(x))
+    eta <- x %*% as.matrix(beta[[c]][, steps + 1L, drop = FALSE]) + rep(a0[c, steps + 1L], each = nrow(x))
     if (!is.null(offset)) eta <- eta + (if (is.matrix(offset)) offset[, c] else offset)
     unname(eta)
   })

@@ -125,7 +125,7 @@ test_that("a tampered fit never reaches the prefix kernel: fewer coefficient row
   bad <- vfit
   bad$beta <- bad$beta[1:3, ]
   expect_error(predict(bad, vx[1:2, ], missing = "prefix"), "beta", class = "fgseq_error_invalid_object")
-  expect_error(.prefix_predict(vx[1:2, ], rep(1L, 5), matrix(0L, 1, 1), matrix(vfit$a0, 1), vfit$beta[1:3, ]),
+  expect_error(.prefix_predict(vx[1:2, ], rep(1L, 5), matrix(0L, 1, 1), matrix(vfit$a0, 1), as.matrix(vfit$beta[1:3, ])),
                "one row per column")
 })
 

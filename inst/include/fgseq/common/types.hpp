@@ -3,12 +3,14 @@
 #define FGSEQ_COMMON_TYPES_HPP
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 
 namespace fgseq {
 
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using SparseMatrixXd = Eigen::SparseMatrix<double>;  // compressed columns
 
 }  // namespace fgseq
 

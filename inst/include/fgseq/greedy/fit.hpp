@@ -22,7 +22,7 @@ namespace fgseq {
 
 struct FitResult {
   Path path;
-  std::vector<MatrixXd> beta;   // one p x (K+1) matrix per response column, original scale
+  std::vector<SparseMatrixXd> beta;  // one sparse p x (K+1) matrix per response column, original scale
   MatrixXd a0;                  // P x (K+1) intercepts
   std::vector<bool> constant;   // per column
   std::vector<Index> rank;      // per group, after whitening

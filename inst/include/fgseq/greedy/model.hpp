@@ -233,27 +233,44 @@ class GroupModel : public SelectionModel {
   }
 };
 
-// Coefficients on the original scale of x: beta_g = T_g w_g / sd (one p x (K+1) matrix per response
-// column), intercepts a0 = a - mean(x)' beta (P x (K+1)).
+// Coefficients on the original scale of x: beta_g = T_g w_g / sd, one sparse p x (K+1) matrix per
+// response column whose column k holds the non-constant columns of the groups selected by step k (the
+// first k of the sequence; every other coefficient is 0 by construction, and a model whose whitened
+// coefficients say otherwise is a logic error), and intercepts a0 = a - mean(x)' beta (P x (K+1)). A
+// wide fit's coefficients are then the size of what it selected, not p x (K+1).
 inline void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
-                           std::vector<MatrixXd>& beta, MatrixXd& a0) {
+                           std::vector<SparseMatrixXd>& beta, MatrixXd& a0) {
   const Index K1 = static_cast<Index>(path.w.size());
   const Index P = K1 > 0 ? path.w[0].cols() : 0;
-  beta.assign(static_cast<size_t>(P), MatrixXd::Zero(lay.p, K1));
-  a0.resize(P, K1);
+  std::vector<std::vector<Eigen::Triplet<double>>> entries(static_cast<size_t>(P));
+  std::vector<bool> selected(static_cast<size_t>(lay.size()), false);
   for (Index k = 0; k < K1; ++k) {
+    if (k > 0) selected[static_cast<size_t>(path.sequence.at(static_cast<size_t>(k - 1)))] = true;
     for (Index g = 0; g < lay.size(); ++g) {
       const Index r = wh.rank[static_cast<size_t>(g)];
       if (r == 0) continue;
-      const MatrixXd bg = wh.T[static_cast<size_t>(g)] * path.w[k].middleRows(wh.offset[static_cast<size_t>(g)], r);
+      const auto wg = path.w[k].middleRows(wh.offset[static_cast<size_t>(g)], r);
+      if (!selected[static_cast<size_t>(g)]) {
+        if (!wg.isZero(0.0)) throw std::logic_error("original_scale: a group outside the sequence has coefficients");
+        continue;
+      }
+      const MatrixXd bg = wh.T[static_cast<size_t>(g)] * wg;
       const auto& cols = lay.cols[static_cast<size_t>(g)];
       for (size_t a = 0; a < cols.size(); ++a) {
         const Index j = cols[a];
         if (st.constant[static_cast<size_t>(j)]) continue;
-        for (Index c = 0; c < P; ++c) beta[c](j, k) = bg(static_cast<Index>(a), c) / st.scale(j);
+        for (Index c = 0; c < P; ++c)
+          entries[static_cast<size_t>(c)].emplace_back(j, k, bg(static_cast<Index>(a), c) / st.scale(j));
       }
     }
-    for (Index c = 0; c < P; ++c) a0(c, k) = path.a[k](c) - beta[c].col(k).dot(st.mean);
+  }
+  beta.assign(static_cast<size_t>(P), SparseMatrixXd(lay.p, K1));
+  a0.resize(P, K1);
+  for (Index c = 0; c < P; ++c) {
+    SparseMatrixXd& b = beta[static_cast<size_t>(c)];
+    b.setFromTriplets(entries[static_cast<size_t>(c)].begin(), entries[static_cast<size_t>(c)].end());
+    b.makeCompressed();
+    for (Index k = 0; k < K1; ++k) a0(c, k) = path.a[k](c) - b.col(k).dot(st.mean);
   }
 }
 
