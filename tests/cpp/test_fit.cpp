@@ -34,11 +34,11 @@ static void test_fit_least_squares(Problem& pb) {
     for (size_t a = 0; a < cols.size(); ++a) A.col(1 + static_cast<Index>(a)) = pb.x.col(cols[a]);
     const VectorXd coef = (sw.asDiagonal() * A).completeOrthogonalDecomposition().solve(sw.cwiseProduct(z));
     const VectorXd want = A * coef;
-    const VectorXd got = (pb.x * fit.beta[0].col(static_cast<Index>(k))).array() + fit.a0(0, static_cast<Index>(k));
+    const VectorXd got = (pb.x * MatrixXd(fit.beta[0]).col(static_cast<Index>(k))).array() + fit.a0(0, static_cast<Index>(k));
     worst = std::max(worst, (got - want).cwiseAbs().maxCoeff());
     const double r2 = 1.0 - w.dot((z - want).array().square().matrix()) / tss;
     worst_r2 = std::max(worst_r2, std::abs(fit.path.r2[k] - r2));
-    const VectorXd other = (pb.x * fits[1].beta[0].col(static_cast<Index>(k))).array() + fits[1].a0(0, static_cast<Index>(k));
+    const VectorXd other = (pb.x * MatrixXd(fits[1].beta[0]).col(static_cast<Index>(k))).array() + fits[1].a0(0, static_cast<Index>(k));
     worst_engines = std::max(worst_engines, (other - got).cwiseAbs().maxCoeff());
   }
   check(fit.path.sequence.size() == 5 && !fit.path.partial, "fit_path selects every group", static_cast<double>(fit.path.sequence.size()), 5);

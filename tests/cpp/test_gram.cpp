@@ -53,11 +53,11 @@ static void test_gram_path(Problem& pb) {
       check(std::abs(path.score[k - 1] - gain) < 1e-10 * (1 + std::abs(gain)), "FR gain per cost", path.score[k - 1], gain);
     }
     // fitted values from original-scale coefficients vs the whitened solution
-    std::vector<MatrixXd> beta;
+    std::vector<SparseMatrixXd> beta;
     MatrixXd a0;
     original_scale(path, wh, st, lay, beta, a0);
     const Index K = static_cast<Index>(path.sequence.size());
-    const VectorXd fitted = (x * beta[0].col(K)).array() + a0(0, K);
+    const VectorXd fitted = (x * MatrixXd(beta[0]).col(K)).array() + a0(0, K);
     const VectorXd resid = y - fitted;
     const double R = resid.squaredNorm() / (2.0 * n) + 0.5 * lambda * path.w[K].squaredNorm();
     const double want_R = 0.5 * st.yy_total() - path.objective.back();

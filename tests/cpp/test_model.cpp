@@ -34,23 +34,47 @@ static void test_model_pinv(Problem& pb) {
   check(std::abs(group_score(Criterion::Linf, whitened, standardized) - linf) < 1e-10, "linf criterion", 0, 0);
 }
 
-// original_scale() on a path of random whitened coefficients: x beta_k + a0_k equals Z w_k + a_k for
-// every row and step, Z the whitened columns formed from x here (the map read backwards).
+// original_scale() on a path of random whitened coefficients on the groups of each step's prefix (the
+// sequence 3, 1): x beta_k + a0_k equals Z w_k + a_k for every row and step, Z the whitened columns
+// formed from x here (the map read backwards); step k stores the columns of its prefix's groups only;
+// a coefficient outside the sequence is a logic error.
 static void test_model_original_scale(Problem& pb) {
   const Index n = pb.n, p = pb.p;
   const GramStats st = gram_stats(pb.x, pb.Y, VectorXd());
   const GroupLayout lay = make_layout(pb.group_of, 5);
   const Whitened wh = whiten_groups(st, lay, 1e-9);
   Path path;
+  path.sequence = {3, 1};
   for (int k = 0; k < 3; ++k) {
-    MatrixXd w(wh.q, 1);
-    for (Index i = 0; i < wh.q; ++i) w(i) = pb.N(pb.rng);
+    MatrixXd w = MatrixXd::Zero(wh.q, 1);
+    for (int s = 0; s < k; ++s) {
+      const Index g = path.sequence[static_cast<size_t>(s)];
+      for (Index i = 0; i < wh.rank[g]; ++i) w(wh.offset[g] + i) = pb.N(pb.rng);
+    }
     path.w.push_back(w);
     path.a.push_back(VectorXd::Constant(1, pb.N(pb.rng)));
   }
-  std::vector<MatrixXd> beta;
+  std::vector<SparseMatrixXd> beta;
   MatrixXd a0;
   original_scale(path, wh, st, lay, beta, a0);
+  bool structure = true;
+  for (int k = 0; k < 3; ++k) {
+    Index want = 0;
+    for (int s = 0; s < k; ++s) want += static_cast<Index>(lay.cols[static_cast<size_t>(path.sequence[static_cast<size_t>(s)])].size());
+    structure = structure && beta[0].col(k).nonZeros() == want;
+  }
+  check(structure, "original_scale stores the columns of each step's prefix", 0, 0);
+  Path outside = path;
+  outside.w[1](wh.offset[0]) = 1.0;  // group 0 is not in the sequence
+  bool threw = false;
+  try {
+    std::vector<SparseMatrixXd> b2;
+    MatrixXd a2;
+    original_scale(outside, wh, st, lay, b2, a2);
+  } catch (const std::logic_error&) {
+    threw = true;
+  }
+  check(threw, "original_scale refuses a coefficient outside the sequence", 0, 0);
   MatrixXd Z(n, wh.q);
   for (Index g = 0; g < 5; ++g) {
     const auto& cols = lay.cols[static_cast<size_t>(g)];
@@ -61,7 +85,7 @@ static void test_model_original_scale(Problem& pb) {
   }
   double worst = 0.0;
   for (int k = 0; k < 3; ++k) {
-    const VectorXd got = (pb.x * beta[0].col(k)).array() + a0(0, k);
+    const VectorXd got = (pb.x * MatrixXd(beta[0]).col(k)).array() + a0(0, k);
     const VectorXd want = (Z * path.w[k]).array() + path.a[k](0);
     worst = std::max(worst, (got - want).cwiseAbs().maxCoeff());
   }
