@@ -602,7 +602,7 @@ gram_backend <- function() {
 }
 
 # The constructor of the "fgseq" object, the only place it is assembled, from the core's result (on the
-# original scale of x and y). Single-response families keep `beta` as a p x (K+1) matrix and `a0` as a
+# original scale of x and y). Single-response families keep `beta` as a sparse p x (K+1) matrix and `a0` as a
 # vector; multinomial and mgaussian fits keep a list of such matrices, one per class or response
 # column, and `a0` as a P x (K+1) matrix. The path's `group_cost` is the marginal cost the core paid at
 # each step (the group's measurements not paid before). Optional fields: `engine`, `cost_unit`, and
