@@ -273,8 +273,9 @@ check_newx <- function(newx, object, keep_na = FALSE) {
     }
     newx <- newx[, train, drop = FALSE]
   }
-  if (!keep_na && !all(is.finite(if (sparse) newx@x else newx))) abort_nonfinite_newx()
   if (!sparse && storage.mode(newx) != "double") storage.mode(newx) <- "double"
+  # counted by the core, without an n x p logical copy of newx
+  if (!keep_na && .count_nonfinite(newx, seq_len(p)) > 0) abort_nonfinite_newx()
   newx
 }
 

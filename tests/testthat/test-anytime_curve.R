@@ -221,3 +221,14 @@ test_that("mgaussian fits: r2 and mse over all response columns", {
   expect_error(anytime_curve(mfit, x[81:120, ], cbind(Y[81:120, ], 1)),
                "`newy` must have one column per response of the fit \\(2\\); it has 3", class = "fgseq_error_input")
 })
+
+test_that("NA, NaN or Inf in newx is refused (the last value of a column included); a logical newx is read as 0/1", {
+  for (v in c(NA, NaN, Inf)) {
+    x <- at$x
+    x[nrow(x), ncol(x)] <- v
+    expect_error(anytime_curve(afit, x, at$y), "`newx` contains NA, NaN or Inf", class = "fgseq_error_na")
+  }
+  xl <- at$x > 0
+  want <- sapply(seq_len(aK + 1), function(k) mean((at$y - fitted_at(afit$beta, afit$a0, xl + 0, k))^2))
+  expect_close(anytime_curve(afit, xl, at$y, metric = "mse")$value, want, 1e-12)
+})
