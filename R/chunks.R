@@ -315,7 +315,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   on.exit(drop_chunk_cache(cache), add = TRUE)
   mom <- map_reduce_chunks(chunks$items, chunks$get,
                            moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
-                                        cache), add_parts, cache)
+                                        cache), add_moment_parts, cache)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   if (multi) {
@@ -418,6 +418,14 @@ moments_part <- function(names_x, family, group_of, n_groups, deadline, classes 
            offsets = as.integer(ch$has_offset), late = as.integer(!on_time), null_rows = list(null_rows))
     })
   }
+}
+
+# Two parts of the moments pass added (add_parts()), their groups' moments merged into one set: each
+# worker returns the moments of its batch, not those of every chunk it read.
+add_moment_parts <- function(a, b) {
+  out <- add_parts(a, b)
+  if (length(out$moments) > 1L) out$moments <- list(Reduce(.merge_group_moments, out$moments))
+  out
 }
 
 # One chunk's sums at theta over the selected whitened columns (`columns`, see .glm_chunk_sums()).

@@ -440,3 +440,16 @@ test_that("a GLM's moments pass keeps each group's block: the same standardizati
   }
   expect_error(fgseq:::.group_moments_whitening(by_group[1:3], g, 4L, 1e-9), "one set of moments per group")
 })
+
+test_that("the moments pass merges the group moments of a batch's chunks into one set: those of their rows", {
+  d <- sim_groups(50, seed = 3)
+  g <- match(d$group, unique(d$group)) - 1L
+  G <- length(unique(d$group))
+  part <- function(rows) {
+    list(moments = list(.group_moments(d$x[rows, ], rep(1, length(rows)), g, G)), n = length(rows))
+  }
+  both <- add_moment_parts(part(1:20), part(21:50))
+  expect_length(both$moments, 1L)
+  expect_identical(both$n, 50L)
+  expect_equal(both$moments[[1L]], .group_moments(d$x, rep(1, 50), g, G), tolerance = 1e-12)
+})
