@@ -422,9 +422,12 @@ moments_part <- function(names_x, family, group_of, n_groups, deadline, classes 
 
 # Two parts of the moments pass added (add_parts()), their groups' moments merged into one set: each
 # worker returns the moments of its batch, not those of every chunk it read.
+# A part without moments (its chunks started after max_time) adds none.
 add_moment_parts <- function(a, b) {
+  moments <- c(a$moments, b$moments)
+  a$moments <- b$moments <- NULL
   out <- add_parts(a, b)
-  if (length(out$moments) > 1L) out$moments <- list(Reduce(.merge_group_moments, out$moments))
+  out$moments <- if (length(moments)) list(Reduce(.merge_group_moments, moments))
   out
 }
 

@@ -234,7 +234,8 @@ validate_fgseq <- function(object, arg = "object") {
     # a dgCMatrix (a dense matrix in fits saved before the coefficients were kept sparse)
     sparse <- methods::is(b, "dgCMatrix")
     if (!(sparse && isTRUE(methods::validObject(b, test = TRUE)) || is.matrix(b) && is.numeric(b)) ||
-        !identical(dim(b), c(length(cols), K + 1L))) {
+        !identical(dim(b), c(length(cols), K + 1L)) ||
+        sparse && (length(b@i) != b@p[K + 2L] || length(b@x) != b@p[K + 2L])) {
       bad("`beta`", paste0("is not a ", length(cols), " x ", K + 1L, " matrix (columns of x by steps 0..", K, ")"))
     }
     if (!identical(rownames(b), cols)) bad("`beta`", "does not have the rows of the columns of x, in order")

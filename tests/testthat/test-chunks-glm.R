@@ -452,4 +452,9 @@ test_that("the moments pass merges the group moments of a batch's chunks into on
   expect_length(both$moments, 1L)
   expect_identical(both$n, 50L)
   expect_equal(both$moments[[1L]], .group_moments(d$x, rep(1, 50), g, G), tolerance = 1e-12)
+  # a part whose chunks started after max_time has no moments, on either side
+  late <- list(moments = NULL, n = 7L)
+  expect_identical(add_moment_parts(late, part(1:20))$moments, part(1:20)$moments)
+  expect_identical(add_moment_parts(part(1:20), late)$n, 27L)
+  expect_null(add_moment_parts(late, late)$moments)
 })

@@ -142,3 +142,15 @@ test_that("a fit whose beta is a dense matrix (as fits saved before it was spars
   old$beta["x1", 1] <- 0.5  # a coefficient before its group is in the sequence
   expect_error(predict(old, d$x), "before its group is in the sequence", class = "fgseq_error_invalid_object")
 })
+
+test_that("a tampered sparse beta is refused: values past its last column, a coefficient before its group", {
+  d <- sim_groups(60, seed = 47)
+  fit <- fgseq(d$x, d$y, d$group, d$cost)
+  extra <- fit
+  extra$beta@i <- c(extra$beta@i, 0L, 1L)
+  extra$beta@x <- c(extra$beta@x, 1, 2)
+  expect_error(predict(extra, d$x), "`beta`.* is not a 8 x", class = "fgseq_error_invalid_object")
+  early <- fit
+  early$beta["x1", 1] <- 0.5
+  expect_error(predict(early, d$x), "before its group is in the sequence", class = "fgseq_error_invalid_object")
+})

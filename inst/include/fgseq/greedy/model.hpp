@@ -250,8 +250,9 @@ inline void original_scale(const Path& path, const Whitened& wh, const GramStats
       const Index r = wh.rank[static_cast<size_t>(g)];
       if (r == 0) continue;
       const auto wg = path.w[k].middleRows(wh.offset[static_cast<size_t>(g)], r);
-      if (!selected[static_cast<size_t>(g)]) {
-        if (!wg.isZero(0.0)) throw std::logic_error("original_scale: a group outside the sequence has coefficients");
+      if (!selected[static_cast<size_t>(g)]) {  // (a NaN there, from a failed solve, is left out as a 0)
+        if (((wg.array() != 0.0) && wg.array().isFinite()).any())
+          throw std::logic_error("original_scale: a group outside the sequence has coefficients");
         continue;
       }
       const MatrixXd bg = wh.T[static_cast<size_t>(g)] * wg;
@@ -264,6 +265,9 @@ inline void original_scale(const Path& path, const Whitened& wh, const GramStats
       }
     }
   }
+  if (P > 0 && entries[0].size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw std::length_error("original_scale: more than 2^31 - 1 coefficients along the path (a sparse matrix's limit); "
+                            "fit fewer steps (max_steps)");
   beta.assign(static_cast<size_t>(P), SparseMatrixXd(lay.p, K1));
   a0.resize(P, K1);
   for (Index c = 0; c < P; ++c) {
