@@ -94,7 +94,7 @@ test_that("mgaussian with one response column is the gaussian fit", {
     m <- fgseq(d$x, cbind(resp = d$y), d$group, d$cost, method = method, lambda = 0.03, family = "mgaussian")
     expect_identical(m$sequence, g$sequence)
     expect_equal(m$path, g$path, tolerance = 1e-14)
-    expect_equal(unname(m$beta[[1]]), unname(g$beta), tolerance = 1e-14)
+    expect_equal(unname(as.matrix(m$beta[[1]])), unname(as.matrix(g$beta)), tolerance = 1e-14)
     expect_equal(unname(m$a0[1, ]), unname(g$a0), tolerance = 1e-14)
     expect_identical(names(m$beta), "resp")
   }

@@ -35,7 +35,7 @@ fit_methods <- list(
 tamper_fgseq <- list(
   beta = function(f) { f$beta <- f$beta[-1L, ]; f },                      # fewer rows than columns
   beta = function(f) { f$beta[2L, ncol(f$beta)] <- NaN; f },
-  beta = function(f) { f$beta <- unname(f$beta); f },
+  beta = function(f) { dimnames(f$beta) <- list(NULL, NULL); f },
   beta = function(f) { f$beta <- f$beta[, -1L]; f },
   a0 = function(f) { f$a0 <- f$a0[-1L]; f },
   a0 = function(f) { f$a0[1L] <- NA; f },
