@@ -150,7 +150,11 @@ chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, shipped = reader
   map_reduce_chunks(chunks$items, chunks$get, checked_chunk_part(f, classes, cache), add_parts, cache, shipped)
 }
 
-add_parts <- function(a, b) Map(function(u, v) if (is.list(u)) c(u, v) else u + v, a, b)
+# Two parts of a pass added field by field: numbers add, lists concatenate, and a field one part leaves
+# NULL (the moments of chunks started after max_time) adds nothing.
+add_parts <- function(a, b) {
+  Map(function(u, v) if (is.list(u) || is.list(v) || is.null(u) || is.null(v)) c(u, v) else u + v, a, b)
+}
 
 # A chunk kept in the cache was checked when it was first read; any other is checked, and kept.
 checked_chunk_part <- function(f, classes = NULL, cache = NULL) {
@@ -422,12 +426,9 @@ moments_part <- function(names_x, family, group_of, n_groups, deadline, classes 
 
 # Two parts of the moments pass added (add_parts()), their groups' moments merged into one set: each
 # worker returns the moments of its batch, not those of every chunk it read.
-# A part without moments (its chunks started after max_time) adds none.
 add_moment_parts <- function(a, b) {
-  moments <- c(a$moments, b$moments)
-  a$moments <- b$moments <- NULL
   out <- add_parts(a, b)
-  out$moments <- if (length(moments)) list(Reduce(.merge_group_moments, moments))
+  if (length(out$moments) > 1L) out$moments <- list(Reduce(.merge_group_moments, out$moments))
   out
 }
 

@@ -434,14 +434,15 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
   at <- cost_at(fit$path$cost, log == "x", left = list(...)$xlim[1L])
   if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
   if (is.null(ylab)) ylab <- "coefficient"
-  betas <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  # the paths drawn, dense (what plot() returns)
+  betas <- lapply(if (is.list(fit$beta)) fit$beta else list(fit$beta), as.matrix)
   dots <- list(...)
   for (i in seq_along(betas)) {
     main <- if (!is.null(dots$main)) dots$main else
       paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
     # one colour per path (conventions.R), none repeated; `col` overrides
     col <- if (!is.null(dots$col)) dots$col else path_colours(nrow(betas[[i]]))
-    args <- c(list(at, t(as.matrix(betas[[i]])), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
+    args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
                    lty = 1, col = col, xaxt = if (log == "x") "n" else "s"),
               dots[setdiff(names(dots), c("main", "lty", "col"))])
     if (!is.null(dots$lty)) args$lty <- dots$lty
@@ -453,5 +454,5 @@ draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NU
       label_paths(at, betas[[i]], col)   # each path named at its right end, as glmnet's label = TRUE
     }
   }
-  invisible(if (is.list(fit$beta)) lapply(fit$beta, as.matrix) else as.matrix(fit$beta))
+  invisible(if (is.list(fit$beta)) betas else betas[[1L]])
 }

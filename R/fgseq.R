@@ -284,8 +284,8 @@
 #'   coefficients on the original scale of `x`, column `k + 1` is the model after step `k`; rows named
 #'   by the columns of `x`, columns `step0`, ..., `stepK`. Column `k + 1` stores the non-constant
 #'   columns of the groups of the first `k` steps (a stored value may be 0; every other coefficient is
-#'   0), so a wide fit keeps what it selected, not `p x (K + 1)` numbers. `coef()` gives the coefficients as a dense matrix;
-#'   `as.matrix(fit$beta)` all of them;
+#'   0), so a wide fit keeps what it selected, not `p x (K + 1)` numbers. `coef()` gives the
+#'   coefficients as a dense matrix; `as.matrix(fit$beta)` all of them;
 #' * `a0`: numeric vector of the `K + 1` intercepts;
 #' * `group`: character vector of length `p` (named by column), the group of each column;
 #' * `cost`: named numeric vector, one cost per group in `unique(group)` order: the stand-alone cost
