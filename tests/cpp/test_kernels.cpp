@@ -18,10 +18,21 @@ static void test_dense_kernels() {
       same = same && (Yp.array() == Yt.array()).all();
     }
   check(same, "dense kernels: the same sums on a WorkerPool", same ? 0.0 : 1.0, 0.0);
+  // A'M sums each column of A in tiles of several columns (their width depends on M's columns); a
+  // column alone (a tile of one) gets the same sums, bit for bit
+  bool tiles = true;
+  for (int isa : {0, 1, 2})
+    for (Index k = 1; k <= 14; ++k) {
+      const MatrixXd A = MatrixXd::Random(203, 19), M = MatrixXd::Random(203, k);
+      const MatrixXd all = kernels::tmul(A, M, 1, isa);
+      for (Index j = 0; j < A.cols(); ++j)
+        tiles = tiles && (kernels::tmul(A.col(j), M, 1, isa).array() == all.row(j).array()).all();
+    }
+  check(tiles, "dense kernels: a column's sums do not depend on its tile", tiles ? 0.0 : 1.0, 0.0);
   for (int isa : {0, 1, 2})
     for (Index n : {1, 7, 16, 37, 203})
       for (Index m : {1, 3, 50})
-        for (Index k : {1, 5, 10, 13, 25})
+        for (Index k : {1, 2, 3, 5, 7, 10, 13, 25})
           for (int threads : {1, 2}) {
             const MatrixXd A = MatrixXd::Random(n + 3, m), M = MatrixXd::Random(n + 2, k);
             const MatrixXd C = MatrixXd::Random(m + 1, k), Y = MatrixXd::Random(n + 4, k);

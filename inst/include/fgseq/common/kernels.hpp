@@ -5,10 +5,10 @@
 // Why not the BLAS: with k this small a BLAS packs A for every call, which costs a pass of its own, and
 // an optimized BLAS runs its own thread pool, which on a machine with few cores spins against the
 // fit's OpenMP threads between the short calls of every step. These kernels read A once, in place,
-// on the fit's threads: the j-th column of A is multiplied with up to 12 columns of M at a time in
-// vector registers (AVX-512 or AVX2 with FMA when the CPU has them, chosen at run time; plain C++
-// otherwise). Sums are in double precision, in a different order than a BLAS's, so results agree with
-// one to rounding.
+// on the fit's threads: a tile of a few columns of A is multiplied with up to 12 columns of M at a time,
+// every sum held in a vector register (AVX-512 or AVX2 with FMA when the CPU has them, chosen at run
+// time; plain C++ otherwise). Sums are in double precision, in a different order than a BLAS's, so
+// results agree with one to rounding; each entry's order does not depend on the tile or the thread.
 //
 // The same kernels form the weighted cross-products of the GLM families (weighted_cross(): Hessians,
 // and the borders of every candidate group for the quadratic FR gains), over blocks of rows held in
@@ -27,6 +27,16 @@
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define FGSEQ_X86_KERNELS 1
+#endif
+
+// Unrolls the loop that follows completely (its count is a constant): GCC and Clang unroll such loops
+// at -O3 but not always at R's default -O2.
+#if defined(__clang__)
+#define FGSEQ_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define FGSEQ_UNROLL _Pragma("GCC unroll 16")
+#else
+#define FGSEQ_UNROLL
 #endif
 
 namespace fgseq {
@@ -120,39 +130,53 @@ inline bool has_avx2_fma() {
   return ok;
 }
 
-// Two columns of A at a time, 8 rows per vector: 2K accumulators, each row of M loaded once for both.
-template <int K>
-__attribute__((target("avx512f"))) void tmul_avx512(const double* A, Index lda, Index n, const double* M, Index ldm,
-                                                     Index b, Index e, double* out, Index ldo) {
+// Columns of A per tile for K columns of M with `regs` vector registers: the J x K accumulators, the J
+// vectors of A and one of M must fit in them, or the compiler keeps accumulators in memory.
+constexpr int tile_cols(int K, int regs) { return std::max(1, std::min(8, (regs - 1) / (K + 1))); }
+
+// J columns of A at a time, 8 rows per vector: J x K accumulators; each vector of M is loaded once, into
+// a register (the empty asm stops the compiler from folding the load into each of the J multiply-adds,
+// which would make the loads, not the multiply-adds, the bound), and used for the J columns. The loops
+// over the tile are unrolled so that the accumulators stay in registers at -O2 too.
+template <int J, int K>
+__attribute__((target("avx512f"))) void tmul_tile_avx512(const double* A, Index lda, Index n, const double* M,
+                                                          Index ldm, Index j, double* out, Index ldo) {
   const Index n8 = n / 8 * 8;
   const __mmask8 tail = static_cast<__mmask8>((1u << (n - n8)) - 1u);
-  for (Index j = b; j < e; j += 2) {
-    const bool two = j + 1 < e;  // an odd last column runs alone (as its own pair: the second sums are dropped)
-    const double* a0 = A + j * lda;
-    const double* a1 = two ? a0 + lda : a0;
-    __m512d s0[K], s1[K];
-    for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm512_setzero_pd();
-    for (Index i = 0; i < n8; i += 8) {
-      const __m512d x0 = _mm512_loadu_pd(a0 + i), x1 = _mm512_loadu_pd(a1 + i);
-      for (int c = 0; c < K; ++c) {
-        const __m512d mc = _mm512_loadu_pd(M + c * ldm + i);
-        s0[c] = _mm512_fmadd_pd(x0, mc, s0[c]);
-        s1[c] = _mm512_fmadd_pd(x1, mc, s1[c]);
-      }
-    }
-    if (tail) {
-      const __m512d x0 = _mm512_maskz_loadu_pd(tail, a0 + n8), x1 = _mm512_maskz_loadu_pd(tail, a1 + n8);
-      for (int c = 0; c < K; ++c) {
-        const __m512d mc = _mm512_maskz_loadu_pd(tail, M + c * ldm + n8);
-        s0[c] = _mm512_fmadd_pd(x0, mc, s0[c]);
-        s1[c] = _mm512_fmadd_pd(x1, mc, s1[c]);
-      }
-    }
-    for (int c = 0; c < K; ++c) {
-      out[j + c * ldo] += _mm512_reduce_add_pd(s0[c]);
-      if (two) out[j + 1 + c * ldo] += _mm512_reduce_add_pd(s1[c]);
+  const double* a[J];
+  FGSEQ_UNROLL for (int t = 0; t < J; ++t) a[t] = A + (j + t) * lda;
+  __m512d s[J][K];
+  FGSEQ_UNROLL for (int t = 0; t < J; ++t) FGSEQ_UNROLL for (int c = 0; c < K; ++c) s[t][c] = _mm512_setzero_pd();
+  for (Index i = 0; i < n8; i += 8) {
+    __m512d x[J];
+    FGSEQ_UNROLL for (int t = 0; t < J; ++t) x[t] = _mm512_loadu_pd(a[t] + i);
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+      __m512d mc = _mm512_loadu_pd(M + c * ldm + i);
+      __asm__("" : "+v"(mc));
+      FGSEQ_UNROLL for (int t = 0; t < J; ++t) s[t][c] = _mm512_fmadd_pd(x[t], mc, s[t][c]);
     }
   }
+  if (tail) {
+    __m512d x[J];
+    FGSEQ_UNROLL for (int t = 0; t < J; ++t) x[t] = _mm512_maskz_loadu_pd(tail, a[t] + n8);
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+      const __m512d mc = _mm512_maskz_loadu_pd(tail, M + c * ldm + n8);
+      FGSEQ_UNROLL for (int t = 0; t < J; ++t) s[t][c] = _mm512_fmadd_pd(x[t], mc, s[t][c]);
+    }
+  }
+  for (int c = 0; c < K; ++c)
+    for (int t = 0; t < J; ++t) out[j + t + c * ldo] += _mm512_reduce_add_pd(s[t][c]);
+}
+
+// Tiles of tile_cols(K, 32) columns, the columns left over one at a time; every entry is summed in the
+// same order whatever its tile.
+template <int K>
+void tmul_avx512(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
+                 Index ldo) {
+  constexpr int J = tile_cols(K, 32);
+  Index j = b;
+  for (; j + J <= e; j += J) tmul_tile_avx512<J, K>(A, lda, n, M, ldm, j, out, ldo);
+  for (; j < e; ++j) tmul_tile_avx512<1, K>(A, lda, n, M, ldm, j, out, ldo);
 }
 
 // Rows of Y in chunks of 128 (K columns of a chunk stay in L1): for 8 columns j of A at a time, each
@@ -194,38 +218,42 @@ __attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, cons
 }
 
 // AVX2: the same schemes with 4 rows per vector (16 registers: K at most 6)
-template <int K>
-__attribute__((target("avx2,fma"))) void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm,
-                                                    Index b, Index e, double* out, Index ldo) {
+template <int J, int K>
+__attribute__((target("avx2,fma"))) void tmul_tile_avx2(const double* A, Index lda, Index n, const double* M,
+                                                         Index ldm, Index j, double* out, Index ldo) {
   const Index n4 = n / 4 * 4;
-  for (Index j = b; j < e; j += 2) {
-    const bool two = j + 1 < e;  // an odd last column runs alone (as its own pair: the second sums are dropped)
-    const double* a0 = A + j * lda;
-    const double* a1 = two ? a0 + lda : a0;
-    __m256d s0[K], s1[K];
-    for (int c = 0; c < K; ++c) s0[c] = s1[c] = _mm256_setzero_pd();
-    for (Index i = 0; i < n4; i += 4) {
-      const __m256d x0 = _mm256_loadu_pd(a0 + i), x1 = _mm256_loadu_pd(a1 + i);
-      for (int c = 0; c < K; ++c) {
-        const __m256d mc = _mm256_loadu_pd(M + c * ldm + i);
-        s0[c] = _mm256_fmadd_pd(x0, mc, s0[c]);
-        s1[c] = _mm256_fmadd_pd(x1, mc, s1[c]);
-      }
-    }
-    for (int c = 0; c < K; ++c) {
-      double t0[4], t1[4];
-      _mm256_storeu_pd(t0, s0[c]);
-      _mm256_storeu_pd(t1, s1[c]);
-      double r0 = (t0[0] + t0[1]) + (t0[2] + t0[3]), r1 = (t1[0] + t1[1]) + (t1[2] + t1[3]);
-      const double* mc = M + c * ldm;
-      for (Index i = n4; i < n; ++i) {
-        r0 += a0[i] * mc[i];
-        r1 += a1[i] * mc[i];
-      }
-      out[j + c * ldo] += r0;
-      if (two) out[j + 1 + c * ldo] += r1;
+  const double* a[J];
+  FGSEQ_UNROLL for (int t = 0; t < J; ++t) a[t] = A + (j + t) * lda;
+  __m256d s[J][K];
+  FGSEQ_UNROLL for (int t = 0; t < J; ++t) FGSEQ_UNROLL for (int c = 0; c < K; ++c) s[t][c] = _mm256_setzero_pd();
+  for (Index i = 0; i < n4; i += 4) {
+    __m256d x[J];
+    FGSEQ_UNROLL for (int t = 0; t < J; ++t) x[t] = _mm256_loadu_pd(a[t] + i);
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+      __m256d mc = _mm256_loadu_pd(M + c * ldm + i);
+      __asm__("" : "+x"(mc));
+      FGSEQ_UNROLL for (int t = 0; t < J; ++t) s[t][c] = _mm256_fmadd_pd(x[t], mc, s[t][c]);
     }
   }
+  for (int c = 0; c < K; ++c) {
+    const double* mc = M + c * ldm;
+    for (int t = 0; t < J; ++t) {
+      double v[4];
+      _mm256_storeu_pd(v, s[t][c]);
+      double r = (v[0] + v[1]) + (v[2] + v[3]);
+      for (Index i = n4; i < n; ++i) r += a[t][i] * mc[i];
+      out[j + t + c * ldo] += r;
+    }
+  }
+}
+
+template <int K>
+void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
+               Index ldo) {
+  constexpr int J = tile_cols(K, 16);
+  Index j = b;
+  for (; j + J <= e; j += J) tmul_tile_avx2<J, K>(A, lda, n, M, ldm, j, out, ldo);
+  for (; j < e; ++j) tmul_tile_avx2<1, K>(A, lda, n, M, ldm, j, out, ldo);
 }
 
 template <int K>
