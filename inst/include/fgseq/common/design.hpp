@@ -40,8 +40,13 @@ class Design {
 
   // x' M, p x k, on `threads` threads
   virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const = 0;
-  // the same on the threads of `pool` (chunks of columns claimed in turn)
-  virtual MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const = 0;
+  // the same into out (p x k, overwritten) on the threads of `pool` (chunks of columns claimed in turn)
+  virtual void tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool, Eigen::Ref<MatrixXd> out) const = 0;
+  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const {
+    MatrixXd out(cols(), M.cols());
+    tmul(M, pool, out);
+    return out;
+  }
 };
 
 class DenseDesign : public Design {
@@ -51,9 +56,10 @@ class DenseDesign : public Design {
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const override {
     return kernels::tmul(x_, M, threads);
   }
-  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const override {
-    return kernels::tmul(x_, M, pool);
+  void tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool, Eigen::Ref<MatrixXd> out) const override {
+    kernels::tmul(x_, M, pool, out);
   }
+  using Design::tmul;
   Index rows() const override { return x_.rows(); }
   Index cols() const override { return x_.cols(); }
   bool is_sparse() const override { return false; }
@@ -106,12 +112,11 @@ class SparseDesign : public Design {
     parallel_ranges(x_.cols(), threads, [&](Index b, Index e) { tmul_range(M, b, e, out); });
     return out;
   }
-  MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const override {
-    MatrixXd out(x_.cols(), M.cols());
+  void tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool, Eigen::Ref<MatrixXd> out) const override {
     pool.ranges(x_.cols(), [&](Index b, Index e) { tmul_range(M, b, e, out); });
-    return out;
   }
-  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, MatrixXd& out) const {
+  using Design::tmul;
+  void tmul_range(const Eigen::Ref<const MatrixXd>& M, Index begin, Index end, Eigen::Ref<MatrixXd> out) const {
     const Index k = M.cols();
     if (k == 1) {
       for (Index j = begin; j < end; ++j) {

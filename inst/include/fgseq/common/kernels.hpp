@@ -344,12 +344,14 @@ inline int threads_for(double work, int threads) { return work > 1e6 ? threads :
 }  // namespace detail
 
 namespace detail {
-// A' M over ranges of whole pairs of columns of A, which `over(pairs, body)` runs (on threads)
+// out (m x k, overwritten) = A' M over ranges of whole pairs of columns of A, which `over(pairs, body)`
+// runs (on threads)
 template <class Over>
-MatrixXd tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int isa, const Over& over) {
+void tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int isa, const Over& over,
+               Eigen::Ref<MatrixXd> out) {
   const Index n = A.rows(), m = A.cols(), k = M.cols();
-  MatrixXd out = MatrixXd::Zero(m, k);
-  if (m == 0 || k == 0 || n == 0) return out;
+  out.setZero();
+  if (m == 0 || k == 0 || n == 0) return;
   isa = isa_level(isa);
   const int kmax = max_cols(isa);
   over((m + 1) / 2, [&](Index b2, Index e2) {
@@ -357,12 +359,11 @@ MatrixXd tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const M
     for (Index c0 = 0; c0 < k; c0 += kmax) {
       const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
       const TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
-                       out.data() + c0 * m, m};
+                       out.data() + c0 * out.outerStride(), out.outerStride()};
       // blocks of 256 columns keep M's columns in cache across a range
       for (Index j = b; j < e; j += 256) tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + 256));
     }
   });
-  return out;
 }
 
 // Y -= A C over ranges of 16 rows, which `over(units, body)` runs (on threads)
@@ -404,16 +405,28 @@ inline auto on_pool(WorkerPool& pool, bool split) {
 inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
                      int isa = 2) {
   threads = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), threads);
-  return detail::tmul_over(A, M, isa, detail::on_threads(threads));
+  MatrixXd out(A.cols(), M.cols());
+  detail::tmul_over(A, M, isa, detail::on_threads(threads), out);
+  return out;
 }
 
-// The same on the threads of `pool`, which claim its columns in chunks: a fit of many short products
-// (the sample-space engine's steps) waits at no barrier for a thread the system has descheduled.
-// The sums of every entry are those of the other form.
+// The same into out (A.cols() x M.cols(), overwritten) on the threads of `pool`, which claim its
+// columns in chunks: a fit of many short products (the sample-space engine's steps) waits at no
+// barrier for a thread the system has descheduled, and a caller that keeps out from one product to the
+// next spares the system fresh memory, which is slow to touch. The sums of every entry are those of
+// the other form.
+inline void tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                 Eigen::Ref<MatrixXd> out, int isa = 2) {
+  const bool split = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), 2) > 1;
+  detail::tmul_over(A, M, isa, detail::on_pool(pool, split), out);
+}
+
+// The same, returned.
 inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
                      int isa = 2) {
-  const bool split = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), 2) > 1;
-  return detail::tmul_over(A, M, isa, detail::on_pool(pool, split));
+  MatrixXd out(A.cols(), M.cols());
+  tmul(A, M, pool, out, isa);
+  return out;
 }
 
 // Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).

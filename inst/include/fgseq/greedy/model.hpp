@@ -215,13 +215,13 @@ class GroupModel : public SelectionModel {
 
   // M_hh -= Pn_h Pn_h' for every unselected group h (Pn: the rows h of C times the new basis columns,
   // q x k), after g was selected; g's block is dropped.
-  void downdate_schur(const MatrixXd& Pn, Index g, int threads) {
+  void downdate_schur(const Eigen::Ref<const MatrixXd>& Pn, Index g, int threads) {
     downdate_schur(Pn, g, [threads](Index n, const auto& body) { parallel_ranges(n, threads, body); });
   }
 
   // the same with the groups' ranges run by over(n, body) (on threads)
   template <class Over>
-  void downdate_schur(const MatrixXd& Pn, Index g, const Over& over) {
+  void downdate_schur(const Eigen::Ref<const MatrixXd>& Pn, Index g, const Over& over) {
     over(lay_.size(), [&](Index h0, Index h1) {
       for (Index h = h0; h < h1; ++h) {
         if (selected_[static_cast<size_t>(h)] || rank(h) == 0) continue;

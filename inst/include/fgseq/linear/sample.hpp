@@ -85,7 +85,8 @@ class SampleModel : public GroupModel {
     if (screening()) return whitened_gradient_score(h, whitened_columns(h).transpose() * R_);
     if (ctl_.method == Method::OMP) {
       if (stale_) {  // one pass over x per step: the gradients of every group at once
-        b_ = whitened_tmul(R_);
+        b_.resize(wh_.q, R_.cols());
+        whitened_tmul(R_, b_);
         stale_ = false;
       }
       return whitened_gradient_score(h, b_.middleRows(offset(h), rank(h)));
@@ -161,7 +162,8 @@ class SampleModel : public GroupModel {
     stale_ = true;
     record(g);
     if (!schur_.empty()) {  // one pass over x: rows h of C Q_new = A_h' U_new
-      const MatrixXd Pn = whitened_tmul(Un);
+      auto Pn = workspace(pn_, wh_.q, Un.cols());
+      whitened_tmul(Un, Pn);
       b_.noalias() -= Pn * zn;
       downdate_schur(Pn, g, kernels::detail::on_pool(pool_, true));
     }
@@ -188,6 +190,8 @@ class SampleModel : public GroupModel {
   double zz_ = 0.0;      // ||z||^2 = 2 F(S)
   Index qs_ = 0;
   MatrixXd b_;           // q x P gradients (rows of unselected groups are the ones used)
+  mutable MatrixXd xt_;  // buffers of the passes (workspace()): x'(sw M), p x k, and A'U_new, q x k
+  MatrixXd pn_;
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, and the
   // bounds beta_h of the current b~
@@ -253,13 +257,14 @@ class SampleModel : public GroupModel {
     return Ag;
   }
 
-  // A' M (q x k) for an n x k matrix M: x'(sw M) in one threaded pass, centred and scaled column by
-  // column, then whitened group by group
-  MatrixXd whitened_tmul(const MatrixXd& M) const {
+  // out (q x k, overwritten) = A' M for an n x k matrix M: x'(sw M) in one threaded pass, centred and
+  // scaled column by column, then whitened group by group. The p x k product x'(sw M) goes to a buffer
+  // kept for the fit (fresh memory of that size, one per step, is slow to touch).
+  void whitened_tmul(const MatrixXd& M, Eigen::Ref<MatrixXd> out) const {
     const MatrixXd SM = sw_.asDiagonal() * M;
-    const MatrixXd xt = x_.tmul(SM, pool_);
+    auto xt = workspace(xt_, x_.cols(), M.cols());
+    x_.tmul(SM, pool_, xt);
     const Eigen::RowVectorXd s = SM.colwise().sum();  // A'M = T' D^-1 (x'(sw M) - m 1'(sw M))
-    MatrixXd out(wh_.q, M.cols());
     pool_.ranges(lay_.size(), [&](Index g0, Index g1) {
       MatrixXd rows;
       for (Index g = g0; g < g1; ++g) {
@@ -275,7 +280,18 @@ class SampleModel : public GroupModel {
         out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
       }
     });
+  }
+
+  MatrixXd whitened_tmul(const MatrixXd& M) const {
+    MatrixXd out(wh_.q, M.cols());
+    whitened_tmul(M, out);
     return out;
+  }
+
+  // the first k columns of a buffer of `rows` rows, grown (never shrunk) to at least k columns
+  static Eigen::Block<MatrixXd, Eigen::Dynamic, Eigen::Dynamic, true> workspace(MatrixXd& buf, Index rows, Index k) {
+    if (buf.rows() != rows || buf.cols() < k) buf.resize(rows, std::max(k, buf.cols()));
+    return buf.leftCols(k);
   }
 };
 
