@@ -43,10 +43,9 @@ struct NewtonControl {
   double deviance_tol = 1e-8; // glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol
   double grad_tol = 1e-11;    // largest gradient entry of the risk at which a fit has converged
   int newton_max_iter = 100;
-  // For an evaluator whose points are expensive (each a pass over chunks of rows): a Newton step whose
-  // decrement g'H^-1 g already meets the convergence criterion (the risk it removes, half the decrement
-  // to rounding, is below newton_tol) and that moves no coefficient by more than 5e-9 (relative) is taken
-  // without evaluating its point, and the solve ends there (see newton_solve()).
+  // For an evaluator whose points are expensive (each a pass over chunks of rows): the last Newton step
+  // (whose decrement g'H^-1 g already meets the convergence criterion and that moves no coefficient by
+  // more than 5e-9, relative; see newton_solve()) is taken without evaluating its point.
   bool take_last_step = false;
 };
 
@@ -88,8 +87,9 @@ struct NewtonSolution {
 // Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter). The iteration stops when the
 // largest gradient entry is at most grad_tol, or when the risk no longer moves and the Newton decrement
 // g'H^-1 g is negligible, or when no step decreases the risk, or after newton_max_iter steps. It has
-// converged when it stopped at a vanishing gradient or decrement (with ctl.take_last_step, a last step
-// whose decrement meets the criterion is taken without evaluating its point), or, by the criterion of glm(), when
+// converged when it stopped at a vanishing gradient or decrement (a last step whose decrement meets the
+// criterion is taken whole, without a search; with ctl.take_last_step, a short one without evaluating
+// its point), or, by the criterion of glm(), when
 // its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
 // means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
 // non-convergence.
@@ -138,17 +138,33 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     }
     const double decrement = -g.dot(delta);  // Newton decrement (squared), >= 0
     if (!(decrement >= 0) || !std::isfinite(decrement)) break;
-    if (ctl.take_last_step && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8) &&
-        0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) &&
-        delta.cwiseAbs().maxCoeff() <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
-      // the step would end the solve (its risk change is below the tolerances) and moves no coefficient
-      // by more than 5e-9 (relative): it is taken unevaluated. (A step along a flat direction, such as the
-      // multinomial's shift of every class's intercept, can be long at a negligible decrement: it is
-      // evaluated, as without take_last_step.) The point returned has the stepped theta and the rest
-      // (risk, sums) of the point before it, which differ from those at theta by about the decrement.
-      f.theta += delta;
-      converged = true;
-      break;
+    const double settled = 1e-12 * (std::abs(f.risk) + 1e-8);
+    if (decrement <= settled && 0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol)) {
+      // The step would end the solve (its risk change is below the tolerances). The risk it removes is
+      // then about the rounding of the risk, so trial points cannot judge it: a search would keep
+      // whichever fraction of the step rounding happened to favour, and two fits whose sums differ in
+      // the last bits would end apart by up to the step (about the square root of the decrement over
+      // the Hessian's smallest eigenvalue: 1e-7 of the coefficients at a ridge of 1e-3). So the step is
+      // taken whole, and the solve ends. With take_last_step, a step that moves no coefficient by more
+      // than 5e-9 (relative) is taken unevaluated: the point returned has the stepped theta and the rest
+      // (risk, sums) of the point before it, which differ from those at theta by about the decrement. (A
+      // step along a flat direction, such as the multinomial's shift of every class's intercept, can be
+      // long at a negligible decrement: it is evaluated.) Otherwise its point is evaluated, and kept
+      // unless its risk rose by more than that rounding; a search follows when it did.
+      if (ctl.take_last_step && delta.cwiseAbs().maxCoeff() <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
+        f.theta += delta;
+        converged = true;
+        break;
+      }
+      NewtonPoint last = point(f.theta + delta);
+      fill(last, NewtonNeed::Risk);
+      if (std::isfinite(last.risk) && last.risk <= f.risk + settled) {
+        fill(last, NewtonNeed::Accept);
+        last.step = 1.0;
+        f = std::move(last);
+        converged = true;
+        break;
+      }
     }
     double t = 1.0;
     NewtonPoint next;
