@@ -344,12 +344,13 @@ inline int threads_for(double work, int threads) { return work > 1e6 ? threads :
 }  // namespace detail
 
 namespace detail {
-// out (m x k, overwritten) = A' M over ranges of whole pairs of columns of A, which `over(pairs, body)`
-// runs (on threads)
+// out (m x k, overwritten; it aliases neither A nor M) = A' M over ranges of whole pairs of columns of A,
+// which `over(pairs, body)` runs (on threads)
 template <class Over>
 void tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int isa, const Over& over,
                Eigen::Ref<MatrixXd> out) {
   const Index n = A.rows(), m = A.cols(), k = M.cols();
+  eigen_assert(out.rows() == m && out.cols() == k && "tmul: out must be A.cols() x M.cols() (and alias neither)");
   out.setZero();
   if (m == 0 || k == 0 || n == 0) return;
   isa = isa_level(isa);

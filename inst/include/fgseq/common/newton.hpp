@@ -138,6 +138,9 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     }
     const double decrement = -g.dot(delta);  // Newton decrement (squared), >= 0
     if (!(decrement >= 0) || !std::isfinite(decrement)) break;
+    double t = 1.0;
+    NewtonPoint next;
+    bool improved = false;
     const double settled = 1e-12 * (std::abs(f.risk) + 1e-8);
     if (decrement <= settled && 0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol)) {
       // The step would end the solve (its risk change is below the tolerances). The risk it removes is
@@ -145,31 +148,24 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
       // whichever fraction of the step rounding happened to favour, and two fits whose sums differ in
       // the last bits would end apart by up to the step (about the square root of the decrement over
       // the Hessian's smallest eigenvalue: 1e-7 of the coefficients at a ridge of 1e-3). So the step is
-      // taken whole, and the solve ends. With take_last_step, a step that moves no coefficient by more
-      // than 5e-9 (relative) is taken unevaluated: the point returned has the stepped theta and the rest
+      // taken whole. With take_last_step, a step that moves no coefficient by more than 5e-9 (relative)
+      // is taken unevaluated, and the solve ends: the point returned has the stepped theta and the rest
       // (risk, sums) of the point before it, which differ from those at theta by about the decrement. (A
       // step along a flat direction, such as the multinomial's shift of every class's intercept, can be
-      // long at a negligible decrement: it is evaluated.) Otherwise its point is evaluated, and kept
-      // unless its risk rose by more than that rounding; a search follows when it did.
+      // long at a negligible decrement: it is evaluated.) Otherwise its point is evaluated and taken
+      // unless its risk rose by more than that rounding (the solve then ends below, unless the risk fell
+      // by more than the decrement promised); when it rose, the search starts at half the step.
       if (ctl.take_last_step && delta.cwiseAbs().maxCoeff() <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
         f.theta += delta;
         converged = true;
         break;
       }
-      NewtonPoint last = point(f.theta + delta);
-      fill(last, NewtonNeed::Risk);
-      if (std::isfinite(last.risk) && last.risk <= f.risk + settled) {
-        fill(last, NewtonNeed::Accept);
-        last.step = 1.0;
-        f = std::move(last);
-        converged = true;
-        break;
-      }
+      next = point(f.theta + delta);
+      fill(next, NewtonNeed::Risk);
+      improved = std::isfinite(next.risk) && next.risk <= f.risk + settled;
+      if (!improved) t = 0.5;
     }
-    double t = 1.0;
-    NewtonPoint next;
-    bool improved = false;
-    for (int half = 0; half < 50; ++half, t *= 0.5) {
+    for (int half = 0; half < 50 && !improved; ++half, t *= 0.5) {
       next = point(f.theta + t * delta);
       fill(next, NewtonNeed::Risk);
       if (std::isfinite(next.risk) && next.risk <= f.risk + 1e-4 * t * -decrement) {
