@@ -87,10 +87,10 @@ struct NewtonSolution {
 // Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter). The iteration stops when the
 // largest gradient entry is at most grad_tol, or when the risk no longer moves and the Newton decrement
 // g'H^-1 g is negligible, or when no step decreases the risk, or after newton_max_iter steps. It has
-// converged when it stopped at a vanishing gradient or decrement (a last step whose decrement meets the
-// criterion is taken whole, without a search; with ctl.take_last_step, a short one without evaluating
-// its point), or, by the criterion of glm(), when
-// its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
+// converged when it stopped at a vanishing gradient or decrement (a step whose decrement meets the
+// criterion is taken whole unless its risk rose by more than the risk's rounding, without a search;
+// with ctl.take_last_step, a short one without evaluating its point), or, by the criterion of glm(),
+// when its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
 // means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
 // non-convergence.
 // poll: called before each iteration (an interrupt check, a deadline; may throw). direction: the
