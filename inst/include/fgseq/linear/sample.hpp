@@ -67,7 +67,8 @@ class SampleModel : public GroupModel {
       }
     }
     if (ctl_.method != Method::OMP) {
-      b_ = whitened_tmul(yt_);
+      b_.resize(wh_.q, yt_.cols());
+      whitened_tmul(yt_, b_);
       schur_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
       for (Index h = 0; h < lay_.size(); ++h)
         schur_[static_cast<size_t>(h)] = (1.0 + ctl_.lambda) * MatrixXd::Identity(rank(h), rank(h));
@@ -280,12 +281,6 @@ class SampleModel : public GroupModel {
         out.middleRows(offset(g), r).noalias() = wh_.T[static_cast<size_t>(g)].transpose() * rows;
       }
     });
-  }
-
-  MatrixXd whitened_tmul(const MatrixXd& M) const {
-    MatrixXd out(wh_.q, M.cols());
-    whitened_tmul(M, out);
-    return out;
   }
 
   // the first k columns of a buffer of `rows` rows, grown (never shrunk) to at least k columns
