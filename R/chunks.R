@@ -32,8 +32,7 @@
 #'   first chunk's, or, for the Gaussian family, carries an `offset` (class `fgseq_error_chunk_offset`).
 #'   A multinomial fit stops (class `fgseq_error_chunk_classes`) when a chunk's `y` has a label that is not
 #'   a level of the first chunk's `y` (naming the chunk), or when a level of the first chunk's `y` has no
-#'   row, or fewer than two, in all chunks. A fit stops when a function `source` or `read` uses a
-#'   variable named `.fgseq_run` or `.fgseq_job`, the names the fit gives its futures' own values.
+#'   row, or fewer than two, in all chunks.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group
 #'   sequencing for anytime linear prediction, first version, appendix B.
 #'   \url{https://arxiv.org/abs/1409.5495v1}
