@@ -75,6 +75,15 @@ test_that("a Poisson fit from chunk files on 2 multisession workers equals the i
               lambda = 1e-3, max_steps = 3)
   expect_identical(f2$sequence, a$sequence)
   expect_equal(f2$beta, a$beta, tolerance = 1e-7)
+  # the names the package once gave its futures' own values included
+  assign(".fgseq_job", 1, envir = globalenv())
+  on.exit(rm(".fgseq_job", envir = globalenv()), add = TRUE)
+  reader3 <- function(i) run[[i * .fgseq_job]]
+  environment(reader3) <- globalenv()
+  f3 <- fgseq(fgseq_chunks(reader3, n_chunks = 3), group = d$group, cost = d$cost, family = "poisson",
+              lambda = 1e-3, max_steps = 3)
+  expect_identical(f3$sequence, a$sequence)
+  expect_equal(f3$beta, a$beta, tolerance = 1e-7)
 })
 
 test_that("CS-G-FR and Doubling with the quadratic gain from chunks equal the in-memory fits", {
