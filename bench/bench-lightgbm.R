@@ -3,7 +3,7 @@
 ## when it is not installed.
 ##
 ## Usage (from the package root, with fgseq and lightgbm installed):
-##   Rscript bench/bench-lightgbm.R              # heart, Pima (needs an mlbench that ships it, such as 2.1.3), speed setting n = 100000
+##   Rscript bench/bench-lightgbm.R              # heart, Pima (needs an mlbench that has it), speed n = 100000
 ##   Rscript bench/bench-lightgbm.R 20000        # smaller n for the speed setting
 ##   Rscript bench/bench-lightgbm.R 100000 0     # skip the speed setting's lambda grid (timing only)
 ##
@@ -187,7 +187,9 @@ report_small(heart_d, sprintf("heart (%d patients, 13 tests, costs in CAD, total
                               sum(heart_cost)))
 
 # Pima: from mlbench, whose recent versions no longer ship it
-if ("PimaIndiansDiabetes2" %in% tryCatch(utils::data(package = "mlbench")$results[, "Item"], error = function(e) NULL)) {
+have_pima <- "PimaIndiansDiabetes2" %in%
+  tryCatch(utils::data(package = "mlbench")$results[, "Item"], error = function(e) NULL)
+if (have_pima) {
   utils::data("PimaIndiansDiabetes2", package = "mlbench", envir = environment())
   pima <- stats::na.omit(PimaIndiansDiabetes2)
   # Turney's costs; blood pressure and skin fold have none there and are taken as 1.00
