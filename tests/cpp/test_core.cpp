@@ -80,6 +80,7 @@ static const std::vector<TestCase>& test_cases() {
       {"pass_checks", 137, [](Problem& pb) { test_pass_checks(pb); }},
       {"whitened_columns", 138, [](Problem& pb) { test_whitened_columns(pb); }},
       {"contrast_hessian", 139, [](Problem& pb) { test_contrast_hessian(pb); }},
+      {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},
   };
   return cases;
 }

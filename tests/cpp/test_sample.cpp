@@ -92,6 +92,96 @@ static void test_screened_omp(Problem& pb) {
   check(thrown && early == 2, "SampleModel: max_time spent before its buffers leaves the constructor", early, 2);
 }
 
+// Lazy screening (linear/sample.hpp): a range from an earlier step's pass over the copy still holds the
+// exact score (raw_score(), from x in double precision) after the residual has moved, for every
+// criterion, with weights and a ridge; and the engine, which passes only over the groups whose range
+// reaches the best, gives the unscreened path while passing over fewer columns than a pass per step.
+static void test_lazy_screening(Problem& pb) {
+  std::mt19937& rng = pb.rng;
+  std::normal_distribution<double>& N = pb.N;
+  const Index nw = 60, gw = 40, d = 3;
+  MatrixXd xw(nw, d * gw);
+  for (Index j = 0; j < xw.cols(); ++j)
+    for (Index i = 0; i < nw; ++i) xw(i, j) = N(rng) + (j % d == 0 ? 0.0 : 0.5 * xw(i, j - 1));
+  MatrixXd yw = xw.col(1) - 0.5 * xw.col(7) + 0.8 * xw.col(40) + 0.3 * MatrixXd::Random(nw, 1);
+  VectorXd w = VectorXd::Random(nw).array() + 1.5;
+  std::vector<int> gof;
+  for (Index j = 0; j < xw.cols(); ++j) gof.push_back(static_cast<int>(j / d));
+  std::vector<double> cw(static_cast<size_t>(gw));
+  for (Index g = 0; g < gw; ++g) cw[static_cast<size_t>(g)] = g % 4 == 0 ? 1.0 : (g % 4 == 1 ? 5.0 : (g % 4 == 2 ? 20.0 : 100.0));
+  const DenseDesign dw(xw);
+  const GroupLayout lay = make_layout(gof, static_cast<int>(gw));
+  const BlockStats bs = block_stats(dw, yw, w, lay);
+  const Whitened wh = whiten_block_stats(bs, 1e-9);
+  for (Criterion cr : {Criterion::Whitened, Criterion::L2, Criterion::Linf}) {
+    Control on;
+    on.engine = Engine::Sample;
+    on.criterion = cr;
+    on.lambda = 0.01;
+    SampleModel m(dw, yw, w, bs.st, wh, lay, on, 2);
+    std::vector<Index> all;
+    for (Index h = 0; h < gw; ++h) all.push_back(h);
+    check(!m.range_current(0) && std::isinf(m.score_range(0).second), "lazy screening: no range before a pass", 0, 0);
+    m.refresh_ranges(all);
+    check(m.range_current(5), "lazy screening: a range of this step after its pass", 0, 0);
+    double worst = 0.0;  // the largest distance of an exact score outside its range, relative
+    int old_ranges = 0;
+    const std::vector<Index> take = {13, 2, 0, 27, 33, 8};
+    for (size_t k = 0; k < take.size(); ++k) {
+      m.add_group(take[k]);
+      if (k == 2) m.refresh_ranges({5, 6, 30});  // some groups passed over again, the others not
+      for (Index h = 0; h < gw; ++h) {
+        if (std::find(take.begin(), take.begin() + static_cast<std::ptrdiff_t>(k) + 1, h) != take.begin() + static_cast<std::ptrdiff_t>(k) + 1) continue;
+        const std::pair<double, double> r = m.score_range(h);
+        const double s = m.raw_score(h);
+        old_ranges += m.range_current(h) ? 0 : 1;
+        worst = std::max(worst, std::max(r.first - s, s - r.second) / (1e-300 + s));
+      }
+    }
+    check(worst <= 1e-12, "lazy screening: ranges of earlier steps hold the exact score", worst, 1e-12);
+    check(old_ranges > 100, "lazy screening: ranges of earlier steps were checked", old_ranges, 100);
+    // the engine: the unscreened path, and fewer columns passed over than one pass per step
+    struct Counting : SelectionModel {
+      SampleModel& m;
+      Index groups = 0, passes = 0;
+      explicit Counting(SampleModel& model) : m(model) {}
+      Index n_groups() const override { return m.n_groups(); }
+      bool selectable(Index h) const override { return m.selectable(h); }
+      double raw_score(Index h) override { return m.raw_score(h); }
+      std::pair<double, double> score_range(Index h) override { return m.score_range(h); }
+      bool range_current(Index h) const override { return m.range_current(h); }
+      void refresh_ranges(const std::vector<Index>& gs) override {
+        groups += static_cast<Index>(gs.size());
+        ++passes;
+        m.refresh_ranges(gs);
+      }
+      void set_candidates(const std::vector<bool>& c) override { m.set_candidates(c); }
+      void add_group(Index g) override { m.add_group(g); }
+      double objective() const override { return m.objective(); }
+      double r2() const override { return m.r2(); }
+      double score_scale() const override { return m.score_scale(); }
+      MatrixXd coef() const override { return m.coef(); }
+      VectorXd intercept() const override { return m.intercept(); }
+    };
+    Control off = on;
+    off.screen = false;
+    on.max_steps = off.max_steps = 15;
+    SampleModel lazy(dw, yw, w, bs.st, wh, lay, on, 2), plain(dw, yw, w, bs.st, wh, lay, off, 1);
+    Counting counted(lazy);
+    const Path a = greedy_path(counted, Measurements(cw), on), b = greedy_path(plain, Measurements(cw), off);
+    check(a.sequence == b.sequence && a.sequence.size() == 15, "lazy screening: the unscreened sequence", 0, 0);
+    for (size_t k = 0; k < a.score.size() && k < b.score.size(); ++k)
+      check(std::abs(a.score[k] - b.score[k]) <= 1e-9 * std::abs(b.score[k]), "lazy screening: the unscreened scores",
+            a.score[k], b.score[k]);
+    Index candidates = 0;  // one pass per step would pass over every unselected group
+    for (Index k = 0; k < 15; ++k) candidates += gw - k;
+    check(counted.groups < candidates * 3 / 4, "lazy screening: fewer groups passed over than a pass per step",
+          static_cast<double>(counted.groups), static_cast<double>(candidates));
+    check(counted.passes >= 15 && counted.passes <= 30, "lazy screening: one or two passes a step",
+          static_cast<double>(counted.passes), 30);
+  }
+}
+
 // A group wider than x is long (60 columns, 20 weighted rows) is whitened from the n x n matrix of its
 // rows (whiten_rows()) instead of its 60 x 60 block: the same rank (19: the centred rows span 19
 // directions), the same pseudo-inverse T T' and block S S' as the eigen-decomposition of the block

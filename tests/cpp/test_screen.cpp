@@ -35,6 +35,19 @@ static void test_screening_copy(Problem& pb) {
       WorkerPool pool(2);  // the same sums on a pool's threads
       const bool same = (copy.tmul(M.leftCols(k), pool).array() == copy.tmul(M.leftCols(k), 1).array()).all();
       check(same, "screening copy: the same sums on a WorkerPool", same ? 0.0 : 1.0, 0.0);
+      // some ranges of rows (not on the 4-column units): those rows as the whole product has them, the
+      // other rows of out untouched
+      const MatrixXd full = copy.tmul(M.leftCols(k), 1);
+      MatrixXd part = MatrixXd::Constant(qq, k, -7.0);
+      const std::vector<std::pair<Index, Index>> rows = {{1, 3}, {3, 6}, {13, 14}, {30, 37}};
+      copy.tmul_rows(M.leftCols(k), rows, pool, part);
+      bool rows_same = true;
+      for (Index j = 0; j < qq; ++j) {
+        bool in = false;
+        for (const auto& r : rows) in = in || (j >= r.first && j < r.second);
+        for (Index c = 0; c < k; ++c) rows_same = rows_same && part(j, c) == (in ? full(j, c) : -7.0);
+      }
+      check(rows_same, "screening copy: rows of the product as the whole product has them", rows_same ? 0.0 : 1.0, 0.0);
     }
   }
 }

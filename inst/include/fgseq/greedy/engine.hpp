@@ -7,7 +7,9 @@
 #define FGSEQ_GREEDY_ENGINE_HPP
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -55,6 +57,14 @@ class SelectionModel {
     const double s = raw_score(h);
     return {s, s};
   }
+  // A model whose ranges may come from an earlier step's pass (wider, still bounds: lo may be 0 and hi
+  // infinite) says which are not of this step's state; refresh_ranges(groups) computes the ranges of
+  // those groups again from it, in one pass for all of them. Default: every range is of this step.
+  virtual bool range_current(Index h) const {
+    (void)h;
+    return true;
+  }
+  virtual void refresh_ranges(const std::vector<Index>& groups) { (void)groups; }
   // told the candidates of a step (one flag per group) before any of them is scored
   virtual void set_candidates(const std::vector<bool>& candidates) { (void)candidates; }
   virtual void add_group(Index g) = 0;            // select g and refit
@@ -196,13 +206,39 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
       return marginal[h] > 0.0 ? s / marginal[h] : 0.0;  // free and without gain
     };
     double best_lo = -1.0;
-    for (Index h = 0; h < G; ++h) {
-      if (!cand[h]) continue;
-      poll();
+    auto range = [&](Index h) {
       const std::pair<double, double> r = model.score_range(h);
       score[h] = counted(r.second, h);
       low[h] = r.first == r.second ? score[h] : counted(r.first, h);
       best_lo = std::max(best_lo, low[h]);
+    };
+    std::vector<Index> old;  // candidates whose range is from an earlier step
+    for (Index h = 0; h < G; ++h) {
+      if (!cand[h]) continue;
+      poll();
+      range(h);
+      if (!model.range_current(h)) old.push_back(h);
+    }
+    if (!old.empty()) {
+      // ranges of earlier steps (lazy screening): first the few whose upper ends are highest, which
+      // set the best lower end, then those that still reach it; the others can neither win nor tie
+      const size_t first = std::min<size_t>(old.size(), 16);
+      std::partial_sort(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first), old.end(),
+                        [&](Index a, Index b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
+      std::vector<Index> now(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first));
+      poll();
+      model.refresh_ranges(now);
+      for (Index h : now) range(h);
+      const double reach_now = best_lo - ctl.tie_tol * std::abs(best_lo);
+      now.clear();
+      for (size_t i = first; i < old.size(); ++i)
+        if (score[old[i]] >= reach_now) now.push_back(old[i]);
+      std::sort(now.begin(), now.end());
+      if (!now.empty()) {
+        poll();
+        model.refresh_ranges(now);
+        for (Index h : now) range(h);
+      }
     }
     const double reach = best_lo - ctl.tie_tol * std::abs(best_lo);
     double best = -1.0;

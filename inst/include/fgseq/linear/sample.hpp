@@ -19,13 +19,21 @@
 // (linear/screen.hpp), which gives b~ with ||b~_h - b_h||_F <= beta_h = ||eta_h|| ||R||_F, and so a range for
 // each group's score: (||b~_h||_F -+ beta_h)^2 for the whitened criterion, the same with ||S_h b~_h||
 // and beta_h ||S_h||_2 for "l2" and "linf". greedy_path() asks for the exact score (b_h = A_h'R from x)
-// of the few groups whose range reaches the best. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
+// of the few groups whose range reaches the best. A group's range is not recomputed at every step
+// (lazy screening): the range of an earlier step's pass stays a bound once widened by ||A_h||_2 times how far
+// the residual has moved since (score_range()), and greedy_path() passes over the copy's columns of
+// only those groups whose widened range still reaches the best (refresh_ranges()). With costs that
+// differ between groups, the expensive ones are passed over at few steps. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
 // does not screen: near saturation its Schur complements fall to the size of their reduced-precision error
 // bounds, and the exact blocks of every group would then have to be formed at once.
 #ifndef FGSEQ_LINEAR_SAMPLE_HPP
 #define FGSEQ_LINEAR_SAMPLE_HPP
 
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "../common/design.hpp"
@@ -95,17 +103,40 @@ class SampleModel : public GroupModel {
     return schur_gain(h, b_.middleRows(offset(h), rank(h)));
   }
 
+  // Screening: the range from the group's rows b~_h of its last pass over the copy, at an earlier
+  // step t0 or this one t. ||b~_h - A_h'R(t0)|| <= eta_h ||R(t0)|| (linear/screen.hpp), and
+  // ||A_h'R(t) - A_h'R(t0)|| <= ||A_h||_2 ||R(t) - R(t0)||, where ||R(t) - R(t0)|| is at most the sum
+  // of the norms of the residual's updates since t0 (moved_; the triangle inequality, with their
+  // rounding). A group never passed over has the range [0, inf).
   std::pair<double, double> score_range(Index h) override {
     if (!screening()) return SelectionModel::score_range(h);
     const auto hs = static_cast<size_t>(h);
-    if (stale_) {  // one pass over the copy per step
-      b_ = copy_.tmul(R_, pool_);
-      beta_ = eta_group_ * R_.norm();
-      stale_ = false;
-    }
+    if (pass_step_[hs] < 0) return {0.0, std::numeric_limits<double>::infinity()};
     const auto bh = b_.middleRows(offset(h), rank(h));
     const MatrixXd& S = wh_.S[hs];
-    return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, beta_(h), sigma_[hs]);
+    const double error = beta0_(h) + (pass_step_[hs] == step_ ? 0.0 : norm_a_(h) * (moved_ - moved0_(h)));
+    return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, error, sigma_[hs]);
+  }
+
+  bool range_current(Index h) const override {
+    return !screening() || pass_step_[static_cast<size_t>(h)] == step_;
+  }
+
+  // one pass over the copy's columns of these groups
+  void refresh_ranges(const std::vector<Index>& groups) override {
+    if (!screening() || groups.empty()) return;
+    std::vector<Index> gs(groups);
+    std::sort(gs.begin(), gs.end());
+    std::vector<std::pair<Index, Index>> rows;
+    for (Index h : gs)
+      if (rank(h) > 0) rows.emplace_back(offset(h), offset(h) + rank(h));
+    copy_.tmul_rows(R_, rows, pool_, b_);
+    const double rn = R_.norm();
+    for (Index h : gs) {
+      beta0_(h) = eta_group_(h) * rn;
+      moved0_(h) = moved_;
+      pass_step_[static_cast<size_t>(h)] = step_;
+    }
   }
 
   void add_group(Index g) override {
@@ -119,18 +150,45 @@ class SampleModel : public GroupModel {
       M.diagonal().array() += ctl_.lambda;
       return MatrixXd(0.5 * (M + M.transpose()));
     };
-    // one block Gram-Schmidt pass in the C inner product against the stored blocks (U_t, Q_t): the
-    // coefficients of V on block t are Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only for the
-    // coordinates selected up to its last column); the products run on the fit's threads (common/kernels.hpp)
+    // one pass of classical block Gram-Schmidt in the C inner product against the stored blocks (U_t,
+    // Q_t): the coefficients of V on every block, Q_t'CV = U_t'(AV) + lambda Q_t'V (Q_t has rows only
+    // for the coordinates selected up to its last column), the blocks claimed in turn by the fit's
+    // threads; then AV -= sum_t U_t C_t and VS -= sum_t Q_t C_t, in chunks of rows claimed in turn, each
+    // over every block (common/kernels.hpp, on one thread per product: each row's sums do not depend
+    // on the chunks). Two parallel loops a pass, whatever the number of blocks.
+    std::vector<MatrixXd> coef(static_cast<size_t>(nb));
+    bool vs_zero = true;  // VS before the first pass: its ridge part of the coefficients is 0
     auto project_out = [&]() {
-      for (const Block& blk : blocks_) {
-        const auto Ut = blk.U.leftCols(blk.cols);
-        const auto Qt = blk.Q.topLeftCorner(blk.rows, blk.cols);
-        MatrixXd Ct = kernels::tmul(Ut, AV, pool_);
-        if (ctl_.lambda != 0.0) Ct.noalias() += ctl_.lambda * kernels::tmul(Qt, VS.topRows(blk.rows), pool_);
-        kernels::sub_mul(VS.topRows(blk.rows), Qt, Ct, pool_);
-        kernels::sub_mul(AV, Ut, Ct, pool_);
-      }
+      if (nb == 0) return;
+      pool_.run(nb, 1, [&](Index t0, Index t1) {
+        for (Index t = t0; t < t1; ++t) {
+          const Block& blk = blocks_[static_cast<size_t>(t)];
+          MatrixXd& Ct = coef[static_cast<size_t>(t)];
+          Ct = kernels::tmul(blk.U.leftCols(blk.cols), AV, 1);
+          if (ctl_.lambda != 0.0 && !vs_zero)
+            Ct.noalias() += ctl_.lambda * kernels::tmul(blk.Q.topLeftCorner(blk.rows, blk.cols), VS.topRows(blk.rows), 1);
+        }
+      });
+      const Index nu = (AV.rows() + 15) / 16, qu = (qs + 15) / 16, units = nu + qu;
+      const Index chunk = std::max<Index>(4, (units + 4 * pool_.threads() - 1) / (4 * pool_.threads()));
+      pool_.run(units, chunk, [&](Index u0, Index u1) {
+        for (Index u = u0; u < u1;) {  // the units of AV's rows, then those of VS's
+          const bool in_av = u < nu;
+          const Index ue = in_av ? std::min(u1, nu) : u1, base = in_av ? 0 : nu;
+          const Index r0 = 16 * (u - base), r1 = std::min(in_av ? AV.rows() : qs, 16 * (ue - base));
+          for (const Block& blk : blocks_) {
+            const MatrixXd& Ct = coef[static_cast<size_t>(&blk - blocks_.data())];
+            if (in_av) {
+              kernels::sub_mul(AV.middleRows(r0, r1 - r0), blk.U.leftCols(blk.cols).middleRows(r0, r1 - r0), Ct, 1);
+            } else if (r0 < blk.rows) {
+              const Index re = std::min(r1, blk.rows);
+              kernels::sub_mul(VS.middleRows(r0, re - r0), blk.Q.topLeftCorner(blk.rows, blk.cols).middleRows(r0, re - r0), Ct, 1);
+            }
+          }
+          u = ue;
+        }
+      });
+      vs_zero = false;
     };
     project_out();
     MatrixXd Mgg = c_gram();
@@ -158,7 +216,14 @@ class SampleModel : public GroupModel {
     wsel_.bottomRows(r).setZero();
     wsel_.noalias() += Qn * zn;
     zz_ += zn.squaredNorm();
-    R_.noalias() -= Un * zn;
+    if (screening()) {  // the residual's update and a bound of how far it moved R (with its rounding)
+      const MatrixXd dR = Un * zn;
+      R_ -= dR;
+      moved_ += (dR.norm() + 1e-15 * R_.norm()) * (1 + 1e-10);
+    } else {
+      R_.noalias() -= Un * zn;
+    }
+    ++step_;
     qs_ += r;
     stale_ = true;
     record(g);
@@ -194,11 +259,15 @@ class SampleModel : public GroupModel {
   mutable MatrixXd xt_;  // buffers of the passes (workspace()): x'(sw M), p x k, and A'U_new, q x k
   MatrixXd pn_;
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
-  // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, and the
-  // bounds beta_h of the current b~
+  // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, a bound of
+  // ||A_h||_2; per group, the step of its last pass over the copy (-1: none), the bound of its b~ then
+  // and moved_ then; the steps taken, and the sum of the norms of the residual's updates
   ScreeningCopy copy_;
-  VectorXd eta_group_, beta_;
+  VectorXd eta_group_, norm_a_, beta0_, moved0_;
   std::vector<double> sigma_;
+  std::vector<Index> pass_step_;
+  Index step_ = 0;
+  double moved_ = 0.0;
 
   bool screening() const { return copy_.cols() > 0; }
 
@@ -206,6 +275,7 @@ class SampleModel : public GroupModel {
   void make_copy(const InterruptCheck& poll) {
     const Index n = x_.rows(), G = lay_.size();
     copy_ = ScreeningCopy(n, wh_.q);
+    norm_a_ = VectorXd::Zero(G);
     const SharedCheck shared(poll);
     pool_.ranges(G, [&](Index b, Index e) {
       const InterruptCheck check = shared.check();
@@ -215,10 +285,15 @@ class SampleModel : public GroupModel {
           if (rank(g) == 0) continue;
           const MatrixXd Ag = whitened_columns(g);
           for (Index j = 0; j < rank(g); ++j) copy_.set_column(offset(g) + j, Ag.col(j));
+          norm_a_(g) = spectral_bound(Ag);
         }
       });
     });
     eta_group_ = VectorXd::Zero(G);
+    beta0_ = VectorXd::Zero(G);
+    moved0_ = VectorXd::Zero(G);
+    pass_step_.assign(static_cast<size_t>(G), -1);
+    b_.resize(wh_.q, R_.cols());
     sigma_.assign(static_cast<size_t>(G), 0.0);
     for (Index g = 0; g < G; ++g) {
       if (rank(g) == 0) continue;
@@ -229,6 +304,21 @@ class SampleModel : public GroupModel {
     }
   }
 
+
+  // an upper bound of ||A||_2 for an n x r matrix A: the square root of the largest absolute row sum of
+  // A'A (which bounds its largest eigenvalue), padded by the rounding of A'A (each entry within
+  // gamma_n ||a_i|| ||a_j||)
+  static double spectral_bound(const MatrixXd& A) {
+    const Index r = A.cols();
+    if (r == 0) return 0.0;
+    MatrixXd K = MatrixXd::Zero(r, r);
+    K.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());  // the lower triangle of A'A
+    const MatrixXd full = K.selfadjointView<Eigen::Lower>();
+    const double u = std::ldexp(1.0, -53), nu = static_cast<double>(A.rows() + 2) * u;
+    const double gamma = nu / (1 - nu), top = full.diagonal().maxCoeff();
+    const double rows = full.cwiseAbs().rowwise().sum().maxCoeff();
+    return std::sqrt((rows + gamma * static_cast<double>(r) * top) * (1 + 1e-12));
+  }
 
   void append(const MatrixXd& Un, const MatrixXd& Qn) {
     const Index k = Un.cols(), rows = Qn.rows();

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "../common/kernels.hpp"  // the x86 vector kernel switch and CPU detection
@@ -179,12 +180,23 @@ class ScreeningCopy {
 
   // A' M (q x k) for an n x k matrix M, on `threads` threads.
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, int threads = 1) const {
-    return tmul_over(M, kernels::detail::on_threads(threads));
+    MatrixXd out(q_, M.cols());
+    tmul_over(M, {{0, q_}}, kernels::detail::on_threads(threads), out);
+    return out;
   }
 
   // The same on the threads of `pool` (chunks of columns claimed in turn; the same sums).
   MatrixXd tmul(const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool) const {
-    return tmul_over(M, kernels::detail::on_pool(pool, true));
+    MatrixXd out(q_, M.cols());
+    tmul_over(M, {{0, q_}}, kernels::detail::on_pool(pool, true), out);
+    return out;
+  }
+
+  // Rows [b, e) of A' M for each range of `rows` (ascending, disjoint), into the same rows of `out`
+  // (q x k); its other rows are left as they are. Each row is the sum tmul() gives.
+  void tmul_rows(const Eigen::Ref<const MatrixXd>& M, const std::vector<std::pair<Index, Index>>& rows,
+                 WorkerPool& pool, Eigen::Ref<MatrixXd> out) const {
+    tmul_over(M, rows, kernels::detail::on_pool(pool, true), out);
   }
 
  private:
@@ -194,32 +206,50 @@ class ScreeningCopy {
   double err_factor_ = 1.0, norm_factor_ = 0.0;
   bool avx2_ = false;
 
-  // body(begin, end) over the padded columns in ranges of whole groups of 4, run by over(units, body)
-  template <class Over, class Body>
-  static void run(const Over& over, Index qpad, const Body& body) {
-    over(qpad / 4, [&](Index b, Index e) { body(4 * b, 4 * e); });
+  // the units of 4 columns that cover the ranges (ascending), each unit once
+  static std::vector<Index> units_of(const std::vector<std::pair<Index, Index>>& rows) {
+    std::vector<Index> units;
+    for (const auto& r : rows)
+      for (Index u = r.first / 4; u < (r.second + 3) / 4; ++u)
+        if (units.empty() || units.back() < u) units.push_back(u);
+    return units;
   }
 
-  // A' M, the ranges of columns run by over(units, body)
+  // body(begin, end) over the given units of 4 columns (runs of consecutive units at once), run by
+  // over(count, body)
+  template <class Over, class Body>
+  static void run(const Over& over, const std::vector<Index>& units, const Body& body) {
+    over(static_cast<Index>(units.size()), [&](Index b, Index e) {
+      for (Index i = b; i < e;) {
+        Index j = i + 1;
+        while (j < e && units[static_cast<size_t>(j)] == units[static_cast<size_t>(j - 1)] + 1) ++j;
+        body(4 * units[static_cast<size_t>(i)], 4 * (units[static_cast<size_t>(j - 1)] + 1));
+        i = j;
+      }
+    });
+  }
+
+  // the rows of A' M in `rows`, into `out`; the ranges of columns run by over(units, body)
   template <class Over>
-  MatrixXd tmul_over(const Eigen::Ref<const MatrixXd>& M, const Over& over) const {
+  void tmul_over(const Eigen::Ref<const MatrixXd>& M, const std::vector<std::pair<Index, Index>>& rows,
+                 const Over& over, Eigen::Ref<MatrixXd> out) const {
     const Index k = M.cols();
-    MatrixXd out(q_, k);
+    const std::vector<Index> units = units_of(rows);
     for (Index c0 = 0; c0 < k; c0 += 16) {
       const Index kc = std::min<Index>(16, k - c0);
       if (kc == 1) {
         std::vector<float> m(static_cast<size_t>(ld_), 0.0f);
         for (Index i = 0; i < n_; ++i) m[static_cast<size_t>(i)] = static_cast<float>(M(i, c0));
         std::vector<double> o(static_cast<size_t>(qpad_));
-        run(over, qpad_, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
-        for (Index j = 0; j < q_; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
+        run(over, units, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
+        for (const auto& r : rows)
+          for (Index j = r.first; j < r.second; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
       } else if (kc <= 8) {
-        block<8>(M.middleCols(c0, kc), over, out.middleCols(c0, kc));
+        block<8>(M.middleCols(c0, kc), units, rows, over, out.middleCols(c0, kc));
       } else {
-        block<16>(M.middleCols(c0, kc), over, out.middleCols(c0, kc));
+        block<16>(M.middleCols(c0, kc), units, rows, over, out.middleCols(c0, kc));
       }
     }
-    return out;
   }
 
   void tmv(const float* m, Index b, Index e, double* o) const {
@@ -233,13 +263,14 @@ class ScreeningCopy {
   }
 
   template <int W, class Over>
-  void block(const Eigen::Ref<const MatrixXd>& M, const Over& over, Eigen::Ref<MatrixXd> out) const {
+  void block(const Eigen::Ref<const MatrixXd>& M, const std::vector<Index>& units,
+             const std::vector<std::pair<Index, Index>>& rows, const Over& over, Eigen::Ref<MatrixXd> out) const {
     const Index kc = M.cols();
     std::vector<float> m(static_cast<size_t>(ld_ * W), 0.0f);  // row by row, zero padded
     for (Index i = 0; i < n_; ++i)
       for (Index c = 0; c < kc; ++c) m[static_cast<size_t>(i * W + c)] = static_cast<float>(M(i, c));
     std::vector<double> o(static_cast<size_t>(qpad_ * W));
-    run(over, qpad_, [&](Index b, Index e) {
+    run(over, units, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
       if (avx2_) {
         screen_detail::tmul_avx2<W>(data_.get(), ld_, ld_, m.data(), b, e, o.data());
@@ -248,8 +279,9 @@ class ScreeningCopy {
 #endif
       screen_detail::tmul_plain<W>(data_.get(), ld_, ld_, m.data(), b, e, o.data());
     });
-    for (Index j = 0; j < q_; ++j)
-      for (Index c = 0; c < kc; ++c) out(j, c) = o[static_cast<size_t>(j * W + c)] * scale_(j);
+    for (const auto& r : rows)
+      for (Index j = r.first; j < r.second; ++j)
+        for (Index c = 0; c < kc; ++c) out(j, c) = o[static_cast<size_t>(j * W + c)] * scale_(j);
   }
 };
 
