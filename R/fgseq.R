@@ -122,7 +122,10 @@
 #' the size of `x`), whose products come with a rigorous bound on their error (Higham 2002, section
 #' 3.1). Each group gets a range
 #' for its score, and only the groups whose range reaches the best are scored again in double precision
-#' from `x`, so the sequence, scores and path are those of the exact algorithm. Set
+#' from `x`, so the sequence, scores and path are those of the exact algorithm. A group's range is
+#' kept from step to step, widened by how far the residual has moved since it was computed, and the
+#' copy is read again only for the groups whose widened range still reaches the best: with costs that
+#' differ between groups, the expensive groups are read at few steps. Set
 #' `options(fgseq.screen = FALSE)` to make every pass in double precision (and save the copy's memory).
 #'
 #' `x` may be a sparse matrix of the Matrix package (a `dgCMatrix`, or anything that coerces to one):
