@@ -4,6 +4,10 @@
 ## Usage (from the package root, with fgseq installed):
 ##   Rscript bench/bench-linear.R            # n = 500000, p = 500 (x is 2 GB)
 ##   Rscript bench/bench-linear.R 20000      # smaller n, same p
+##   Rscript bench/bench-linear.R 500000 5   # and then 5 more pairs (crossprod(x), then omp), alternately
+##
+## On a shared machine crossprod(x) alone can vary by a third between runs, more than the distance
+## to the omp target: the pairs give one ratio each, timed next to each other, and their median.
 ##
 ## Data: p = 500 columns in 50 groups of 10; within a group the columns share a
 ## common factor (correlation 0.5), groups are independent; 10 groups carry
@@ -28,6 +32,8 @@ args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.numeric(args[[1L]]) else 500000
 if (!is.finite(n) || n < 100) stop("n (first argument) must be a number >= 100")
 n <- as.integer(n)
+pairs <- if (length(args) >= 2L) as.integer(args[[2L]]) else 0L
+if (is.na(pairs) || pairs < 0L) stop("pairs (second argument) must be a whole number >= 0")
 p_group <- 10L
 n_group <- 50L
 p <- p_group * n_group
@@ -112,3 +118,16 @@ cat("mem_rss  = (peak resident set during the fit - resident set before) / objec
 cat(sprintf("crossprod itself: mem_heap %.3f, mem_rss %.3f\n\n", cp$heap_extra, cp$rss_extra))
 print(tab, row.names = FALSE)
 cat("\nall targets met:", all(tab$time_ok & tab$mem_ok), "\n")
+
+## ---- pairs: crossprod(x) and the omp path timed next to each other ------------------------------
+if (pairs > 0L) {
+  ratio <- numeric(pairs)
+  for (k in seq_len(pairs)) {
+    t_cp <- system.time(crossprod(x))[["elapsed"]]
+    t_omp <- system.time(fgseq(x, y, group = group, cost = cost, method = "omp"))[["elapsed"]]
+    ratio[k] <- t_omp / t_cp
+    cat(sprintf("pair %d: crossprod(x) %.2f s, omp %.2f s, ratio %.3f\n", k, t_cp, t_omp, ratio[k]))
+  }
+  cat(sprintf("omp / crossprod(x) over %d pairs: median %.3f (min %.3f, max %.3f; target %.2f)\n",
+              pairs, stats::median(ratio), min(ratio), max(ratio), target_time[["omp"]]))
+}
