@@ -216,10 +216,14 @@ class SampleModel : public GroupModel {
     wsel_.bottomRows(r).setZero();
     wsel_.noalias() += Qn * zn;
     zz_ += zn.squaredNorm();
-    if (screening()) {  // the residual's update and a bound of how far it moved R (with its rounding)
+    if (screening()) {
+      // the residual's update and a bound of how far it moved R: the update's norm padded by the
+      // rounding of that norm (gamma of its n P terms) and of the subtraction (u ||R||), and the running
+      // sum padded by its own rounding (so that moved_ grows by at least that bound at every step)
       const MatrixXd dR = Un * zn;
       R_ -= dR;
-      moved_ += (dR.norm() + 1e-15 * R_.norm()) * (1 + 1e-10);
+      const double u = std::ldexp(1.0, -53), g = static_cast<double>(dR.size() + 2) * u;
+      moved_ = (moved_ + dR.norm() * (1 + 2 * g / (1 - g)) + 2 * u * R_.norm()) * (1 + 4 * u);
     } else {
       R_.noalias() -= Un * zn;
     }
