@@ -96,7 +96,7 @@ static void test_time_before_stats(Problem& pb) {
 static void test_pass_checks(Problem&) {
   std::mt19937 rng(126);
   std::normal_distribution<double> N(0.0, 1.0);
-  const Index n = 8000, p = 300;  // chunk_rows(): 1747 rows; two threads take 4000 rows each
+  const Index n = 44000, p = 100;  // chunk_rows(): 10485 rows; two threads take 22000 rows each
   MatrixXd x(n, p);
   for (Index i = 0; i < n; ++i)
     for (Index j = 0; j < p; ++j) x(i, j) = N(rng) + 0.01 * j;
@@ -114,7 +114,7 @@ static void test_pass_checks(Problem&) {
       centred_moments(x, y, wt, InterruptCheck(), RankUpdate(), threads, &s);
       check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "centred_moments: max_abs of the pass equals the sweep's",
             (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
-      for (const Index row : {Index(3), Index(2600), n - 1}) {
+      for (const Index row : {Index(3), Index(15000), n - 1}) {
         for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
           MatrixXd xb = x;
           xb(row, p - 1) = bad;
@@ -137,23 +137,85 @@ static void test_pass_checks(Problem&) {
   // a fit that checks the values stops at NA, NaN or Inf and at an extreme column; otherwise it fits
   std::vector<int> group_of(static_cast<size_t>(p));
   for (Index j = 0; j < p; ++j) group_of[static_cast<size_t>(j)] = static_cast<int>(j / 10);
-  const Measurements cost(std::vector<double>(30, 1.0));
+  const int n_groups = static_cast<int>(p / 10);
+  const Measurements cost(std::vector<double>(static_cast<size_t>(n_groups), 1.0));
   Control ctl;
   ctl.check_values = true;
   ctl.plain_min = std::ldexp(1.0, -400);
   ctl.plain_max = std::ldexp(1.0, 400);
   ctl.max_steps = 3;
   MatrixXd xf = xs;
-  const FitResult plain = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  const FitResult plain = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, n_groups, cost, Family::Gaussian, ctl);
   check(!plain.stopped && plain.path.sequence.size() == 3 && plain.scan.max_abs.size() == p,
         "fit_path: check_values fits plain data and returns max_abs", static_cast<double>(plain.path.sequence.size()), 3);
   xf(n - 1, 4) = std::numeric_limits<double>::infinity();
-  const FitResult inf = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  const FitResult inf = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, n_groups, cost, Family::Gaussian, ctl);
   check(inf.stopped && inf.scan.nonfinite == 4 && inf.path.sequence.empty(), "fit_path: Inf in the last row stops the fit",
         static_cast<double>(inf.scan.nonfinite), 4);
   xf = xs;
   xf.col(9) *= 1e-200;
-  const FitResult tiny = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 30, cost, Family::Gaussian, ctl);
+  const FitResult tiny = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, n_groups, cost, Family::Gaussian, ctl);
   check(tiny.stopped && tiny.scan.nonfinite == -1 && tiny.scan.max_abs(9) < ctl.plain_min,
         "fit_path: a column below plain_min stops the fit", tiny.scan.max_abs(9), 0);
+}
+
+// The column sweep of the tall path's blocks (sweep::columns(), common/sweep.hpp): each column's sum and
+// products with the responses against sums in long double, its largest magnitude exactly; the AVX2 and
+// plain forms give the same bits (the fixed order), on blocks whose rows are not a multiple of 8 and
+// whose columns start anywhere in memory; products are added to what xy holds.
+static void test_column_sweep(Problem&) {
+  std::mt19937 rng(141);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const Index ld = 1801, p = 37;
+  MatrixXd x(ld, p), y(ld, 3);
+  for (Index j = 0; j < p; ++j)
+    for (Index i = 0; i < ld; ++i) x(i, j) = N(rng) * std::pow(10.0, static_cast<double>(j % 7) - 3) + 0.1 * j;
+  for (Index i = 0; i < ld; ++i)
+    for (Index k = 0; k < 3; ++k) y(i, k) = N(rng);
+  double worst_sum = 0, worst_dot = 0, worst_max = 0;
+  bool same = true;
+  int cases = 0;
+  for (const Index rows : {Index(0), Index(1), Index(7), Index(8), Index(9), Index(64), Index(1747)}) {
+    for (const Index start : {Index(0), Index(3), Index(53)}) {
+      for (const Index P : {Index(0), Index(1), Index(3)}) {
+        VectorXd sum[2], mx[2];
+        MatrixXd xy[2];
+        for (int isa = 0; isa <= 1; ++isa) {
+          sum[isa] = VectorXd::Constant(p, -7.0);
+          mx[isa] = VectorXd::Constant(p, -7.0);
+          xy[isa] = MatrixXd::Constant(p + 2, 3, 0.25);  // leading dimension p + 2: rows p and p + 1 untouched
+          sweep::columns(x.data() + start, ld, rows, 2, p, y.data() + start, ld, P, sum[isa].data(), xy[isa].data(),
+                         xy[isa].rows(), mx[isa].data(), isa);
+        }
+        same = same && sum[0].tail(p - 2) == sum[1].tail(p - 2) && mx[0].tail(p - 2) == mx[1].tail(p - 2) &&
+               xy[0] == xy[1];
+        same = same && sum[0](0) == -7.0 && sum[0](1) == -7.0 && (xy[0].bottomRows(2).array() == 0.25).all();
+        for (Index j = 2; j < p; ++j) {
+          long double s = 0, a = 0;
+          double m = 0;
+          for (Index i = start; i < start + rows; ++i) {
+            s += x(i, j);
+            a += std::abs(x(i, j));
+            m = std::max(m, std::abs(x(i, j)));
+          }
+          worst_sum = std::max(worst_sum, static_cast<double>(std::abs(sum[1](j) - s) / (a + 1e-300)));
+          worst_max = std::max(worst_max, std::abs(mx[1](j) - m));
+          for (Index k = 0; k < 3; ++k) {
+            long double d = 0, ad = 0;
+            for (Index i = start; i < start + rows && k < P; ++i) {
+              d += static_cast<long double>(x(i, j)) * y(i, k);
+              ad += std::abs(static_cast<long double>(x(i, j)) * y(i, k));
+            }
+            worst_dot = std::max(worst_dot, static_cast<double>(std::abs((xy[1](j, k) - 0.25L) - d) / (ad + 0.25L)));
+          }
+        }
+        ++cases;
+      }
+    }
+  }
+  check(cases == 63 && same, "sweep::columns: the AVX2 and plain forms give the same bits, other entries untouched",
+        same, 1);
+  check(worst_sum < 1e-14, "sweep::columns: column sums (relative to the sum of magnitudes)", worst_sum, 0);
+  check(worst_dot < 1e-14, "sweep::columns: products with the responses, added to xy", worst_dot, 0);
+  check(worst_max == 0, "sweep::columns: the largest magnitude of each column", worst_max, 0);
 }

@@ -22,6 +22,7 @@
 
 #include "deadline.hpp"
 #include "kernels.hpp"
+#include "sweep.hpp"
 #include "threads.hpp"
 #include "types.hpp"
 
@@ -86,33 +87,37 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const Interr
 }
 
 // One sweep over the columns of a block of rows b (rows x p, in place in x or a copy), each column read
-// once from memory and its sum, product and magnitude then taken from the L1 cache: returns the
-// column sums; with `xy`, adds b' yb to it; with `scan`, keeps each column's largest magnitude in
-// scan->max_abs (the running maximum) and sets scan->nonfinite to a column that holds NA, NaN or Inf,
-// and stops there. A NaN or an infinity makes a column's sum NaN or infinite, so only a column whose
-// sum is not finite is read value by value (its finite values may also overflow the sum).
+// once from memory (sweep::columns(): its sum, products and magnitude in one read, the next column
+// prefetched): returns the column sums; with `xy`, adds b' yb to it; with `scan`, keeps each column's
+// largest magnitude in scan->max_abs (the running maximum) and sets scan->nonfinite to a column that
+// holds NA, NaN or Inf, and stops there. A NaN or an infinity makes a column's sum NaN or infinite, so
+// only a column whose sum is not finite is read value by value (its finite values may also overflow the
+// sum). b is swept 64 columns at a time, so that a column holding NA stops the sweep soon after it.
 inline VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::Ref<const MatrixXd>& yb,
                               MatrixXd* xy, ColumnScan* scan) {
-  const Index p = b.cols();
-  VectorXd sum(p);
-  for (Index j = 0; j < p; ++j) {
-    const auto c = b.col(j);
-    sum(j) = c.sum();
-    if (xy)
-      for (Index k = 0; k < yb.cols(); ++k) (*xy)(j, k) += c.dot(yb.col(k));
+  const Index p = b.cols(), P = xy ? yb.cols() : 0;
+  VectorXd sum(p), max_abs(p);
+  for (Index j0 = 0; j0 < p; j0 += 64) {
+    const Index j1 = std::min(p, j0 + 64);
+    sweep::columns(b.data(), b.outerStride(), b.rows(), j0, j1, yb.data(), yb.outerStride(), P, sum.data(),
+                   xy ? xy->data() : nullptr, xy ? xy->outerStride() : 0, max_abs.data());
     if (!scan) continue;
-    if (!std::isfinite(sum(j)) && !c.allFinite()) {
-      scan->nonfinite = j;
-      return sum;
+    for (Index j = j0; j < j1; ++j) {
+      if (!std::isfinite(sum(j)) && !b.col(j).allFinite()) {
+        scan->nonfinite = j;
+        return sum;
+      }
+      scan->max_abs(j) = std::max(scan->max_abs(j), max_abs(j));
     }
-    scan->max_abs(j) = std::max(scan->max_abs(j), c.cwiseAbs().maxCoeff());
   }
   return sum;
 }
 
-// Rows per chunk: keep the centred buffer near 4 MB.
+// Rows per chunk: about 8 MB of x, and at least p rows. Each chunk also reads and writes the p x p
+// cross-product (the BLAS's rank update and the two rank-one updates of the chunk's mean), so a chunk
+// of fewer rows than columns would spend more on those than on its own rows.
 inline Index chunk_rows(Index n, Index p) {
-  Index rows = static_cast<Index>((1 << 19) / std::max<Index>(p, 1));
+  Index rows = std::max<Index>(static_cast<Index>((1 << 20) / std::max<Index>(p, 1)), p);
   rows = std::max<Index>(rows, 64);
   return std::min(rows, n);
 }
@@ -132,16 +137,26 @@ struct Moments {
 // x: n x p; y: n x P responses (P may be 0 when only the statistics of x are needed);
 // weights: n non-negative observation weights, or empty for all 1.
 // The between-chunk part of the pairwise update: a chunk of weight Wc and means mc, yc, whose centred
-// cross-products are already added to m, joins the Wr weight of rows merged before it.
-inline void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc) {
+// cross-products are already added to m, joins the Wr weight of rows merged before it. A chunk whose
+// uncentred cross-product B'B was added to m.xx (`uncentred`) is centred here: m.xx (lower) -= Wc mc mc',
+// in the same pass over the lower triangle as the between-chunk term.
+inline void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc,
+                        bool uncentred = false) {
+  const Index p = mc.size();
   if (!(Wr > 0)) {
+    if (uncentred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
     m.mean = mc;
     m.y_mean = yc;
     return;
   }
   const double f = Wr * Wc / (Wr + Wc);
   const VectorXd d = mc - m.mean, dy = yc - m.y_mean;
-  m.xx.selfadjointView<Eigen::Lower>().rankUpdate(d, f);
+  if (uncentred) {
+    for (Index j = 0; j < p; ++j)
+      m.xx.col(j).tail(p - j) += (f * d(j)) * d.tail(p - j) - (Wc * mc(j)) * mc.tail(p - j);
+  } else {
+    m.xx.selfadjointView<Eigen::Lower>().rankUpdate(d, f);
+  }
   if (m.xy.cols() > 0) {
     m.xy.noalias() += f * d * dy.transpose();
     m.yy += f * dy.cwiseAbs2();
@@ -245,9 +260,10 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
     else m.xx.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
   };
   // adds a chunk's centred y'y (yb: its centred responses) and merges its means
-  auto merge = [&](const Eigen::Ref<const MatrixXd>& yb, double Wc, const VectorXd& mc, const VectorXd& yc) {
+  auto merge = [&](const Eigen::Ref<const MatrixXd>& yb, double Wc, const VectorXd& mc, const VectorXd& yc,
+                   bool uncentred = false) {
     if (P > 0) m.yy += yb.colwise().squaredNorm().transpose();
-    merge_chunk(m, Wr, Wc, mc, yc);
+    merge_chunk(m, Wr, Wc, mc, yc, uncentred);
     Wr += Wc;
   };
   for (Index start = 0; start < n; start += step) {
@@ -271,8 +287,7 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
       mc = sweep_columns(xb, yb, P > 0 ? &m.xy : nullptr, scan) / Wc;
       if (scan && scan->nonfinite >= 0) return m;
       cross(xb);
-      if (p > 0) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
-      merge(yb, Wc, mc, yc);
+      merge(yb, Wc, mc, yc, true);
       continue;
     }
     b.noalias() = x.middleRows(start, rows);
