@@ -355,15 +355,19 @@ void tmul_over(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const Matri
   if (m == 0 || k == 0 || n == 0) return;
   isa = isa_level(isa);
   const int kmax = max_cols(isa);
+  // Blocks of columns of A of about 256 KB (16 to 256 columns), each multiplied with every chunk of kmax
+  // columns of M before the next: when M has more columns than a tile holds, A is read from memory once
+  // and from the cache for the other chunks, and M's columns stay in cache across the range.
+  const Index block = std::min<Index>(256, std::max<Index>(16, (Index(1) << 15) / n));
   over((m + 1) / 2, [&](Index b2, Index e2) {
     const Index b = 2 * b2, e = std::min(m, 2 * e2);
-    for (Index c0 = 0; c0 < k; c0 += kmax) {
-      const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
-      const TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
-                       out.data() + c0 * out.outerStride(), out.outerStride()};
-      // blocks of 256 columns keep M's columns in cache across a range
-      for (Index j = b; j < e; j += 256) tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + 256));
-    }
+    for (Index j = b; j < e; j += block)
+      for (Index c0 = 0; c0 < k; c0 += kmax) {
+        const int kc = static_cast<int>(std::min<Index>(kmax, k - c0));
+        const TmulArgs g{A.data(), A.outerStride(), n, M.data() + c0 * M.outerStride(), M.outerStride(),
+                         out.data() + c0 * out.outerStride(), out.outerStride()};
+        tmul_k<1, 12>(kc, isa, g, j, std::min(e, j + block));
+      }
   });
 }
 
