@@ -59,7 +59,8 @@ class SelectionModel {
   }
   // A model whose ranges may come from an earlier step's pass (wider, still bounds: lo may be 0 and hi
   // infinite) says which are not of this step's state; refresh_ranges(groups) computes the ranges of
-  // those groups again from it, in one pass for all of them. Default: every range is of this step.
+  // those groups (given in any order) again from it, in one pass for all of them. Default: every range is
+  // of this step.
   virtual bool range_current(Index h) const {
     (void)h;
     return true;
@@ -225,20 +226,18 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
       const size_t first = std::min<size_t>(old.size(), 16);
       std::partial_sort(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first), old.end(),
                         [&](Index a, Index b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
+      auto refresh = [&](const std::vector<Index>& groups) {
+        poll();
+        model.refresh_ranges(groups);
+        for (Index h : groups) range(h);
+      };
       std::vector<Index> now(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first));
-      poll();
-      model.refresh_ranges(now);
-      for (Index h : now) range(h);
+      refresh(now);
       const double reach_now = best_lo - ctl.tie_tol * std::abs(best_lo);
       now.clear();
       for (size_t i = first; i < old.size(); ++i)
         if (score[old[i]] >= reach_now) now.push_back(old[i]);
-      std::sort(now.begin(), now.end());
-      if (!now.empty()) {
-        poll();
-        model.refresh_ranges(now);
-        for (Index h : now) range(h);
-      }
+      if (!now.empty()) refresh(now);
     }
     const double reach = best_lo - ctl.tie_tol * std::abs(best_lo);
     double best = -1.0;

@@ -176,8 +176,9 @@ class SampleModel : public GroupModel {
           const bool in_av = u < nu;
           const Index ue = in_av ? std::min(u1, nu) : u1, base = in_av ? 0 : nu;
           const Index r0 = 16 * (u - base), r1 = std::min(in_av ? AV.rows() : qs, 16 * (ue - base));
-          for (const Block& blk : blocks_) {
-            const MatrixXd& Ct = coef[static_cast<size_t>(&blk - blocks_.data())];
+          for (size_t t = 0; t < blocks_.size(); ++t) {
+            const Block& blk = blocks_[t];
+            const MatrixXd& Ct = coef[t];
             if (in_av) {
               kernels::sub_mul(AV.middleRows(r0, r1 - r0), blk.U.leftCols(blk.cols).middleRows(r0, r1 - r0), Ct, 1);
             } else if (r0 < blk.rows) {
