@@ -28,6 +28,18 @@ namespace detail {
 // the fixed order's final additions of the 8 partial sums
 inline double combine(const double* a) { return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])); }
 
+// The rows [i, rows) after the last whole block of 8, one by one, added to sum, dot and max_abs.
+inline void rest(const double* c, Index i, Index rows, const double* y, double& sum, double& dot, double& max_abs) {
+  for (; i < rows; ++i) {
+    sum += c[i];
+    if (y) {
+      const double prod = c[i] * y[i];
+      dot += prod;
+    }
+    max_abs = std::max(max_abs, std::abs(c[i]));
+  }
+}
+
 // Column c (`rows` values): its sum, its largest magnitude and, with y, c'y, in the fixed order.
 inline void column_plain(const double* c, Index rows, const double* y, double& sum, double& dot, double& max_abs) {
   double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, d[8] = {0, 0, 0, 0, 0, 0, 0, 0}, m = 0.0;
@@ -44,15 +56,8 @@ inline void column_plain(const double* c, Index rows, const double* y, double& s
     }
   sum = combine(s);
   dot = combine(d);
-  for (; i < rows; ++i) {
-    sum += c[i];
-    if (y) {
-      const double prod = c[i] * y[i];
-      dot += prod;
-    }
-    m = std::max(m, std::abs(c[i]));
-  }
   max_abs = m;
+  rest(c, i, rows, y, sum, dot, max_abs);
 }
 
 #ifdef FGSEQ_X86_KERNELS
@@ -84,16 +89,8 @@ __attribute__((target("avx2"))) inline void column_avx2(const double* c, Index r
   _mm256_storeu_pd(m + 4, m1);
   sum = combine(s);
   dot = combine(d);
-  double mx = *std::max_element(m, m + 8);
-  for (; i < rows; ++i) {
-    sum += c[i];
-    if (y) {
-      const double prod = c[i] * y[i];
-      dot += prod;
-    }
-    mx = std::max(mx, std::abs(c[i]));
-  }
-  max_abs = mx;
+  max_abs = *std::max_element(m, m + 8);
+  rest(c, i, rows, y, sum, dot, max_abs);
 }
 #endif
 
