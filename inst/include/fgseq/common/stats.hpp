@@ -114,8 +114,8 @@ inline VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::
 }
 
 // Rows per chunk: about 8 MB of x, and at least p rows. Each chunk also reads and writes the p x p
-// cross-product (the BLAS's rank update and the two rank-one updates of the chunk's mean), so a chunk
-// of fewer rows than columns would spend more on those than on its own rows.
+// cross-product (the BLAS's rank update, and merge_chunk()'s pass of the chunk's mean), so a chunk of
+// fewer rows than columns would spend more on those than on its own rows.
 inline Index chunk_rows(Index n, Index p) {
   Index rows = std::max<Index>(static_cast<Index>((1 << 20) / std::max<Index>(p, 1)), p);
   rows = std::max<Index>(rows, 64);
