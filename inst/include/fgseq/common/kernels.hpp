@@ -217,7 +217,7 @@ __attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, cons
   }
 }
 
-// AVX2: the same schemes with 4 rows per vector (16 registers: K at most 6)
+// AVX2: A'M by the same scheme with 4 rows per vector (16 registers: K at most 6); Y -= A C by its own
 template <int J, int K>
 __attribute__((target("avx2,fma"))) void tmul_tile_avx2(const double* A, Index lda, Index n, const double* M,
                                                          Index ldm, Index j, double* out, Index ldo) {
@@ -256,31 +256,50 @@ void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm, 
   for (; j < e; ++j) tmul_tile_avx2<1, K>(A, lda, n, M, ldm, j, out, ldo);
 }
 
+// Rows in tiles of 8 (two vectors), the 2K entries of Y of a tile held in registers over all m columns
+// of A: per column j, the tile's two vectors of a_j are loaded once and multiplied into the K columns.
+// Every row is y - a_0 c_0 - a_1 c_1 - ... (one rounding each, in column order) in a tile of 8, of 4 or
+// alone: its result does not depend on the range of rows.
 template <int K>
 __attribute__((target("avx2,fma"))) void submul_avx2(double* Y, Index ldy, const double* A, Index lda, Index m,
                                                       const double* C, Index ldc, Index b, Index e) {
-  for (Index i0 = b; i0 < e; i0 += 128) {
-    const Index i1 = std::min(e, i0 + 128), i4 = i0 + (i1 - i0) / 4 * 4;
-    Index j = 0;
-    for (; j + 4 <= m; j += 4) {
-      const double* a = A + j * lda;
-      for (Index i = i0; i < i4; i += 4) {
-        __m256d u[4];
-        for (int t = 0; t < 4; ++t) u[t] = _mm256_loadu_pd(a + t * lda + i);
-        for (int c = 0; c < K; ++c) {
-          const double* cc = C + j + c * ldc;
-          double* y = Y + c * ldy + i;
-          __m256d v = _mm256_loadu_pd(y), w = _mm256_mul_pd(u[2], _mm256_broadcast_sd(cc + 2));
-          v = _mm256_fnmadd_pd(u[0], _mm256_broadcast_sd(cc), v);
-          v = _mm256_fnmadd_pd(u[1], _mm256_broadcast_sd(cc + 1), v);
-          w = _mm256_fmadd_pd(u[3], _mm256_broadcast_sd(cc + 3), w);
-          _mm256_storeu_pd(y, _mm256_sub_pd(v, w));
-        }
+  Index i = b;
+  for (; i + 8 <= e; i += 8) {
+    __m256d y[K][2];
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+      y[c][0] = _mm256_loadu_pd(Y + c * ldy + i);
+      y[c][1] = _mm256_loadu_pd(Y + c * ldy + i + 4);
+    }
+    for (Index j = 0; j < m; ++j) {
+      const double* a = A + j * lda + i;
+      _mm_prefetch(reinterpret_cast<const char*>(a + 24), _MM_HINT_T0);  // this column's rows 3 tiles on
+      const __m256d u0 = _mm256_loadu_pd(a), u1 = _mm256_loadu_pd(a + 4);
+      FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+        const __m256d cc = _mm256_broadcast_sd(C + j + c * ldc);
+        y[c][0] = _mm256_fnmadd_pd(u0, cc, y[c][0]);
+        y[c][1] = _mm256_fnmadd_pd(u1, cc, y[c][1]);
       }
     }
-    if (j < m) submul_plain<K>(Y, ldy, A + j * lda, lda, m - j, C + j, ldc, i0, i4);
-    if (i4 < i1) submul_plain<K>(Y, ldy, A, lda, m, C, ldc, i4, i1);
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
+      _mm256_storeu_pd(Y + c * ldy + i, y[c][0]);
+      _mm256_storeu_pd(Y + c * ldy + i + 4, y[c][1]);
+    }
   }
+  for (; i + 4 <= e; i += 4) {
+    __m256d y[K];
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) y[c] = _mm256_loadu_pd(Y + c * ldy + i);
+    for (Index j = 0; j < m; ++j) {
+      const __m256d u = _mm256_loadu_pd(A + j * lda + i);
+      FGSEQ_UNROLL for (int c = 0; c < K; ++c) y[c] = _mm256_fnmadd_pd(u, _mm256_broadcast_sd(C + j + c * ldc), y[c]);
+    }
+    FGSEQ_UNROLL for (int c = 0; c < K; ++c) _mm256_storeu_pd(Y + c * ldy + i, y[c]);
+  }
+  for (; i < e; ++i)
+    for (int c = 0; c < K; ++c) {
+      double v = Y[c * ldy + i];
+      for (Index j = 0; j < m; ++j) v = __builtin_fma(-A[j * lda + i], C[j + c * ldc], v);
+      Y[c * ldy + i] = v;
+    }
 }
 #endif
 

@@ -21,7 +21,8 @@
 // and beta_h ||S_h||_2 for "l2" and "linf". greedy_path() asks for the exact score (b_h = A_h'R from x)
 // of the few groups whose range reaches the best. A group's range is not recomputed at every step
 // (lazy screening): the range of an earlier step's pass stays a bound once widened by ||A_h||_2 times how far
-// the residual has moved since (score_range()), and greedy_path() passes over the copy's columns of
+// the residual has moved since (the distance to a kept residual of a step at or after that pass plus the
+// norms of the residual's updates in between; track_residual()), and greedy_path() passes over the copy's columns of
 // only those groups whose widened range still reaches the best (refresh_ranges()). With costs that
 // differ between groups, the expensive ones are passed over at few steps. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
 // does not screen: near saturation its Schur complements fall to the size of their reduced-precision error
@@ -105,16 +106,15 @@ class SampleModel : public GroupModel {
 
   // Screening: the range from the group's rows b~_h of its last pass over the copy, at an earlier
   // step t0 or this one t. ||b~_h - A_h'R(t0)|| <= eta_h ||R(t0)|| (linear/screen.hpp), and
-  // ||A_h'R(t) - A_h'R(t0)|| <= ||A_h||_2 ||R(t) - R(t0)||, where ||R(t) - R(t0)|| is at most the sum
-  // of the norms of the residual's updates since t0 (moved_; the triangle inequality, with their
-  // rounding). A group never passed over has the range [0, inf).
+  // ||A_h'R(t) - A_h'R(t0)|| <= ||A_h||_2 ||R(t) - R(t0)||, with ||R(t) - R(t0)|| bounded by since_(t0)
+  // (track_residual()). A group never passed over has the range [0, inf).
   std::pair<double, double> score_range(Index h) override {
     if (!screening()) return SelectionModel::score_range(h);
     const auto hs = static_cast<size_t>(h);
     if (pass_step_[hs] < 0) return {0.0, std::numeric_limits<double>::infinity()};
     const auto bh = b_.middleRows(offset(h), rank(h));
     const MatrixXd& S = wh_.S[hs];
-    const double error = beta0_(h) + (pass_step_[hs] == step_ ? 0.0 : norm_a_(h) * (moved_ - moved0_(h)));
+    const double error = beta0_(h) + (pass_step_[hs] == step_ ? 0.0 : norm_a_(h) * since_(pass_step_[hs]));
     return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, error, sigma_[hs]);
   }
 
@@ -134,7 +134,6 @@ class SampleModel : public GroupModel {
     const double rn = R_.norm();
     for (Index h : gs) {
       beta0_(h) = eta_group_(h) * rn;
-      moved0_(h) = moved_;
       pass_step_[static_cast<size_t>(h)] = step_;
     }
   }
@@ -229,6 +228,7 @@ class SampleModel : public GroupModel {
       R_.noalias() -= Un * zn;
     }
     ++step_;
+    if (screening()) track_residual();
     qs_ += r;
     stale_ = true;
     record(g);
@@ -265,14 +265,55 @@ class SampleModel : public GroupModel {
   MatrixXd pn_;
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, a bound of
-  // ||A_h||_2; per group, the step of its last pass over the copy (-1: none), the bound of its b~ then
-  // and moved_ then; the steps taken, and the sum of the norms of the residual's updates
+  // ||A_h||_2; per group, the step of its last pass over the copy (-1: none) and the bound of its b~
+  // then; the steps taken, the sum of the norms of the residual's updates (moved_) and its value after
+  // each step, the residuals of some earlier steps, and since_ (track_residual())
   ScreeningCopy copy_;
-  VectorXd eta_group_, norm_a_, beta0_, moved0_;
+  VectorXd eta_group_, norm_a_, beta0_;
   std::vector<double> sigma_;
   std::vector<Index> pass_step_;
   Index step_ = 0;
   double moved_ = 0.0;
+  std::vector<double> moved_at_;
+  struct Snapshot {
+    Index step;
+    MatrixXd R;
+  };
+  std::vector<Snapshot> snaps_;  // ascending steps; the first (step 0) and the last (this step) always kept
+  Index max_snaps_ = 0;
+  VectorXd since_;  // since_(t0), t0 = 0..step_: a bound of ||R(step_) - R(t0)||
+
+  // After each step: since_(t0) for every earlier step t0. Two bounds of ||R(t) - R(t0)||: the sum of
+  // the norms of the residual's updates since t0 (moved_ - moved_at_[t0], as padded when summed), and,
+  // for a kept residual R(s) of a step s >= t0, ||R(t) - R(s)|| (computed, padded by the rounding of
+  // the differences and the norm) plus the updates' norms from t0 to s (the triangle inequality).
+  // The residual's updates of successive steps are (nearly) orthogonal, so ||R(t) - R(s)|| is about
+  // the square root of the sum of their squared norms, far below the sum of the norms over many steps.
+  // Kept: at most max_snaps_ residuals, spread over the steps (when one too many, the one whose
+  // neighbours are closest is dropped).
+  void track_residual() {
+    moved_at_.push_back(moved_);
+    snaps_.push_back({step_, R_});
+    if (static_cast<Index>(snaps_.size()) > max_snaps_ && snaps_.size() > 2) {
+      size_t drop = 1;
+      for (size_t i = 2; i + 1 < snaps_.size(); ++i)
+        if (snaps_[i + 1].step - snaps_[i - 1].step < snaps_[drop + 1].step - snaps_[drop - 1].step) drop = i;
+      snaps_.erase(snaps_.begin() + static_cast<std::ptrdiff_t>(drop));
+    }
+    const double u = std::ldexp(1.0, -53), g = static_cast<double>(R_.size() + 2) * u;
+    const double pad = (1 + 2 * g / (1 - g)) * (1 + 2 * u);
+    // v(s) = bound of ||R(t) - R(s)|| + moved_at_[s]; since_(t0) = min over s >= t0 of v(s) - moved_at_[t0]
+    std::vector<double> v(static_cast<size_t>(step_ + 1), std::numeric_limits<double>::infinity());
+    v[static_cast<size_t>(step_)] = moved_;
+    for (const Snapshot& sn : snaps_)
+      if (sn.step < step_) v[static_cast<size_t>(sn.step)] = ((R_ - sn.R).norm() * pad + moved_at_[static_cast<size_t>(sn.step)]) * (1 + 2 * u);
+    since_.resize(step_ + 1);
+    double low = std::numeric_limits<double>::infinity();
+    for (Index t0 = step_; t0 >= 0; --t0) {
+      low = std::min(low, v[static_cast<size_t>(t0)]);
+      since_(t0) = (low - moved_at_[static_cast<size_t>(t0)]) + 2 * u * low;
+    }
+  }
 
   bool screening() const { return copy_.cols() > 0; }
 
@@ -296,8 +337,12 @@ class SampleModel : public GroupModel {
     });
     eta_group_ = VectorXd::Zero(G);
     beta0_ = VectorXd::Zero(G);
-    moved0_ = VectorXd::Zero(G);
     pass_step_.assign(static_cast<size_t>(G), -1);
+    moved_at_.assign(1, 0.0);
+    snaps_.assign(1, Snapshot{0, R_});
+    // kept residuals: from 4 to 64, beyond 4 at most n q / 8 bytes (x holds 8 n p)
+    max_snaps_ = std::max<Index>(4, std::min<Index>(64, wh_.q / (64 * std::max<Index>(1, R_.cols()))));
+    since_ = VectorXd::Zero(1);
     b_.resize(wh_.q, R_.cols());
     sigma_.assign(static_cast<size_t>(G), 0.0);
     for (Index g = 0; g < G; ++g) {
