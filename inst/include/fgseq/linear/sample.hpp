@@ -361,9 +361,7 @@ class SampleModel : public GroupModel {
   static double spectral_bound(const MatrixXd& A) {
     const Index r = A.cols();
     if (r == 0) return 0.0;
-    MatrixXd K = MatrixXd::Zero(r, r);
-    K.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());  // the lower triangle of A'A
-    const MatrixXd full = K.selfadjointView<Eigen::Lower>();
+    const MatrixXd full = kernels::tmul(A, A, 1);  // A'A (read in place, on this thread)
     const double u = std::ldexp(1.0, -53), nu = static_cast<double>(A.rows() + 2) * u;
     const double gamma = nu / (1 - nu), top = full.diagonal().maxCoeff();
     const double rows = full.cwiseAbs().rowwise().sum().maxCoeff();

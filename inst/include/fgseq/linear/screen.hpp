@@ -126,6 +126,36 @@ __attribute__((target("avx2,fma"))) inline void tmv_avx2(const int16_t* A, Index
     out[j] = (t[0] + t[1]) + (t[2] + t[3]);
   }
 }
+
+// set_column()'s loop over rows [0, n - n % 8): the integers (the same rounding to an integer and the
+// same clamp), and the sums of squares of the stored values' errors and of the stored values, each in
+// 8 partial sums (the caller pads them for their rounding in any order)
+__attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, Index n, double s, double inv,
+                                                                int16_t* dst, double& err, double& norm) {
+  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s), round = _mm256_set1_pd(6755399441055744.0);
+  const __m256d hi = _mm256_set1_pd(32767.0), lo = _mm256_set1_pd(-32767.0);
+  __m256d e[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()}, q[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i k32[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256d x = _mm256_loadu_pd(a + i + 4 * h);
+      __m256d k = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(x, vinv), round), round);
+      k = _mm256_min_pd(hi, _mm256_max_pd(lo, k));
+      k32[h] = _mm256_cvtpd_epi32(k);  // exact: k is an integer of at most 15 bits
+      const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
+      e[h] = _mm256_fmadd_pd(d, d, e[h]);
+      q[h] = _mm256_fmadd_pd(stored, stored, q[h]);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi32(k32[0], k32[1]));
+  }
+  double t[4];
+  _mm256_storeu_pd(t, _mm256_add_pd(e[0], e[1]));
+  err = (t[0] + t[1]) + (t[2] + t[3]);
+  _mm256_storeu_pd(t, _mm256_add_pd(q[0], q[1]));
+  norm = (t[0] + t[1]) + (t[2] + t[3]);
+  return i;
+}
 #endif
 
 }  // namespace screen_detail
@@ -162,7 +192,11 @@ class ScreeningCopy {
     const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
     const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
     double err = 0.0, norm = 0.0;
-    for (Index i = 0; i < n_; ++i) {
+    Index i = 0;
+#ifdef FGSEQ_X86_KERNELS
+    if (avx2_) i = screen_detail::quantize_avx2(a.data(), n_, s, inv, dst, err, norm);
+#endif
+    for (; i < n_; ++i) {
       const double k = (a(i) * inv + round) - round;  // |k| <= 32767, up to the rounding of a(i) * inv
       dst[i] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
       const double stored = s * dst[i], d = stored - a(i);
@@ -171,7 +205,8 @@ class ScreeningCopy {
     }
     std::fill(dst + n_, dst + ld_, int16_t(0));  // the padding rows
     scale_(j) = s;
-    // the sums above are themselves rounded: a relative pad of 1e-10 covers them for any n below 1e5 x 2^53
+    // the sums above are themselves rounded (in any order): a relative pad of 1e-10 covers them for any n
+    // below 1e5 x 2^53
     eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * (1 + 1e-10);
   }
 
