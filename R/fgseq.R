@@ -123,7 +123,8 @@
 #' 3.1). Each group gets a range
 #' for its score, and only the groups whose range reaches the best are scored again in double precision
 #' from `x`, so the sequence, scores and path are those of the exact algorithm. A group's range is
-#' kept from step to step, widened by how far the residual has moved since it was computed, and the
+#' kept from step to step, widened by how far the residual has moved since it was computed (measured
+#' against up to 64 residuals of earlier steps, `n` values each per response, kept for this), and the
 #' copy is read again only for the groups whose widened range still reaches the best: with costs that
 #' differ between groups, the expensive groups are read at few steps. Set
 #' `options(fgseq.screen = FALSE)` to make every pass in double precision (and save the copy's memory).
