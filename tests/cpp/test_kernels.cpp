@@ -18,6 +18,21 @@ static void test_dense_kernels() {
       same = same && (Yp.array() == Yt.array()).all();
     }
   check(same, "dense kernels: the same sums on a WorkerPool", same ? 0.0 : 1.0, 0.0);
+  // Y -= A C on some rows alone (ranges that start and end off the 4- and 8-row tiles) gives those rows
+  // of the whole product, bit for bit
+  bool rows_alone = true;
+  for (int isa : {0, 1, 2})
+    for (Index k : {1, 4, 6, 11}) {
+      const MatrixXd A = MatrixXd::Random(203, 37), C = MatrixXd::Random(37, k), Y0 = MatrixXd::Random(203, k);
+      MatrixXd whole = Y0;
+      kernels::sub_mul(whole, A, C, 1, isa);
+      for (const std::pair<Index, Index>& r : std::vector<std::pair<Index, Index>>{{0, 3}, {5, 13}, {1, 202}, {200, 3}}) {
+        MatrixXd part = Y0.middleRows(r.first, r.second);
+        kernels::sub_mul(part, A.middleRows(r.first, r.second), C, 1, isa);
+        rows_alone = rows_alone && (part.array() == whole.middleRows(r.first, r.second).array()).all();
+      }
+    }
+  check(rows_alone, "dense kernels: rows of Y -= A C alone as in the whole product", rows_alone ? 0.0 : 1.0, 0.0);
   // A'M sums each column of A in tiles of several columns (their width depends on M's columns); a
   // column alone (a tile of one) gets the same sums, bit for bit
   bool tiles = true;

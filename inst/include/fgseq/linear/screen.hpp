@@ -132,7 +132,7 @@ __attribute__((target("avx2,fma"))) inline void tmv_avx2(const int16_t* A, Index
 // 8 partial sums (the caller pads them for their rounding in any order)
 __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, Index n, double s, double inv,
                                                                 int16_t* dst, double& err, double& norm) {
-  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s), round = _mm256_set1_pd(6755399441055744.0);
+  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s);
   const __m256d hi = _mm256_set1_pd(32767.0), lo = _mm256_set1_pd(-32767.0);
   __m256d e[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()}, q[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
   Index i = 0;
@@ -140,7 +140,9 @@ __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, 
     __m128i k32[2];
     for (int h = 0; h < 2; ++h) {
       const __m256d x = _mm256_loadu_pd(a + i + 4 * h);
-      __m256d k = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(x, vinv), round), round);
+      // the product rounded, then to the nearest integer (ties to even), as the plain loop's
+      // (v + 1.5 x 2^52) - 1.5 x 2^52 does; no add follows the product, so no fused multiply-add forms
+      __m256d k = _mm256_round_pd(_mm256_mul_pd(x, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       k = _mm256_min_pd(hi, _mm256_max_pd(lo, k));
       k32[h] = _mm256_cvtpd_epi32(k);  // exact: k is an integer of at most 15 bits
       const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
