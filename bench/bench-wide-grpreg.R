@@ -7,12 +7,15 @@
 ##   Rscript bench/bench-wide-grpreg.R                     # n = 2000, p = 50000, both parts
 ##   Rscript bench/bench-wide-grpreg.R 500 5000            # quick trial: n = 500, p = 5000
 ##   Rscript bench/bench-wide-grpreg.R 2000 50000 grpreg   # only grpreg ("fgseq": only fgseq)
+##   Rscript bench/bench-wide-grpreg.R 2000 50000 all 3    # 3 rounds (grpreg, CS-G-OMP, CS-G-FR in turn)
 ##
 ## Data: within a group the 10 columns share a common factor (correlation 0.3), groups are
 ## independent; 50 groups (1 in 100, at least 1) carry signal, with the noise set for a population
 ## R^2 of about 0.8. Group costs are drawn from {1, 5, 20, 100}. Seeded.
 ##
-## Time is elapsed seconds of one call. Memory beyond x, as a multiple of object.size(x), is measured
+## Time is elapsed seconds of one call. With several rounds, the calls run in turn (grpreg, CS-G-OMP,
+## CS-G-FR, then again), since other work on the machine moves single timings (grpreg's own time moved by
+## a third within an hour on one machine), and the ratios are also given from the median times. Memory beyond x, as a multiple of object.size(x), is measured
 ## by bench/bench-utils.R: the R heap peak and, on Linux, the peak resident set (a lower bound).
 
 suppressPackageStartupMessages(library(fgseq))
@@ -22,6 +25,8 @@ args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1L) as.integer(args[[1L]]) else 2000L
 p <- if (length(args) >= 2L) as.integer(args[[2L]]) else 50000L
 parts <- if (length(args) >= 3L) args[[3L]] else "all"
+rounds <- if (length(args) >= 4L) as.integer(args[[4L]]) else 1L
+if (is.na(rounds) || rounds < 1L) stop("rounds (fourth argument) must be a whole number >= 1")
 if (!parts %in% c("all", "grpreg", "fgseq")) stop("third argument must be \"all\", \"grpreg\" or \"fgseq\"")
 p_group <- 10L
 if (is.na(n) || n < 50L || is.na(p) || p < p_group || p %% p_group != 0L) {
@@ -66,50 +71,62 @@ show <- function(label, r, extra = "") {
 }
 results <- list()
 
-## ---- grpreg: group lasso path up to gmax groups ---------------------------------------
-if (parts %in% c("all", "grpreg")) {
-  if (!requireNamespace("grpreg", quietly = TRUE)) stop("grpreg is not installed")
-  r <- measure(grpreg::grpreg(x, y, group, penalty = "grLasso", gmax = gmax))
-  if (inherits(r$value, "error")) stop("grpreg failed: ", conditionMessage(r$value))
-  fit <- r$value
-  groups_at <- apply(fit$beta[-1, , drop = FALSE] != 0, 2, function(nz) length(unique(group[nz])))
-  show("grpreg grLasso, gmax = 200", r,
-       sprintf("%d lambdas, %d groups at the last", length(fit$lambda), utils::tail(groups_at, 1L)))
-  r$value <- NULL
-  results$grpreg <- r
-  rm(fit)
-}
+for (round in seq_len(rounds)) {
+  if (rounds > 1L) cat(sprintf("round %d of %d\n", round, rounds))
+  ## ---- grpreg: group lasso path up to gmax groups ---------------------------------------
+  if (parts %in% c("all", "grpreg")) {
+    if (!requireNamespace("grpreg", quietly = TRUE)) stop("grpreg is not installed")
+    r <- measure(grpreg::grpreg(x, y, group, penalty = "grLasso", gmax = gmax))
+    if (inherits(r$value, "error")) stop("grpreg failed: ", conditionMessage(r$value))
+    fit <- r$value
+    groups_at <- apply(fit$beta[-1, , drop = FALSE] != 0, 2, function(nz) length(unique(group[nz])))
+    show("grpreg grLasso, gmax = 200", r,
+         sprintf("%d lambdas, %d groups at the last", length(fit$lambda), utils::tail(groups_at, 1L)))
+    r$value <- NULL
+    results$grpreg[[round]] <- r
+    rm(fit)
+  }
 
-## ---- fgseq: sample-space engine, 200 steps ---------------------------------------------
-if (parts %in% c("all", "fgseq")) {
-  # fgseq.default() passes unknown arguments through `...` silently, and the feature-space engine would
-  # build a p x p matrix: run only when the installed fgseq knows the `engine` argument.
-  has_engine <- "engine" %in% names(formals(fgseq:::fgseq.default))
-  if (!has_engine) {
-    cat("fgseq: engine argument not available yet in the installed fgseq", format(utils::packageVersion("fgseq")), "\n")
-  } else {
-    for (m in c("omp", "fr")) {
-      r <- measure(fgseq(x, y, group = group, cost = cost, method = m, max_steps = steps, engine = "sample"))
-      if (inherits(r$value, "error")) {
-        cat(sprintf("fgseq %s (engine = \"sample\") failed: %s\n", m, conditionMessage(r$value)))
-        next
+  ## ---- fgseq: sample-space engine, 200 steps ---------------------------------------------
+  if (parts %in% c("all", "fgseq")) {
+    # fgseq.default() passes unknown arguments through `...` silently, and the feature-space engine would
+    # build a p x p matrix: run only when the installed fgseq knows the `engine` argument.
+    has_engine <- "engine" %in% names(formals(fgseq:::fgseq.default))
+    if (!has_engine) {
+      cat("fgseq: engine argument not available yet in the installed fgseq", format(utils::packageVersion("fgseq")), "\n")
+    } else {
+      for (m in c("omp", "fr")) {
+        r <- measure(fgseq(x, y, group = group, cost = cost, method = m, max_steps = steps, engine = "sample"))
+        if (inherits(r$value, "error")) {
+          cat(sprintf("fgseq %s (engine = \"sample\") failed: %s\n", m, conditionMessage(r$value)))
+          next
+        }
+        fit <- r$value
+        show(sprintf("fgseq %s, sample, %d steps", m, steps), r,
+             sprintf("%d steps, training r2 %.3f, cost %g", length(fit$sequence), utils::tail(fit$path$r2, 1L),
+                     utils::tail(fit$path$cost, 1L)))
+        r$value <- NULL
+        results[[m]][[round]] <- r
+        rm(fit)
       }
-      fit <- r$value
-      show(sprintf("fgseq %s, sample, %d steps", m, steps), r,
-           sprintf("%d steps, training r2 %.3f, cost %g", length(fit$sequence), utils::tail(fit$path$r2, 1L),
-                   utils::tail(fit$path$cost, 1L)))
-      r$value <- NULL
-      results[[m]] <- r
-      rm(fit)
     }
   }
 }
 
 ## ---- ratios (this run) -------------------------------------------------------------------
-if (!is.null(results$grpreg)) {
+field <- function(rs, f) vapply(rs, function(r) r[[f]], numeric(1))
+if (length(results$grpreg)) {
   for (m in intersect(c("omp", "fr"), names(results))) {
-    cat(sprintf("fgseq %s / grpreg: time %.3f, peak heap %.2f, peak RSS %.2f\n", m,
-                results[[m]]$time / results$grpreg$time, results[[m]]$heap / results$grpreg$heap,
-                results[[m]]$rss / results$grpreg$rss))
+    k <- seq_len(min(length(results[[m]]), length(results$grpreg)))
+    ratio <- field(results[[m]][k], "time") / field(results$grpreg[k], "time")
+    cat(sprintf("fgseq %s / grpreg: time %s, peak heap %.2f, peak RSS %.2f\n", m,
+                paste(sprintf("%.3f", ratio), collapse = " "),
+                max(field(results[[m]], "heap")) / max(field(results$grpreg, "heap")),
+                max(field(results[[m]], "rss")) / max(field(results$grpreg, "rss"))))
+    if (rounds > 1L) {
+      cat(sprintf("  medians over %d rounds: %.2f s / %.2f s = %.3f\n", length(k), stats::median(field(results[[m]], "time")),
+                  stats::median(field(results$grpreg, "time")),
+                  stats::median(field(results[[m]], "time")) / stats::median(field(results$grpreg, "time"))))
+    }
   }
 }
