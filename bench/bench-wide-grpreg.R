@@ -15,7 +15,8 @@
 ##
 ## Time is elapsed seconds of one call. With several rounds, the calls run in turn (grpreg, CS-G-OMP,
 ## CS-G-FR, then again), since other work on the machine moves single timings (grpreg's own time moved by
-## a third within an hour on one machine), and the ratios are also given from the median times. Memory beyond x, as a multiple of object.size(x), is measured
+## a third within an hour on one machine), and the ratios are also given from the median times of the
+## rounds both calls finished. Memory beyond x, as a multiple of object.size(x), is measured
 ## by bench/bench-utils.R: the R heap peak and, on Linux, the peak resident set (a lower bound).
 
 suppressPackageStartupMessages(library(fgseq))
@@ -114,19 +115,21 @@ for (round in seq_len(rounds)) {
 }
 
 ## ---- ratios (this run) -------------------------------------------------------------------
+# the rounds in which both calls finished (a failed fgseq fit leaves its round empty)
 field <- function(rs, f) vapply(rs, function(r) r[[f]], numeric(1))
-if (length(results$grpreg)) {
-  for (m in intersect(c("omp", "fr"), names(results))) {
-    k <- seq_len(min(length(results[[m]]), length(results$grpreg)))
-    ratio <- field(results[[m]][k], "time") / field(results$grpreg[k], "time")
-    cat(sprintf("fgseq %s / grpreg: time %s, peak heap %.2f, peak RSS %.2f\n", m,
-                paste(sprintf("%.3f", ratio), collapse = " "),
-                max(field(results[[m]], "heap")) / max(field(results$grpreg, "heap")),
-                max(field(results[[m]], "rss")) / max(field(results$grpreg, "rss"))))
-    if (rounds > 1L) {
-      cat(sprintf("  medians over %d rounds: %.2f s / %.2f s = %.3f\n", length(k), stats::median(field(results[[m]], "time")),
-                  stats::median(field(results$grpreg, "time")),
-                  stats::median(field(results[[m]], "time")) / stats::median(field(results$grpreg, "time"))))
-    }
+for (m in intersect(c("omp", "fr"), names(results))) {
+  both <- which(!vapply(results[[m]], is.null, logical(1)))
+  both <- both[both <= length(results$grpreg)]
+  if (!length(both)) next
+  ours <- results[[m]][both]
+  theirs <- results$grpreg[both]
+  time <- field(ours, "time")
+  base <- field(theirs, "time")
+  cat(sprintf("fgseq %s / grpreg: time %s, peak heap %.2f, peak RSS %.2f\n", m,
+              paste(sprintf("%.3f", time / base), collapse = " "),
+              max(field(ours, "heap")) / max(field(theirs, "heap")), max(field(ours, "rss")) / max(field(theirs, "rss"))))
+  if (rounds > 1L) {
+    cat(sprintf("  medians over %d rounds: %.2f s / %.2f s = %.3f\n", length(both), stats::median(time),
+                stats::median(base), stats::median(time) / stats::median(base)))
   }
 }
