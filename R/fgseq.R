@@ -230,8 +230,9 @@
 #'   `fgseq_warning_partial` that says at which step it stopped: training is anytime too. Checked
 #'   between candidate groups within a step and at every Newton iteration (GLM families), so a step is
 #'   abandoned when the time is spent. The passes over `x` before the first step count too, and are
-#'   checked as they go: the sweep of a dense `x` for NA, NaN, Inf and extreme scales (between columns,
-#'   every `2^20` values), the linear engines' statistics pass (between chunks of rows, or between
+#'   checked as they go: the sweep of a dense `x` for NA, NaN, Inf and extreme scales (for the GLM
+#'   families between columns, every `2^20` values; for the Gaussian families it is part of the
+#'   statistics pass), the linear engines' statistics pass (between chunks of rows, or between
 #'   groups), the GLM families' (between groups) and, for data in chunks ([fgseq_chunks()]), the first
 #'   pass over the chunks (between chunks: a chunk started after `max_time` adds its `y`, weights and
 #'   offset alone, its `x` is not read; the chunk in progress is finished). The null model needs every
@@ -415,12 +416,13 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
   # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass.
   # A caller that swept x already (check_x_scan(x, sparse = TRUE) in full) passes its `scan`. A dense x
-  # of the Gram engine is swept by the core's own pass over it, the one that forms its cross-product (see
-  # `in_pass` below), so that x is read once.
+  # of the Gaussian families is swept by the core's own first pass over it (the Gram engine's, that forms
+  # its cross-product; the sample-space engine's, that forms the groups' blocks; see `in_pass` below), so
+  # that the sweep costs no pass of its own.
   if (is.null(scan)) {
     dense <- !methods::is(x, "sparseMatrix")
     if (dense) x <- check_dense_x(x)
-    scan <- if (dense && family_def(family)$linear && choose_engine(engine, x, family) == "gram") {
+    scan <- if (dense && family_def(family)$linear) {
       list(x = x, in_pass = TRUE)
     } else {
       check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))

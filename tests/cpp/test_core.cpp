@@ -79,6 +79,7 @@ static const std::vector<TestCase>& test_cases() {
       {"pair_cross", 136, [](Problem&) { test_pair_cross(); }},
       {"pass_checks", 137, [](Problem& pb) { test_pass_checks(pb); }},
       {"column_sweep", 141, [](Problem& pb) { test_column_sweep(pb); }},
+      {"block_pass_checks", 142, [](Problem& pb) { test_block_pass_checks(pb); }},
       {"whitened_columns", 138, [](Problem& pb) { test_whitened_columns(pb); }},
       {"contrast_hessian", 139, [](Problem& pb) { test_contrast_hessian(pb); }},
       {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},

@@ -159,6 +159,80 @@ static void test_pass_checks(Problem&) {
         "fit_path: a column below plain_min stops the fit", tiny.scan.max_abs(9), 0);
 }
 
+// The checks read by the sample-space engine's pass over the groups (block_stats() with a ColumnScan):
+// each column's largest magnitude equal to the sweep's (scan_columns()), the column means equal to x'w / W
+// (within rounding) and the blocks unchanged by the checks; NA, NaN or Inf found in any group (one of
+// more columns than rows included), weighted or not, on one thread or two; a fit of that engine with
+// check_values then stops, its path empty, as it does for a column below plain_min.
+static void test_block_pass_checks(Problem&) {
+  std::mt19937 rng(142);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const Index n = 40, p = 110;  // 10 groups of 5, then one of 60 columns (more than the rows)
+  MatrixXd x(n, p);
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < p; ++j) x(i, j) = N(rng) * (1.0 + 0.1 * j) + 0.5 * j;
+  std::vector<int> group_of(static_cast<size_t>(p));
+  for (Index j = 0; j < p; ++j) group_of[static_cast<size_t>(j)] = static_cast<int>(std::min<Index>(j / 5, 10));
+  const GroupLayout lay = make_layout(group_of, 11);
+  const VectorXd y = x.col(0) + VectorXd::Ones(n);
+  VectorXd w(n);
+  for (Index i = 0; i < n; ++i) w(i) = 0.5 + (i % 3);
+  const ColumnScan ref = scan_columns(x);
+  for (int threads = 1; threads <= 2; ++threads) {
+    for (int weighted = 0; weighted <= 1; ++weighted) {
+      const VectorXd wt = weighted ? w : VectorXd();
+      const VectorXd ww = weighted ? w : VectorXd::Ones(n);
+      const DenseDesign dx(x);
+      ColumnScan s;
+      const BlockStats with = block_stats(dx, y, wt, lay, threads, InterruptCheck(), &s);
+      const BlockStats without = block_stats(dx, y, wt, lay, threads);
+      check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "block_stats: max_abs of the pass equals the sweep's",
+            (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
+      const VectorXd mean = x.transpose() * ww / ww.sum();
+      const double mean_err = ((with.st.mean - mean).array() / mean.array().abs().max(1.0)).abs().maxCoeff();
+      check(mean_err < 1e-14, "block_stats: the column means from the groups' copies equal x'w / W", mean_err, 0);
+      bool same = with.st.mean == without.st.mean && with.st.scale == without.st.scale;
+      for (Index g = 0; g < lay.size(); ++g) {
+        same = same && with.blocks[static_cast<size_t>(g)] == without.blocks[static_cast<size_t>(g)] &&
+               with.rows[static_cast<size_t>(g)] == without.rows[static_cast<size_t>(g)];
+      }
+      check(same && with.rows[10].cols() == 60, "block_stats: the checks leave the statistics unchanged", 0, 0);
+      for (const Index col : {Index(0), Index(23), p - 1}) {
+        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+          MatrixXd xb = x;
+          xb(col == 23 ? n / 2 : n - 1, col) = bad;
+          ColumnScan sb;
+          block_stats(DenseDesign(xb), y, wt, lay, threads, InterruptCheck(), &sb);
+          check(sb.nonfinite == col, "block_stats: NA or Inf in any group stops the pass",
+                static_cast<double>(sb.nonfinite), static_cast<double>(col));
+        }
+      }
+    }
+  }
+  // a fit of the sample-space engine that checks the values stops at Inf and at an extreme column
+  const Measurements cost(std::vector<double>(11, 1.0));
+  Control ctl;
+  ctl.engine = Engine::Sample;
+  ctl.check_values = true;
+  ctl.plain_min = std::ldexp(1.0, -400);
+  ctl.plain_max = std::ldexp(1.0, 400);
+  ctl.max_steps = 3;
+  MatrixXd xf = x;
+  const FitResult plain = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 11, cost, Family::Gaussian, ctl);
+  check(!plain.stopped && plain.path.sequence.size() == 3 && plain.scan.max_abs == ref.max_abs,
+        "fit_path (sample space): check_values fits plain data and returns max_abs",
+        static_cast<double>(plain.path.sequence.size()), 3);
+  xf(n - 1, 4) = std::numeric_limits<double>::infinity();
+  const FitResult inf = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 11, cost, Family::Gaussian, ctl);
+  check(inf.stopped && inf.scan.nonfinite == 4 && inf.path.sequence.empty(),
+        "fit_path (sample space): Inf in the last row stops the fit", static_cast<double>(inf.scan.nonfinite), 4);
+  xf = x;
+  xf.col(9) *= 1e-200;
+  const FitResult tiny = fit_path(xf, y, VectorXd(), MatrixXd(), group_of, 11, cost, Family::Gaussian, ctl);
+  check(tiny.stopped && tiny.scan.nonfinite == -1 && tiny.scan.max_abs(9) < ctl.plain_min,
+        "fit_path (sample space): a column below plain_min stops the fit", tiny.scan.max_abs(9), 0);
+}
+
 // The column sweep of the tall path's blocks (sweep::columns(), common/sweep.hpp): each column's sum and
 // products with the responses against sums in long double, its largest magnitude exactly; the AVX2 and
 // plain forms give the same bits (the fixed order), on blocks whose rows are not a multiple of 8 and

@@ -21,10 +21,12 @@ test_that("a column of magnitude 1e154 and more is fitted (its square would over
   d <- ext()
   x <- d$x
   x[, "c"] <- x[, "c"] * 1e300
-  fit <- fgseq(x, d$y, group = d$group, lambda = 0)
-  expect_true("g2" %in% fit$sequence)
-  expect_equal(unname(fit$rank[["g2"]]), 1L)
-  expect_lm(fit, d$x, d$y, fx = c(1, 1, 1e300, 1))
+  for (engine in c("gram", "sample")) {
+    fit <- fgseq(x, d$y, group = d$group, lambda = 0, engine = engine)
+    expect_true("g2" %in% fit$sequence)
+    expect_equal(unname(fit$rank[["g2"]]), 1L)
+    expect_lm(fit, d$x, d$y, fx = c(1, 1, 1e300, 1))
+  }
 })
 
 test_that("x * 1e154 gives the fit of x (not an empty fit)", {

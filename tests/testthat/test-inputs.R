@@ -60,6 +60,44 @@ test_that("x of many blocks of rows: NA / NaN / Inf anywhere is refused by the G
   expect_equal(unname(fit$beta[, ncol(fit$beta)]), unname(coef(lm(y ~ x[, 1:20]))[-1]), tolerance = 1e-9)
 })
 
+test_that("NA / NaN / Inf anywhere in x is refused by the sample-space engine's statistics pass", {
+  # 40 groups of 5 columns, read group by group on 1 or 2 threads: a non-finite value in any group (the
+  # first row of the first column, the last row of the last), with other groups holding one too, is
+  # refused with the message that names the first column holding one; no sweep of its own reads x first
+  set.seed(13)
+  n <- 60
+  x <- matrix(rnorm(n * 200), n, 200, dimnames = list(NULL, sprintf("v%03d", 1:200)))
+  y <- x[, 1] - x[, 101] + rnorm(n)
+  w <- runif(n, 0.5, 2)
+  group <- rep(1:40, each = 5)
+  on.exit(options(fgseq.threads = NULL), add = TRUE)
+  sweeps <- new.env()
+  sweeps$n <- 0L
+  count <- function() sweeps$n <- sweeps$n + 1L
+  suppressMessages(trace(".scan_columns", tracer = bquote(.(count)()), where = asNamespace("fgseq"), print = FALSE))
+  on.exit(suppressMessages(untrace(".scan_columns", where = asNamespace("fgseq"))), add = TRUE)
+  for (threads in 1:2) {
+    options(fgseq.threads = threads)
+    for (at in list(c(1, 1), c(30, 57), c(n, 200))) {
+      xb <- x
+      xb[at[1], at[2]] <- if (at[1] == 30) -Inf else NA
+      xb[n, 200] <- NaN
+      first <- sprintf("v%03d", at[2])
+      for (method in c("omp", "fr")) {
+        expect_error(fgseq(xb, y, group = group, method = method, engine = "sample"),
+                     paste0("`x` contains NA, NaN or Inf \\(first in column '", first, "'\\)"), class = "fgseq_error_input")
+        expect_error(fgseq(xb, y, group = group, weights = w, method = method, engine = "sample"),
+                     paste0("`x` contains NA, NaN or Inf \\(first in column '", first, "'\\)"), class = "fgseq_error_input")
+      }
+    }
+  }
+  # a finite x is fitted from that pass, not swept before it: the final model is lm()'s
+  sweeps$n <- 0L
+  fit <- fgseq(x[, 1:20], y, group = group[1:20], lambda = 0, engine = "sample")
+  expect_identical(sweeps$n, 0L)
+  expect_equal(unname(fit$beta[, ncol(fit$beta)]), unname(coef(lm(y ~ x[, 1:20]))[-1]), tolerance = 1e-9)
+})
+
 test_that("y: type, length, NA / NaN / Inf, constant", {
   expect_error(fgseq(vx, letters[1:40]), "`y` must be a numeric vector", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy[-1]), "`y` must have one value per row of `x`: length\\(y\\) is 39, nrow\\(x\\) is 40",

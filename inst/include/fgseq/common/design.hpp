@@ -9,7 +9,9 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -187,6 +189,11 @@ inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols
 // than x has rows keeps, instead of its d_g x d_g block, the standardized rows A_g (n x d_g, centred,
 // times sqrt(w / W), scaled; Sigma_gg = A_g' A_g), from which whiten_block_stats() whitens it through
 // the n x n matrix A_g A_g' (whiten_rows()).
+// A dense x is read once, group by group: each group's columns are gathered, and their means, block
+// and, with `scan`, the checks of their values (ColumnScan: each column's largest magnitude, whether
+// any holds NA, NaN or Inf) are taken from that copy while it is in cache. A value NA, NaN or Inf stops
+// the pass (scan->nonfinite is then a column that holds one, not necessarily the first); the
+// statistics returned are then unusable. A sparse x: its column means from one pass, no scan.
 struct BlockStats {
   GramStats st;                   // mean, scale, constant, n, weight_sum, y_mean, yy (sigma, rho empty)
   std::vector<MatrixXd> blocks;   // standardized Sigma_gg, d_g x d_g (empty for a wide group)
@@ -195,7 +202,7 @@ struct BlockStats {
 
 inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
                               const GroupLayout& lay, int threads = 1,
-                              const InterruptCheck& check_interrupt = InterruptCheck()) {
+                              const InterruptCheck& check_interrupt = InterruptCheck(), ColumnScan* scan = nullptr) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
   if (n < 2) throw std::invalid_argument("block_stats: at least 2 rows are needed");
   if (check_interrupt) check_interrupt();  // before the first pass over x (the column means)
@@ -206,7 +213,39 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   st.weight_sum = w.sum();
   const double W = st.weight_sum;
   if (!(W > 0)) throw std::invalid_argument("block_stats: the weights must not all be zero");
-  st.mean = x.weighted_sums(w) / W;
+  const bool dense = !x.is_sparse();
+  if (dense) st.mean = VectorXd::Zero(p);  // group by group, from the gathered columns
+  else st.mean = x.weighted_sums(w) / W;
+  if (scan) {
+    scan->nonfinite = -1;
+    scan->max_abs = VectorXd::Zero(p);
+  }
+  std::atomic<bool> nonfinite{false};
+  // a dense group's columns, just gathered: their checks (scan) and means; false when one holds NA,
+  // NaN or Inf (the pass then stops)
+  const auto first_read = [&](const std::vector<Index>& cols, const MatrixXd& xg) {
+    for (Index a = 0; a < xg.cols(); ++a) {
+      const Index j = cols[static_cast<size_t>(a)];
+      if (scan) {
+        const double* c = xg.col(a).data();
+        double m = 0.0;
+        int finite = 1;
+        for (Index i = 0; i < n; ++i) {
+          const double v = std::abs(c[i]);
+          finite &= v <= std::numeric_limits<double>::max();  // 0 for Inf and NaN
+          m = v > m ? v : m;
+        }
+        if (!finite) {
+          scan->nonfinite = j;  // several threads may set it: any such column will do
+          nonfinite = true;
+          return false;
+        }
+        scan->max_abs(j) = m;  // distinct j per thread: no race
+      }
+      st.mean(j) = xg.col(a).dot(w) / W;
+    }
+    return true;
+  };
   st.y_mean = y.transpose() * w / W;
   st.yy.resize(P);
   for (Index c = 0; c < P; ++c) st.yy(c) = (w.array() * (y.col(c).array() - st.y_mean(c)).square()).sum() / W;
@@ -222,6 +261,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
     MatrixXd xg;
     shared.run([&] {
       for (Index g = g0; g < g1; ++g) {
+        if (nonfinite) return;
         if (check) check();  // before each group (its first pass allocates n-row buffers)
         const auto& cols = lay.cols[static_cast<size_t>(g)];
         const Index d = static_cast<Index>(cols.size());
@@ -239,6 +279,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
         if (d > n) {  // wide: the standardized rows, no d x d block
           MatrixXd& A = out.rows[static_cast<size_t>(g)];
           x.gather(cols, A);
+          if (dense && !first_read(cols, A)) return;
           for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
           if (weights.size()) A.array().colwise() *= sw.array();
           A /= std::sqrt(W);
@@ -252,6 +293,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
               B(a, b) = B(b, a) = x.cross(cols[a], cols[b], w) - W * st.mean(cols[a]) * st.mean(cols[b]);
         } else {
           x.gather(cols, xg);
+          if (!first_read(cols, xg)) return;
           for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
           if (weights.size()) xg.array().colwise() *= sw.array();  // in place: no n-row temporary
           B.setZero();

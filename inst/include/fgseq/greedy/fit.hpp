@@ -179,7 +179,9 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Mea
 
 // The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix. The fit's
 // clock is polled before each group of the statistics pass and before each of the model's n-row
-// buffers; max_time spent there gives the null model, marked partial.
+// buffers; max_time spent there gives the null model, marked partial. A dense x with ctl.check_values
+// is checked in the statistics pass (block_stats()), which reads each group's columns once, as
+// fit_path() checks it in the Gram engine's pass.
 inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
                             const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                             Clock::time_point started, const Services& svc) {
@@ -187,14 +189,24 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
   Whitened wh;
   std::optional<SampleModel> model;
   const Poll poll = timed_poll(svc, ctl, started);
+  ColumnScan scan;
+  const bool check = ctl.check_values && !x.is_sparse();
   try {
-    bs = block_stats(x, y, weights, lay, ctl.threads, poll);
+    bs = block_stats(x, y, weights, lay, ctl.threads, poll, check ? &scan : nullptr);
+    if (check && refused(scan, ctl)) {
+      FitResult out;
+      out.scan = std::move(scan);
+      out.stopped = true;
+      return out;
+    }
     wh = whiten_block_stats(bs, ctl.rank_tol);
     model.emplace(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, poll);
   } catch (const TimeUp&) {  // before the model's buffers were made: the null model
     return null_model(x.cols(), y, weights, MatrixXd(), Family::Gaussian, lay, cost, ctl, svc);
   }
-  return run_path(*model, cost, ctl, started, svc);
+  FitResult out = run_path(*model, cost, ctl, started, svc);
+  out.scan = std::move(scan);
+  return out;
 }
 
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal

@@ -59,9 +59,10 @@ struct Control : PathControl, NewtonControl {
   Engine engine = Engine::Gram;  // gaussian and mgaussian; the GLM families never form a p x p matrix
   int threads = 1;               // OpenMP threads for the passes over x
   bool screen = true;            // sample-space engine, dense x: screen groups with a 16-bit copy
-  // Gram engine, dense x: the pass over x also reads what the checks of x need (FitResult::scan) and
-  // stops the fit after it when a value is NA, NaN or Inf or a column's largest magnitude is outside
-  // [plain_min, plain_max] (a column of zeros excepted), so that the caller refuses x or fits it rescaled
+  // dense x (either linear engine): the first pass over x also reads what the checks of x need
+  // (FitResult::scan) and stops the fit after it when a value is NA, NaN or Inf or a column's largest
+  // magnitude is outside [plain_min, plain_max] (a column of zeros excepted), so that the caller refuses
+  // x or fits it rescaled
   bool check_values = false;
   double plain_min = 0.0, plain_max = std::numeric_limits<double>::infinity();
 };
