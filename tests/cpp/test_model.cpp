@@ -23,6 +23,27 @@ static void test_model_pinv(Problem& pb) {
   check(std::abs(pinv_quad(Ms, b, 1e-9) - want_s) < 1e-7 * std::abs(want_s), "pinv_quad, singular M", pinv_quad(Ms, b, 1e-9),
         want_s);
   check((pinv_solve(Ms, b, 1e-9) - pinv * b).norm() < 1e-7 * (pinv * b).norm(), "pinv_solve, singular M", 0, 0);
+  // blocks of every size around the stack path's limit of 16: a definite M against b' M^-1 b (LDLT), a
+  // singular one (its Cholesky factor may exist, 1 / tr(M^-1) is below the cut) against the
+  // pseudo-inverse, one or several columns of b
+  double worst_definite = 0.0, worst_singular = 0.0;
+  for (const Index r : {Index(1), Index(2), Index(7), Index(10), Index(16), Index(17), Index(24)}) {
+    for (const Index cols : {Index(1), Index(3)}) {
+      MatrixXd Rr(r + 4, r), br(r, cols), Lr(r, std::max<Index>(r - 1, 1));
+      for (Index i = 0; i < Rr.size(); ++i) Rr.data()[i] = pb.N(pb.rng);
+      for (Index i = 0; i < br.size(); ++i) br.data()[i] = pb.N(pb.rng);
+      for (Index i = 0; i < Lr.size(); ++i) Lr.data()[i] = pb.N(pb.rng);
+      const MatrixXd Md = Rr.transpose() * Rr;
+      const double want_d = (br.transpose() * Md.ldlt().solve(br)).trace();
+      worst_definite = std::max(worst_definite, std::abs(pinv_quad(Md, br, 1e-12) - want_d) / want_d);
+      if (r == 1) continue;
+      const MatrixXd Mr = Lr * Lr.transpose();  // rank r - 1
+      const double want_r = (br.transpose() * Mr.completeOrthogonalDecomposition().pseudoInverse() * br).trace();
+      worst_singular = std::max(worst_singular, std::abs(pinv_quad(Mr, br, 1e-9) - want_r) / want_r);
+    }
+  }
+  check(worst_definite < 1e-10, "pinv_quad, definite M of 1 to 24 rows (the stack path up to 16)", worst_definite, 0);
+  check(worst_singular < 1e-6, "pinv_quad, singular M of 2 to 24 rows", worst_singular, 0);
   const MatrixXd S = R.topRows(k);  // an un-whitening map d x r
   auto whitened = [&] { return b; };
   auto standardized = [&] { return MatrixXd(S * b); };
