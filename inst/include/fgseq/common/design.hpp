@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -220,24 +219,17 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
     scan->nonfinite = -1;
     scan->max_abs = VectorXd::Zero(p);
   }
-  std::atomic<bool> nonfinite{false};
+  std::atomic<Index> nonfinite{-1};  // a column found holding NA, NaN or Inf
   // a dense group's columns, just gathered: their checks (scan) and means; false when one holds NA,
   // NaN or Inf (the pass then stops)
   const auto first_read = [&](const std::vector<Index>& cols, const MatrixXd& xg) {
     for (Index a = 0; a < xg.cols(); ++a) {
       const Index j = cols[static_cast<size_t>(a)];
       if (scan) {
-        const double* c = xg.col(a).data();
-        double m = 0.0;
-        int finite = 1;
-        for (Index i = 0; i < n; ++i) {
-          const double v = std::abs(c[i]);
-          finite &= v <= std::numeric_limits<double>::max();  // 0 for Inf and NaN
-          m = v > m ? v : m;
-        }
-        if (!finite) {
-          scan->nonfinite = j;  // several threads may set it: any such column will do
-          nonfinite = true;
+        const double m = column_max_abs(xg.col(a).data(), n);
+        if (m < 0) {
+          Index none = -1;
+          nonfinite.compare_exchange_strong(none, j);  // the first thread to find one sets it
           return false;
         }
         scan->max_abs(j) = m;  // distinct j per thread: no race
@@ -261,7 +253,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
     MatrixXd xg;
     shared.run([&] {
       for (Index g = g0; g < g1; ++g) {
-        if (nonfinite) return;
+        if (nonfinite >= 0) return;
         if (check) check();  // before each group (its first pass allocates n-row buffers)
         const auto& cols = lay.cols[static_cast<size_t>(g)];
         const Index d = static_cast<Index>(cols.size());
@@ -308,6 +300,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
       }
     });
   });
+  if (scan) scan->nonfinite = nonfinite;
   return out;
 }
 

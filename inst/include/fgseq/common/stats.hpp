@@ -58,6 +58,18 @@ struct ColumnScan {
   bool spent = false;  // set by scan_columns() in greedy/fit.hpp when max_time ran out: nothing else is set
 };
 
+// the largest magnitude of the n values at c, or -1 when one of them is NA, NaN or Inf
+inline double column_max_abs(const double* c, Index n) {
+  double m = 0.0;
+  int finite = 1;
+  for (Index i = 0; i < n; ++i) {
+    const double a = std::abs(c[i]);
+    finite &= a <= std::numeric_limits<double>::max();  // 0 for Inf and NaN
+    m = a > m ? a : m;
+  }
+  return finite ? m : -1.0;
+}
+
 inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll = InterruptCheck()) {
   const Index n = x.rows(), p = x.cols();
   ColumnScan out;
@@ -68,15 +80,8 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const Interr
       poll();
       unpolled = 0;
     }
-    const double* c = x.col(j).data();
-    double m = 0.0;
-    int finite = 1;
-    for (Index i = 0; i < n; ++i) {
-      const double a = std::abs(c[i]);
-      finite &= a <= std::numeric_limits<double>::max();  // 0 for Inf and NaN
-      m = a > m ? a : m;
-    }
-    if (!finite) {
+    const double m = column_max_abs(x.col(j).data(), n);
+    if (m < 0) {
       out.nonfinite = j;
       return out;
     }
