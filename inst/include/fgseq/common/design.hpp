@@ -188,11 +188,13 @@ inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols
 // than x has rows keeps, instead of its d_g x d_g block, the standardized rows A_g (n x d_g, centred,
 // times sqrt(w / W), scaled; Sigma_gg = A_g' A_g), from which whiten_block_stats() whitens it through
 // the n x n matrix A_g A_g' (whiten_rows()).
-// A dense x is read once, group by group: each group's columns are gathered, and their means, block
-// and, with `scan`, the checks of their values (ColumnScan: each column's largest magnitude, whether
-// any holds NA, NaN or Inf) are taken from that copy while it is in cache. A value NA, NaN or Inf stops
-// the pass (scan->nonfinite is then a column that holds one, not necessarily the first); the
-// statistics returned are then unusable. A sparse x: its column means from one pass, no scan.
+// With `scan` (a dense x, the sample-space engine's check of the values), x is read once, group by group:
+// each group's columns are gathered, and their checks (ColumnScan: each column's largest magnitude,
+// whether any holds NA, NaN or Inf), means and block are taken from that copy while it is in cache. A
+// value NA, NaN or Inf stops the pass (scan->nonfinite is then a column that holds one, not necessarily
+// the first); the statistics returned are then unusable. Without it (the GLM families, whose fits at the
+// boundary of separable data are sensitive to the means' rounding), the column means come from one pass
+// x'w first, as they always have.
 struct BlockStats {
   GramStats st;                   // mean, scale, constant, n, weight_sum, y_mean, yy (sigma, rho empty)
   std::vector<MatrixXd> blocks;   // standardized Sigma_gg, d_g x d_g (empty for a wide group)
@@ -212,16 +214,16 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   st.weight_sum = w.sum();
   const double W = st.weight_sum;
   if (!(W > 0)) throw std::invalid_argument("block_stats: the weights must not all be zero");
-  const bool dense = !x.is_sparse();
-  if (dense) st.mean = VectorXd::Zero(p);  // group by group, from the gathered columns
+  const bool dense = !x.is_sparse(), by_group = dense && scan;
+  if (by_group) st.mean = VectorXd::Zero(p);  // group by group, from the gathered columns
   else st.mean = x.weighted_sums(w) / W;
   if (scan) {
     scan->nonfinite = -1;
     scan->max_abs = VectorXd::Zero(p);
   }
   std::atomic<Index> nonfinite{-1};  // a column found holding NA, NaN or Inf
-  // a dense group's columns, just gathered: their checks (scan) and means; false when one holds NA,
-  // NaN or Inf (the pass then stops)
+  // a dense group's columns, just gathered: their checks and means (with `scan`); false when one holds
+  // NA, NaN or Inf (the pass then stops)
   const auto first_read = [&](const std::vector<Index>& cols, const MatrixXd& xg) {
     for (Index a = 0; a < xg.cols(); ++a) {
       const Index j = cols[static_cast<size_t>(a)];
@@ -234,7 +236,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
         }
         scan->max_abs(j) = m;  // distinct j per thread: no race
       }
-      st.mean(j) = xg.col(a).dot(w) / W;
+      if (by_group) st.mean(j) = xg.col(a).dot(w) / W;
     }
     return true;
   };
