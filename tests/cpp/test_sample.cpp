@@ -32,7 +32,7 @@ static void test_sample_engine(Problem& pb) {
 // CS-G-FR's gains of a step computed at once on the fit's threads (SampleModel::set_candidates()): each
 // equals the gain the model computes alone, bit for bit, and the Gram engine's gain (the objective it
 // would add) within rounding, over the steps of a path; a poll that throws within them stops them, and
-// the model then scores each group alone.
+// a gain it did not compute is then computed alone (the same value).
 static void test_sample_fr_gains(Problem& pb) {
   const GroupLayout lay = make_layout(pb.group_of, 5);
   Control ctl;

@@ -222,21 +222,19 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
     scan->max_abs = VectorXd::Zero(p);
   }
   std::atomic<Index> nonfinite{-1};  // a column found holding NA, NaN or Inf
-  // a dense group's columns, just gathered: their checks and means (with `scan`); false when one holds
-  // NA, NaN or Inf (the pass then stops)
-  const auto first_read = [&](const std::vector<Index>& cols, const MatrixXd& xg) {
+  // by_group: a dense group's columns, just gathered: their checks and means; false when one holds NA,
+  // NaN or Inf (the pass then stops)
+  const auto check_and_mean = [&](const std::vector<Index>& cols, const MatrixXd& xg) {
     for (Index a = 0; a < xg.cols(); ++a) {
       const Index j = cols[static_cast<size_t>(a)];
-      if (scan) {
-        const double m = column_max_abs(xg.col(a).data(), n);
-        if (m < 0) {
-          Index none = -1;
-          nonfinite.compare_exchange_strong(none, j);  // the first thread to find one sets it
-          return false;
-        }
-        scan->max_abs(j) = m;  // distinct j per thread: no race
+      const double m = column_max_abs(xg.col(a).data(), n);
+      if (m < 0) {
+        Index none = -1;
+        nonfinite.compare_exchange_strong(none, j);  // the first thread to find one sets it
+        return false;
       }
-      if (by_group) st.mean(j) = xg.col(a).dot(w) / W;
+      scan->max_abs(j) = m;  // distinct j per thread: no race
+      st.mean(j) = xg.col(a).dot(w) / W;
     }
     return true;
   };
@@ -273,7 +271,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
         if (d > n) {  // wide: the standardized rows, no d x d block
           MatrixXd& A = out.rows[static_cast<size_t>(g)];
           x.gather(cols, A);
-          if (dense && !first_read(cols, A)) return;
+          if (by_group && !check_and_mean(cols, A)) return;
           for (Index a = 0; a < d; ++a) A.col(a).array() -= st.mean(cols[a]);
           if (weights.size()) A.array().colwise() *= sw.array();
           A /= std::sqrt(W);
@@ -287,7 +285,7 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
               B(a, b) = B(b, a) = x.cross(cols[a], cols[b], w) - W * st.mean(cols[a]) * st.mean(cols[b]);
         } else {
           x.gather(cols, xg);
-          if (!first_read(cols, xg)) return;
+          if (by_group && !check_and_mean(cols, xg)) return;
           for (Index a = 0; a < d; ++a) xg.col(a).array() -= st.mean(cols[a]);
           if (weights.size()) xg.array().colwise() *= sw.array();  // in place: no n-row temporary
           B.setZero();

@@ -169,6 +169,14 @@ inline bool refused(const ColumnScan& scan, const Control& ctl) {
   return false;
 }
 
+// The fit stopped by the values its pass over x read (refused()): the scan alone.
+inline FitResult stopped_by(ColumnScan scan) {
+  FitResult out;
+  out.scan = std::move(scan);
+  out.stopped = true;
+  return out;
+}
+
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
                           const Control& ctl, Clock::time_point started, const Services& svc) {
@@ -193,12 +201,7 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
   const bool check = ctl.check_values && !x.is_sparse();
   try {
     bs = block_stats(x, y, weights, lay, ctl.threads, poll, check ? &scan : nullptr);
-    if (check && refused(scan, ctl)) {
-      FitResult out;
-      out.scan = std::move(scan);
-      out.stopped = true;
-      return out;
-    }
+    if (check && refused(scan, ctl)) return stopped_by(std::move(scan));
     wh = whiten_block_stats(bs, ctl.rank_tol);
     model.emplace(x, y, weights, bs.st, wh, lay, ctl, ctl.threads, poll);
   } catch (const TimeUp&) {  // before the model's buffers were made: the null model
@@ -261,12 +264,7 @@ inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, 
         Moments m = centred_moments(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
                                     detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads,
                                     ctl.check_values ? &scan : nullptr);
-        if (ctl.check_values && detail::refused(scan, ctl)) {
-          FitResult out;
-          out.scan = std::move(scan);
-          out.stopped = true;
-          return out;
-        }
+        if (ctl.check_values && detail::refused(scan, ctl)) return detail::stopped_by(std::move(scan));
         st = standardize(std::move(m));
       } catch (const TimeUp&) {
         return detail::null_model(x.cols(), yc, weights, offset, family, lay, cost, ctl, svc);

@@ -101,17 +101,16 @@ class SampleModel : public GroupModel {
       }
       return whitened_gradient_score(h, b_.middleRows(offset(h), rank(h)));
     }
-    if (gains_ready_ && static_cast<size_t>(h) < gain_.size() && gain_[static_cast<size_t>(h)] >= 0.0)
-      return gain_[static_cast<size_t>(h)];
+    if (static_cast<size_t>(h) < gain_.size() && gain_[static_cast<size_t>(h)] >= 0.0) return gain_[static_cast<size_t>(h)];
     return schur_gain(h, b_.middleRows(offset(h), rank(h)));
   }
 
   // CS-G-FR and Doubling: the gains of every candidate of the step at once, on the fit's threads (each
   // group's gain is computed alone, so it does not depend on the threads), the fit's poll checked
-  // before each group as greedy_path() checks it before each score; raw_score() reads them
+  // before each group as greedy_path() checks it before each score; raw_score() reads them (a gain not
+  // computed, when the poll stopped them, is computed then)
   void set_candidates(const std::vector<bool>& candidates) override {
     if (ctl_.method == Method::OMP) return;
-    gains_ready_ = false;
     gain_.assign(static_cast<size_t>(lay_.size()), -1.0);
     const SharedCheck shared(poll_);
     pool_.ranges(lay_.size(), [&](Index h0, Index h1) {
@@ -124,7 +123,6 @@ class SampleModel : public GroupModel {
         }
       });
     });
-    gains_ready_ = true;
   }
 
   // Screening: the range from the group's rows b~_h of its last pass over the copy, at an earlier
@@ -251,7 +249,7 @@ class SampleModel : public GroupModel {
       R_.noalias() -= Un * zn;
     }
     ++step_;
-    gains_ready_ = false;
+    gain_.clear();  // of the step before
     if (screening()) track_residual();
     qs_ += r;
     stale_ = true;
@@ -289,7 +287,6 @@ class SampleModel : public GroupModel {
   MatrixXd pn_;
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   std::vector<double> gain_;  // FR, Doubling: the candidates' gains of this step (set_candidates()), -1 for others
-  bool gains_ready_ = false;
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, a bound of
   // ||A_h||_2; per group, the step of its last pass over the copy (-1: none) and the bound of its b~
   // then; the steps taken, the sum of the norms of the residual's updates (moved_) and its value after
