@@ -81,6 +81,7 @@ static const std::vector<TestCase>& test_cases() {
       {"column_sweep", 141, [](Problem& pb) { test_column_sweep(pb); }},
       {"block_pass_checks", 142, [](Problem& pb) { test_block_pass_checks(pb); }},
       {"sample_fr_gains", 143, [](Problem& pb) { test_sample_fr_gains(pb); }},
+      {"sample_saturation", 144, [](Problem& pb) { test_sample_saturation(pb); }},
       {"whitened_columns", 138, [](Problem& pb) { test_whitened_columns(pb); }},
       {"contrast_hessian", 139, [](Problem& pb) { test_contrast_hessian(pb); }},
       {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},
