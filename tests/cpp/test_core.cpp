@@ -85,6 +85,7 @@ static const std::vector<TestCase>& test_cases() {
       {"whitened_columns", 138, [](Problem& pb) { test_whitened_columns(pb); }},
       {"contrast_hessian", 139, [](Problem& pb) { test_contrast_hessian(pb); }},
       {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},
+      {"screening_coarse", 145, [](Problem& pb) { test_screening_coarse(pb); }},
   };
   return cases;
 }

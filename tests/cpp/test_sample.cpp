@@ -172,8 +172,17 @@ static void test_lazy_screening(Problem& pb) {
     std::vector<Index> all;
     for (Index h = 0; h < gw; ++h) all.push_back(h);
     check(!m.range_current(0) && std::isinf(m.score_range(0).second), "lazy screening: no range before a pass", 0, 0);
+    m.refresh_ranges(all);  // one response: the coarse (8-bit) level first, then the 16-bit one
+    const std::pair<double, double> coarse = m.score_range(5);
+    check(!m.range_current(5) && std::isfinite(coarse.second), "lazy screening: a coarse range after the first pass", 0, 0);
     m.refresh_ranges(all);
-    check(m.range_current(5), "lazy screening: a range of this step after its pass", 0, 0);
+    const std::pair<double, double> fine = m.score_range(5);
+    check(m.range_current(5), "lazy screening: a range of this step after the second pass", 0, 0);
+    const double exact5 = m.raw_score(5);
+    check(coarse.first <= fine.first && fine.second <= coarse.second && fine.first <= exact5 && exact5 <= fine.second &&
+              (coarse.second - coarse.first) > 30 * (fine.second - fine.first),
+          "lazy screening: the 16-bit range within the coarse one, both holding the exact score",
+          coarse.second - coarse.first, fine.second - fine.first);
     double worst = 0.0;  // the largest distance of an exact score outside its range, relative
     int old_ranges = 0;
     // 12 steps: more than the 4 residuals the model keeps here, so that ranges of steps whose residual
@@ -181,8 +190,11 @@ static void test_lazy_screening(Problem& pb) {
     const std::vector<Index> take = {13, 2, 0, 27, 33, 8, 19, 4, 36, 22, 11, 39};
     for (size_t k = 0; k < take.size(); ++k) {
       m.add_group(take[k]);
-      if (k == 2) m.refresh_ranges({5, 6, 30});  // some groups passed over again, the others not
-      if (k == 7) m.refresh_ranges({1, 6, 31});
+      if (k == 2) m.refresh_ranges({5, 6, 30});  // some groups passed over again (coarse), the others not
+      if (k == 7) {
+        m.refresh_ranges({1, 6, 31});
+        m.refresh_ranges({6, 31});  // and to the 16-bit level
+      }
       for (Index h = 0; h < gw; ++h) {
         if (std::find(take.begin(), take.begin() + static_cast<std::ptrdiff_t>(k) + 1, h) != take.begin() + static_cast<std::ptrdiff_t>(k) + 1) continue;
         const std::pair<double, double> r = m.score_range(h);
@@ -204,10 +216,11 @@ static void test_lazy_screening(Problem& pb) {
       std::pair<double, double> score_range(Index h) override { return m.score_range(h); }
       bool range_current(Index h) const override { return m.range_current(h); }
       void refresh_ranges(const std::vector<Index>& gs) override {
-        groups += static_cast<Index>(gs.size());
         ++passes;
         m.refresh_ranges(gs);
+        for (Index h : gs) (m.range_current(h) ? groups : coarse) += 1;  // a 16-bit pass makes it current
       }
+      Index coarse = 0;
       void set_candidates(const std::vector<bool>& c) override { m.set_candidates(c); }
       void add_group(Index g) override { m.add_group(g); }
       double objective() const override { return m.objective(); }
@@ -228,10 +241,10 @@ static void test_lazy_screening(Problem& pb) {
             a.score[k], b.score[k]);
     Index candidates = 0;  // one pass per step would pass over every unselected group
     for (Index k = 0; k < 15; ++k) candidates += gw - k;
-    check(counted.groups < candidates * 3 / 4, "lazy screening: fewer groups passed over than a pass per step",
+    check(counted.groups < candidates * 3 / 4, "lazy screening: fewer groups passed over at 16 bits than a pass per step",
           static_cast<double>(counted.groups), static_cast<double>(candidates));
-    check(counted.passes >= 15 && counted.passes <= 30, "lazy screening: one or two passes a step",
-          static_cast<double>(counted.passes), 30);
+    check(counted.passes >= 15 && counted.passes <= 60, "lazy screening: two to four passes a step (two levels)",
+          static_cast<double>(counted.passes), 60);
   }
 }
 

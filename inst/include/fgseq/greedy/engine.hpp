@@ -58,9 +58,10 @@ class SelectionModel {
     return {s, s};
   }
   // A model whose ranges may come from an earlier step's pass (wider, still bounds: lo may be 0 and hi
-  // infinite) says which are not of this step's state; refresh_ranges(groups) computes the ranges of
-  // those groups (given in any order) again from it, in one pass for all of them. Default: every range is
-  // of this step.
+  // infinite) says which are not current; refresh_ranges(groups) computes the ranges of those groups
+  // (given in any order) again from this step's state, in one pass for all of them, a stage finer
+  // than their last (a model may refine in stages: each call brings a group one stage closer to
+  // current, and a group is current after a bounded number of calls). Default: every range is current.
   virtual bool range_current(Index h) const {
     (void)h;
     return true;
@@ -231,13 +232,20 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
         model.refresh_ranges(groups);
         for (Index h : groups) range(h);
       };
+      // (a model may refine a range in stages, each refresh one stage finer, until it is current)
       std::vector<Index> now(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first));
-      refresh(now);
-      const double reach_now = best_lo - ctl.tie_tol * std::abs(best_lo);
-      now.clear();
-      for (size_t i = first; i < old.size(); ++i)
-        if (score[old[i]] >= reach_now) now.push_back(old[i]);
-      if (!now.empty()) refresh(now);
+      while (!now.empty()) {
+        refresh(now);
+        now.erase(std::remove_if(now.begin(), now.end(), [&](Index h) { return model.range_current(h); }), now.end());
+      }
+      for (;;) {
+        const double reach_now = best_lo - ctl.tie_tol * std::abs(best_lo);
+        for (size_t i = first; i < old.size(); ++i)
+          if (score[old[i]] >= reach_now && !model.range_current(old[i])) now.push_back(old[i]);
+        if (now.empty()) break;
+        refresh(now);
+        now.clear();
+      }
     }
     const double reach = best_lo - ctl.tie_tol * std::abs(best_lo);
     double best = -1.0;

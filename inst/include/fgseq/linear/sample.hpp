@@ -24,7 +24,12 @@
 // the residual has moved since (the distance to a kept residual of a step at or after that pass plus the
 // norms of the residual's updates in between; track_residual()), and greedy_path() passes over the copy's columns of
 // only those groups whose widened range still reaches the best (refresh_ranges()). With costs that
-// differ between groups, the expensive ones are passed over at few steps. The copy costs 2 n q bytes (a quarter of x). CS-G-FR
+// differ between groups, the expensive ones are passed over at few steps. With one response the copy
+// has a coarse level too (8-bit, a range about 300 times wider, exact integer sums: linear/screen.hpp):
+// a group's range of an earlier step is first refreshed from that level, and only the groups whose
+// coarse range still reaches the best are passed over again at 16 bits (on wide data about one in
+// eight), which halves the bytes of a step's screening. The copy costs 2 n q bytes (a quarter of x),
+// and n q more for the coarse level. CS-G-FR
 // does not screen: near saturation its Schur complements fall to the size of their reduced-precision error
 // bounds, and the exact blocks of every group would then have to be formed at once.
 #ifndef FGSEQ_LINEAR_SAMPLE_HPP
@@ -139,23 +144,48 @@ class SampleModel : public GroupModel {
     return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, error, sigma_[hs]);
   }
 
+  // current: from a pass of this step over the copy's finest level
   bool range_current(Index h) const override {
-    return !screening() || pass_step_[static_cast<size_t>(h)] == step_;
+    const auto hs = static_cast<size_t>(h);
+    return !screening() || (pass_step_[hs] == step_ && fine_[hs]);
   }
 
-  // one pass over the copy's columns of these groups
+  // One pass over the copy's columns of these groups, a level finer than each group's range of this
+  // step: the coarse level (8-bit) for a group without one (when the copy has that level), the 16-bit
+  // level for a group with a coarse range of this step.
   void refresh_ranges(const std::vector<Index>& groups) override {
     if (!screening() || groups.empty()) return;
     std::vector<Index> gs(groups);
     std::sort(gs.begin(), gs.end());
-    std::vector<std::pair<Index, Index>> rows;
+    std::vector<Index> coarse, fine;
     for (Index h : gs)
-      if (rank(h) > 0) rows.emplace_back(offset(h), offset(h) + rank(h));
-    copy_.tmul_rows(R_, rows, pool_, b_);
-    const double rn = R_.norm();
-    for (Index h : gs) {
-      beta0_(h) = eta_group_(h) * rn;
-      pass_step_[static_cast<size_t>(h)] = step_;
+      (copy_.has_coarse() && pass_step_[static_cast<size_t>(h)] != step_ ? coarse : fine).push_back(h);
+    auto rows_of = [&](const std::vector<Index>& hs) {
+      std::vector<std::pair<Index, Index>> rows;
+      for (Index h : hs)
+        if (rank(h) > 0) rows.emplace_back(offset(h), offset(h) + rank(h));
+      return rows;
+    };
+    if (!coarse.empty()) {
+      // per column |b~_j - a_j'R| <= alpha_j ||l~|| + gamma_j ||l~ - R||; over a group's columns, the
+      // norm of that sum (the triangle inequality), padded for the rounding of its two terms and sum
+      const ScreeningCopy::CoarseBound bound = copy_.coarse_rows(R_.col(0), rows_of(coarse), pool_, b_.col(0));
+      const double u = std::ldexp(1.0, -53);
+      for (Index h : coarse) {
+        beta0_(h) = (calpha_group_(h) * bound.norm + cgamma_group_(h) * bound.error) * (1 + 4 * u);
+        pass_step_[static_cast<size_t>(h)] = step_;
+        fine_[static_cast<size_t>(h)] = false;
+      }
+    }
+    if (!fine.empty()) {
+      make_fine(fine);
+      copy_.tmul_rows(R_, rows_of(fine), pool_, b_);
+      const double rn = R_.norm();
+      for (Index h : fine) {
+        beta0_(h) = eta_group_(h) * rn;
+        pass_step_[static_cast<size_t>(h)] = step_;
+        fine_[static_cast<size_t>(h)] = true;
+      }
     }
   }
 
@@ -294,13 +324,16 @@ class SampleModel : public GroupModel {
   bool stale_ = true;    // OMP: b_ is recomputed from R_ at the next score
   std::vector<double> gain_;  // FR, Doubling: the candidates' gains of this step (set_candidates()), -1 for others
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, a bound of
-  // ||A_h||_2; per group, the step of its last pass over the copy (-1: none) and the bound of its b~
-  // then; the steps taken, the sum of the norms of the residual's updates (moved_) and its value after
+  // ||A_h||_2; per group, the step of its last pass over the copy (-1: none), the bound of its b~
+  // then and whether that pass was over the 16-bit level (fine_); the steps taken, the sum of the norms of the residual's updates (moved_) and its value after
   // each step, the residuals of some earlier steps, and since_ (track_residual())
   ScreeningCopy copy_;
   VectorXd eta_group_, norm_a_, beta0_;
+  VectorXd calpha_group_, cgamma_group_;  // the coarse level's bounds over a group's columns (one response)
   std::vector<double> sigma_;
   std::vector<Index> pass_step_;
+  std::vector<bool> fine_;  // the last pass was over the 16-bit level
+  std::vector<bool> made_;  // the group's 16-bit columns are made
   Index step_ = 0;
   double moved_ = 0.0;
   std::vector<double> moved_at_;
@@ -349,7 +382,11 @@ class SampleModel : public GroupModel {
   // the copy of A, made group by group on the fit's threads
   void make_copy(const InterruptCheck& poll) {
     const Index n = x_.rows(), G = lay_.size();
-    copy_ = ScreeningCopy(n, wh_.q);
+    // the coarse level for one response; then the 16-bit level is made group by group when first
+    // passed over (make_fine(): on wide data most groups never are)
+    const bool lazy = R_.cols() == 1;
+    copy_ = ScreeningCopy(n, wh_.q, true, lazy);
+    made_.assign(static_cast<size_t>(G), !lazy);
     norm_a_ = VectorXd::Zero(G);
     const SharedCheck shared(poll);
     pool_.ranges(G, [&](Index b, Index e) {
@@ -359,14 +396,20 @@ class SampleModel : public GroupModel {
           if (check) check();  // before each group: its columns touch fresh memory
           if (rank(g) == 0) continue;
           const MatrixXd Ag = whitened_columns(g);
-          for (Index j = 0; j < rank(g); ++j) copy_.set_column(offset(g) + j, Ag.col(j));
+          for (Index j = 0; j < rank(g); ++j) {
+            if (lazy) copy_.set_coarse_column(offset(g) + j, Ag.col(j));
+            else copy_.set_column(offset(g) + j, Ag.col(j));
+          }
           norm_a_(g) = spectral_bound(Ag);
         }
       });
     });
     eta_group_ = VectorXd::Zero(G);
+    calpha_group_ = VectorXd::Zero(G);
+    cgamma_group_ = VectorXd::Zero(G);
     beta0_ = VectorXd::Zero(G);
     pass_step_.assign(static_cast<size_t>(G), -1);
+    fine_.assign(static_cast<size_t>(G), false);
     moved_at_.assign(1, 0.0);
     snaps_.assign(1, Snapshot{0, R_});
     // kept residuals: from 4 to 64, beyond 4 at most n q / 8 bytes (x holds 8 n p)
@@ -376,13 +419,36 @@ class SampleModel : public GroupModel {
     sigma_.assign(static_cast<size_t>(G), 0.0);
     for (Index g = 0; g < G; ++g) {
       if (rank(g) == 0) continue;
-      eta_group_(g) = copy_.eta().segment(offset(g), rank(g)).norm();
+      if (made_[static_cast<size_t>(g)]) eta_group_(g) = copy_.eta().segment(offset(g), rank(g)).norm();
+      if (copy_.has_coarse()) {  // norms of at most a few hundred terms: padded for their rounding
+        calpha_group_(g) = copy_.coarse_alpha().segment(offset(g), rank(g)).norm() * (1 + 1e-12);
+        cgamma_group_(g) = copy_.coarse_gamma().segment(offset(g), rank(g)).norm() * (1 + 1e-12);
+      }
       // ||S_g||_2: the columns of S_g = U diag(d)^(1/2) are orthogonal, so its largest column norm
       const MatrixXd& S = wh_.S[static_cast<size_t>(g)];
       if (S.size()) sigma_[static_cast<size_t>(g)] = S.colwise().norm().maxCoeff();
     }
   }
 
+
+  // the 16-bit columns of these groups not made yet, on the fit's threads, and their ||eta_h||
+  void make_fine(const std::vector<Index>& groups) {
+    std::vector<Index> todo;
+    for (Index h : groups)
+      if (!made_[static_cast<size_t>(h)] && rank(h) > 0) todo.push_back(h);
+    if (todo.empty()) return;
+    pool_.ranges(static_cast<Index>(todo.size()), [&](Index b, Index e) {
+      for (Index i = b; i < e; ++i) {
+        const Index h = todo[static_cast<size_t>(i)];
+        const MatrixXd Ah = whitened_columns(h);
+        for (Index j = 0; j < rank(h); ++j) copy_.set_fine_column(offset(h) + j, Ah.col(j));
+      }
+    });
+    for (Index h : todo) {
+      eta_group_(h) = copy_.eta().segment(offset(h), rank(h)).norm();
+      made_[static_cast<size_t>(h)] = true;
+    }
+  }
 
   // an upper bound of ||A||_2 for an n x r matrix A: the square root of the largest absolute row sum of
   // A'A (which bounds its largest eigenvalue), padded by the rounding of A'A (each entry within

@@ -18,6 +18,18 @@
 // with ||a~ - a|| and ||a~|| measured when the copy is made, and nb the number of row blocks (plus a
 // few for the last sums and the scaling). For columns without extreme entries ||a~ - a|| is about
 // 1e-5 ||a||.
+//
+// The coarse level (for one vector m at a time). The copy also holds each column as 8-bit integers,
+// c_i = round(a_i / s8), |c_i| <= 127, s8 = max |a_i| / 127 (an eighth of x's bytes), and a pass
+// rounds m to 16-bit integers l_i = round(m_i / t), |l_i| <= 32767, t = max |m_i| / 32767. The sum
+// c'l is exact in integers (each |c_i l_i| < 2^22; 32-bit sums of at most 256 pairs of products per
+// lane, then 64-bit sums), so the only errors are the two roundings to integers and the scaling of the
+// sum by s8 t (two multiplications):
+//   |computed - a'm| <= ||c~ - a|| ||l~|| + ||a|| ||l~ - m|| + 2.01 u ||c~|| ||l~||,  c~ = s8 c, l~ = t l,
+// in double precision u = 2^-53 (linear/sample.hpp takes the norms over a group's columns). For columns
+// without extreme entries ||c~ - a|| is about 1e-2 ||a||: a range 300 times wider than the 16-bit one,
+// which still sets aside most groups of a screening step at half the bytes and a third of the
+// instructions per entry, before the 16-bit pass over the few it does not.
 #ifndef FGSEQ_LINEAR_SCREEN_HPP
 #define FGSEQ_LINEAR_SCREEN_HPP
 
@@ -58,7 +70,50 @@ void tmul_plain(const int16_t* A, Index ld, Index n, const float* M, Index begin
   }
 }
 
+// out[j] = c_j' l for the 8-bit integers c_j of columns [begin, end) (column stride ld, n rows; n a
+// multiple of 32, zero padded) and the 16-bit integers l: exact, in 64-bit integers. Plain C++: the
+// reference the vector kernel must equal.
+inline void coarse_plain(const int8_t* C, Index ld, Index n, const int16_t* l, Index begin, Index end, int64_t* out) {
+  for (Index j = begin; j < end; ++j) {
+    const int8_t* c = C + j * ld;
+    int64_t acc = 0;
+    for (Index i = 0; i < n; ++i) acc += static_cast<int32_t>(c[i]) * static_cast<int32_t>(l[i]);
+    out[j] = acc;
+  }
+}
+
 #ifdef FGSEQ_X86_KERNELS
+// The same sums: 32 rows at a time, the 8-bit integers widened to 16 bits and multiplied by pairs
+// into 32-bit sums (vpmaddwd: |c_i l_i + c_k l_k| <= 2 x 127 x 32767 < 2^23), two accumulators of
+// 8 lanes each taking one such sum per 32 rows, moved to 64-bit sums every 256 of them (at most
+// 2^31 / 2^23 = 256 fit), so the integer sum is exact and equals coarse_plain()'s.
+__attribute__((target("avx2,fma"))) inline void coarse_avx2(const int8_t* C, Index ld, Index n, const int16_t* l,
+                                                              Index begin, Index end, int64_t* out) {
+  constexpr Index kSpan = 32 * 256;  // rows between moves to the 64-bit sums
+  for (Index j = begin; j < end; ++j) {
+    const int8_t* c = C + j * ld;
+    __m256i wide = _mm256_setzero_si256();
+    for (Index i0 = 0; i0 < n; i0 += kSpan) {
+      const Index i1 = std::min(n, i0 + kSpan);
+      __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+      for (Index i = i0; i < i1; i += 32) {
+        const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + i));
+        const __m256i k0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(k));
+        const __m256i k1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(k, 1));
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(k0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(l + i))));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(k1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(l + i + 16))));
+      }
+      wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(s0)));
+      wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s0, 1)));
+      wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(s1)));
+      wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s1, 1)));
+    }
+    alignas(32) int64_t t[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), wide);
+    out[j] = (t[0] + t[1]) + (t[2] + t[3]);
+  }
+}
+
 // Four columns at a time against W = 8 or 16 columns of M: every row of M (one or two vectors) is
 // loaded once for four columns, each entry of A is broadcast from a block converted to single
 // precision. [begin, end) holds whole groups of 4.
@@ -158,6 +213,35 @@ __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, 
   norm = (t[0] + t[1]) + (t[2] + t[3]);
   return i;
 }
+
+// set_coarse_column()'s loop over rows [0, n - n % 16): the 8-bit integers, as quantize_avx2() does the 16-bit ones
+__attribute__((target("avx2,fma"))) inline Index quantize8_avx2(const double* a, Index n, double s, double inv,
+                                                                 int8_t* dst, double& err, double& norm) {
+  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s);
+  const __m256d hi = _mm256_set1_pd(127.0), lo = _mm256_set1_pd(-127.0);
+  __m256d e = _mm256_setzero_pd(), q = _mm256_setzero_pd();
+  Index i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i k32[4];
+    for (int h = 0; h < 4; ++h) {
+      const __m256d x = _mm256_loadu_pd(a + i + 4 * h);
+      __m256d k = _mm256_round_pd(_mm256_mul_pd(x, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      k = _mm256_min_pd(hi, _mm256_max_pd(lo, k));
+      k32[h] = _mm256_cvtpd_epi32(k);  // exact: an integer of at most 7 bits
+      const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
+      e = _mm256_fmadd_pd(d, d, e);
+      q = _mm256_fmadd_pd(stored, stored, q);
+    }
+    const __m128i k16a = _mm_packs_epi32(k32[0], k32[1]), k16b = _mm_packs_epi32(k32[2], k32[3]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(k16a, k16b));
+  }
+  double t[4];
+  _mm256_storeu_pd(t, e);
+  err = (t[0] + t[1]) + (t[2] + t[3]);
+  _mm256_storeu_pd(t, q);
+  norm = (t[0] + t[1]) + (t[2] + t[3]);
+  return i;
+}
 #endif
 
 }  // namespace screen_detail
@@ -165,14 +249,23 @@ __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, 
 class ScreeningCopy {
  public:
   ScreeningCopy() = default;
-  // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 and
-  // columns to a multiple of 4, with zeros. `vector_kernels = false` keeps to the plain C++ kernels.
-  // The q columns are left unwritten until set_column() (the memory of a tall copy is touched only
-  // there: its caller can poll between columns); tmul() needs each of them set.
-  ScreeningCopy(Index n, Index q, bool vector_kernels = true)
+  // room for q columns of n rows (an empty copy has none); rows are padded to a multiple of 16 (32 in
+  // the coarse level) and columns to a multiple of 4, with zeros. `coarse` adds the 8-bit level.
+  // `vector_kernels = false` keeps to the plain C++ kernels. The q columns are left unwritten until
+  // set_column() (the memory of a tall copy is touched only there: its caller can poll between
+  // columns); a product needs the columns it reads set (set_column(), or each level on its own).
+  ScreeningCopy(Index n, Index q, bool vector_kernels = true, bool coarse = false)
       : n_(n), q_(q), ld_((n + 15) / 16 * 16), qpad_((q + 3) / 4 * 4),
         data_(new int16_t[static_cast<size_t>(ld_ * qpad_)]), scale_(VectorXd::Zero(qpad_)), eta_(VectorXd::Zero(q)) {
     std::fill(data_.get() + q_ * ld_, data_.get() + qpad_ * ld_, int16_t(0));  // the padding columns
+    if (coarse) {
+      ld8_ = (n + 31) / 32 * 32;
+      coarse_.reset(new int8_t[static_cast<size_t>(ld8_ * qpad_)]);
+      std::fill(coarse_.get() + q_ * ld8_, coarse_.get() + qpad_ * ld8_, int8_t(0));
+      cscale_ = VectorXd::Zero(qpad_);
+      calpha_ = VectorXd::Zero(q);
+      cgamma_ = VectorXd::Zero(q);
+    }
     const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
     const double g64 = 64 * u / (1 - 64 * u);
     const double nb = static_cast<double>((n + screen_detail::kBlock - 1) / screen_detail::kBlock) + 8;
@@ -188,8 +281,16 @@ class ScreeningCopy {
 
   Index cols() const { return q_; }
 
-  // stores column j as 16-bit integers with its scale, and its error factor
+  // stores column j as 16-bit integers with its scale and its error factor, and in the coarse level
+  // when the copy has one
   void set_column(Index j, const Eigen::Ref<const VectorXd>& a) {
+    set_fine_column(j, a);
+    if (coarse_) set_coarse_column(j, a);
+  }
+
+  // Column j in one level only. A level may be made lazily: a column left unwritten must be set before
+  // a product reads it (one-column products read only the columns they are asked for).
+  void set_fine_column(Index j, const Eigen::Ref<const VectorXd>& a) {
     int16_t* dst = data_.get() + j * ld_;
     const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
     const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
@@ -210,6 +311,79 @@ class ScreeningCopy {
     // the sums above are themselves rounded (in any order): a relative pad of 1e-10 covers them for any n
     // below 1e5 x 2^53
     eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * (1 + 1e-10);
+  }
+
+  // column j of the coarse level (which the copy must have); the bounds of its rounding (the rounded
+  // products s8 c_i and the sums of squares padded as in set_fine_column())
+  void set_coarse_column(Index j, const Eigen::Ref<const VectorXd>& a) {
+    int8_t* dst = coarse_.get() + j * ld8_;
+    const double top = a.cwiseAbs().maxCoeff(), s = top / 127.0, inv = s > 0 ? 1.0 / s : 0.0;
+    double err = 0.0, norm = 0.0;
+    Index i = 0;
+#ifdef FGSEQ_X86_KERNELS
+    if (avx2_) i = screen_detail::quantize8_avx2(a.data(), n_, s, inv, dst, err, norm);
+#endif
+    for (; i < n_; ++i) {
+      const double k = (a(i) * inv + 6755399441055744.0) - 6755399441055744.0;  // rounded as the 16-bit level
+      dst[i] = static_cast<int8_t>(std::max(-127.0, std::min(127.0, k)));
+      const double stored = s * dst[i], d = stored - a(i);
+      err += d * d;
+      norm += stored * stored;
+    }
+    std::fill(dst + n_, dst + ld8_, int8_t(0));
+    cscale_(j) = s;
+    const double u = std::ldexp(1.0, -53);
+    const double e = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * (1 + 1e-10), c = std::sqrt(norm) * (1 + 1e-10);
+    calpha_(j) = (e + 2.01 * u * c) * (1 + 1e-10);
+    cgamma_(j) = (c + e) * (1 + 1e-10);
+  }
+
+  bool has_coarse() const { return static_cast<bool>(coarse_); }
+
+  // The coarse level: |coarse_rows(m)(j) - a_j'm| <= coarse_alpha(j) b.norm + coarse_gamma(j) b.error
+  // for the bound b that coarse_rows() returns for m: coarse_alpha(j) bounds ||c~_j - a_j|| + 2.01 u
+  // ||c~_j||, coarse_gamma(j) bounds ||c~_j|| + ||c~_j - a_j|| (>= ||a_j||).
+  const VectorXd& coarse_alpha() const { return calpha_; }
+  const VectorXd& coarse_gamma() const { return cgamma_; }
+  struct CoarseBound {
+    double norm = 0.0;   // >= ||l~||, the rounded m
+    double error = 0.0;  // >= ||l~ - m||
+  };
+
+  // Rows [b, e) of the coarse A'm for each range of `rows` (ascending, disjoint), into the same
+  // entries of `out` (length q; the others left as they are), on the threads of `pool`; and the bound
+  // of m's rounding. Each entry is an exact integer sum times the two scales: it does not depend on the
+  // threads or on the kernel.
+  CoarseBound coarse_rows(const Eigen::Ref<const VectorXd>& m, const std::vector<std::pair<Index, Index>>& rows,
+                          WorkerPool& pool, Eigen::Ref<VectorXd> out) const {
+    std::vector<int16_t> l(static_cast<size_t>(ld8_), int16_t(0));
+    const double top = n_ > 0 ? m.cwiseAbs().maxCoeff() : 0.0, t = top / 32767.0, inv = t > 0 ? 1.0 / t : 0.0;
+    double err = 0.0, norm = 0.0;
+    for (Index i = 0; i < n_; ++i) {
+      const double k = (m(i) * inv + 6755399441055744.0) - 6755399441055744.0;  // rounded as in set_column()
+      l[static_cast<size_t>(i)] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
+      const double stored = t * l[static_cast<size_t>(i)], d = stored - m(i);
+      err += d * d;
+      norm += stored * stored;
+    }
+    std::vector<int64_t> o(static_cast<size_t>(qpad_));
+    run_ranges(kernels::detail::on_pool(pool, true), rows, [&](Index b, Index e) {
+#ifdef FGSEQ_X86_KERNELS
+      if (avx2_) {
+        screen_detail::coarse_avx2(coarse_.get(), ld8_, ld8_, l.data(), b, e, o.data());
+        return;
+      }
+#endif
+      screen_detail::coarse_plain(coarse_.get(), ld8_, ld8_, l.data(), b, e, o.data());
+    });
+    for (const auto& r : rows)
+      for (Index j = r.first; j < r.second; ++j) out(j) = (cscale_(j) * t) * static_cast<double>(o[static_cast<size_t>(j)]);
+    // the rounded products t l_i and the sums of squares: as in set_column()
+    const double u = std::ldexp(1.0, -53);
+    CoarseBound b;
+    b.norm = std::sqrt(norm) * (1 + 1e-10);
+    b.error = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * (1 + 1e-10);
+    return b;
   }
 
   // |tmul(M)(j, c) - a_j' M_c| <= eta(j) ||M_c|| for every column j of A and c of M.
@@ -242,6 +416,11 @@ class ScreeningCopy {
   VectorXd scale_, eta_;
   double err_factor_ = 1.0, norm_factor_ = 0.0;
   bool avx2_ = false;
+  // the coarse level (none when coarse_ is empty): rows padded to ld8_, one scale per column, the bounds
+  Index ld8_ = 0;
+  std::unique_ptr<int8_t[]> coarse_;
+  VectorXd cscale_, calpha_, cgamma_;
+
 
   // the units of 4 columns that cover the ranges (ascending), each unit once
   static std::vector<Index> units_of(const std::vector<std::pair<Index, Index>>& rows) {
@@ -266,6 +445,15 @@ class ScreeningCopy {
     });
   }
 
+  // body(begin, end) over the ranges themselves, run by over(count, body): one-column products read
+  // only the columns asked for
+  template <class Over, class Body>
+  static void run_ranges(const Over& over, const std::vector<std::pair<Index, Index>>& rows, const Body& body) {
+    over(static_cast<Index>(rows.size()), [&](Index b, Index e) {
+      for (Index i = b; i < e; ++i) body(rows[static_cast<size_t>(i)].first, rows[static_cast<size_t>(i)].second);
+    });
+  }
+
   // the rows of A' M in `rows`, into `out`; the ranges of columns run by over(units, body)
   template <class Over>
   void tmul_over(const Eigen::Ref<const MatrixXd>& M, const std::vector<std::pair<Index, Index>>& rows,
@@ -278,7 +466,7 @@ class ScreeningCopy {
         std::vector<float> m(static_cast<size_t>(ld_), 0.0f);
         for (Index i = 0; i < n_; ++i) m[static_cast<size_t>(i)] = static_cast<float>(M(i, c0));
         std::vector<double> o(static_cast<size_t>(qpad_));
-        run(over, units, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
+        run_ranges(over, rows, [&](Index b, Index e) { tmv(m.data(), b, e, o.data()); });
         for (const auto& r : rows)
           for (Index j = r.first; j < r.second; ++j) out(j, c0) = o[static_cast<size_t>(j)] * scale_(j);
       } else if (kc <= 8) {
