@@ -126,8 +126,12 @@
 #' kept from step to step, widened by how far the residual has moved since it was computed (measured
 #' against up to 64 residuals of earlier steps, `n` values each per response, kept for this), and the
 #' copy is read again only for the groups whose widened range still reaches the best: with costs that
-#' differ between groups, the expensive groups are read at few steps. Set
-#' `options(fgseq.screen = FALSE)` to make every pass in double precision (and save the copy's memory).
+#' differ between groups, the expensive groups are read at few steps. With one response the copy has
+#' a coarser level as well, 8-bit integers (`n q` bytes), whose products against the residual rounded
+#' to 16 bits are exact integer sums with a range about 300 times wider: a range is first refreshed from
+#' it, and only the groups whose coarse range still reaches the best are read at 16 bits, whose columns
+#' are made when first read. Set `options(fgseq.screen = FALSE)` to make every pass in double precision
+#' (and save the copy's memory).
 #'
 #' `x` may be a sparse matrix of the Matrix package (a `dgCMatrix`, or anything that coerces to one):
 #' it is read in place, never densified; centring is implicit (`x'v - m (1'v)`). In the sample-space
@@ -510,7 +514,7 @@ choose_engine <- function(engine, x, family) {
   if (wide) "sample" else "gram"
 }
 
-# Whether the sample-space engine screens groups with a 16-bit copy of dense x (see the
+# Whether the sample-space engine screens groups with a reduced-precision copy of dense x (see the
 # section Computation of ?fgseq): option `fgseq.screen`, TRUE by default.
 fit_screen <- function() {
   screen <- getOption("fgseq.screen", TRUE)
