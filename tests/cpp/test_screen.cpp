@@ -1,21 +1,27 @@
-// The 16-bit screening copy (linear/screen.hpp).
+// The screening copy, its 16-bit and 8-bit levels (linear/screen.hpp).
+
+// qq columns of nn rows of very different scales, column 11 with an extreme entry, and k normal
+// vectors, the first aligned with column 3's rounding error at `top` integer levels (the worst case)
+static void screen_data(Problem& pb, Index nn, Index qq, Index k, double top, MatrixXd& A, MatrixXd& M) {
+  A.resize(nn, qq);
+  M.resize(nn, k);
+  for (Index j = 0; j < qq; ++j)
+    for (Index i = 0; i < nn; ++i) A(i, j) = pb.N(pb.rng) * std::pow(10.0, static_cast<double>(j % 7) - 3);
+  A(5, 11) *= 1e4;
+  for (Index c = 0; c < k; ++c)
+    for (Index i = 0; i < nn; ++i) M(i, c) = pb.N(pb.rng);
+  const double s3 = A.col(3).cwiseAbs().maxCoeff() / top;
+  for (Index i = 0; i < nn; ++i) M(i, 0) = s3 * std::nearbyint(A(i, 3) / s3) - A(i, 3);
+}
 
 // 8. the 16-bit screening copy: every product within its bound, for 1, 5, 13 and 20 columns (one-column,
 //    8-wide and 16-wide kernels), with the vector and the plain kernels, rows and columns not multiples
 //    of the padding, columns of very different scales, one column with an extreme entry, and a vector
 //    aligned with a column's rounding error (the worst case)
 static void test_screening_copy(Problem& pb) {
-  std::mt19937& rng = pb.rng;
-  std::normal_distribution<double>& N = pb.N;
   const Index nn = 203, qq = 37;
-  MatrixXd A(nn, qq), M(nn, 20);
-  for (Index j = 0; j < qq; ++j)
-    for (Index i = 0; i < nn; ++i) A(i, j) = N(rng) * std::pow(10.0, static_cast<double>(j % 7) - 3);
-  A(5, 11) *= 1e4;
-  for (Index c = 0; c < M.cols(); ++c)
-    for (Index i = 0; i < nn; ++i) M(i, c) = N(rng);
-  const double s3 = A.col(3).cwiseAbs().maxCoeff() / 32767.0;
-  for (Index i = 0; i < nn; ++i) M(i, 0) = s3 * std::nearbyint(A(i, 3) / s3) - A(i, 3);
+  MatrixXd A, M;
+  screen_data(pb, nn, qq, 20, 32767.0, A, M);
   for (bool vec : {true, false}) {
     ScreeningCopy copy(nn, qq, vec);
     for (Index j = 0; j < qq; ++j) copy.set_column(j, A.col(j));
@@ -58,18 +64,10 @@ static void test_screening_copy(Problem& pb) {
 //     ones exactly (integer sums), whatever the threads; some ranges of rows as the whole product has
 //     them; the bound of about 8-bit size; rows not a multiple of 32
 static void test_screening_coarse(Problem& pb) {
-  std::mt19937& rng = pb.rng;
-  std::normal_distribution<double>& N = pb.N;
   for (Index nn : {203, 9000}) {  // 9000: more rows than the vector kernel's 32-bit sums take
     const Index qq = 37;
-    MatrixXd A(nn, qq), M(nn, 5);
-    for (Index j = 0; j < qq; ++j)
-      for (Index i = 0; i < nn; ++i) A(i, j) = N(rng) * std::pow(10.0, static_cast<double>(j % 7) - 3);
-    A(5, 11) *= 1e4;
-    for (Index c = 0; c < M.cols(); ++c)
-      for (Index i = 0; i < nn; ++i) M(i, c) = N(rng);
-    const double s3 = A.col(3).cwiseAbs().maxCoeff() / 127.0;
-    for (Index i = 0; i < nn; ++i) M(i, 0) = s3 * std::nearbyint(A(i, 3) / s3) - A(i, 3);
+    MatrixXd A, M;
+    screen_data(pb, nn, qq, 5, 127.0, A, M);
     M(7, 1) = 1e5;
     M.col(2).setZero();
     const MatrixXd want = A.transpose() * M;

@@ -69,23 +69,31 @@ struct Measurements {
 };
 
 // The measurements paid so far (by the groups selected, or the features used): the marginal cost of a
-// group, and paying for it.
+// group, and paying for it. The marginal costs are kept, one per group in one array, and a payment
+// sums again those of the groups that share a measurement it paid (the same sums, in the same order,
+// as from scratch): the greedy loop reads every candidate's marginal cost at every step, and the
+// groups' lists of measurements are scattered over memory.
 class PaidMeasurements {
  public:
-  explicit PaidMeasurements(const Measurements& m) : m_(m), paid_(m.cost.size(), false) {}
+  explicit PaidMeasurements(const Measurements& m)
+      : m_(m), paid_(m.cost.size(), false), users_(m.cost.size()), marginal_(m.needs.size()) {
+    for (Index g = 0; g < m.n_groups(); ++g) {
+      for (Index k : m.needs[static_cast<size_t>(g)]) users_[static_cast<size_t>(k)].push_back(g);
+      marginal_[static_cast<size_t>(g)] = unpaid_cost(g);
+    }
+  }
 
   // The total cost of g's measurements not yet paid.
-  double marginal(Index g) const {
-    double s = 0.0;
-    for (Index m : m_.needs[static_cast<size_t>(g)])
-      if (!paid_[static_cast<size_t>(m)]) s += m_.cost[static_cast<size_t>(m)];
-    return s;
-  }
+  double marginal(Index g) const { return marginal_[static_cast<size_t>(g)]; }
 
   // Pays for g's measurements; returns what that cost (the marginal cost of g before the call).
   double pay(Index g) {
     const double s = marginal(g);
-    for (Index m : m_.needs[static_cast<size_t>(g)]) paid_[static_cast<size_t>(m)] = true;
+    for (Index k : m_.needs[static_cast<size_t>(g)]) {
+      if (paid_[static_cast<size_t>(k)]) continue;
+      paid_[static_cast<size_t>(k)] = true;
+      for (Index h : users_[static_cast<size_t>(k)]) marginal_[static_cast<size_t>(h)] = unpaid_cost(h);
+    }
     return s;
   }
 
@@ -95,6 +103,15 @@ class PaidMeasurements {
  private:
   const Measurements& m_;
   std::vector<bool> paid_;
+  std::vector<std::vector<Index>> users_;  // per measurement: the groups that need it
+  std::vector<double> marginal_;
+
+  double unpaid_cost(Index g) const {
+    double s = 0.0;
+    for (Index k : m_.needs[static_cast<size_t>(g)])
+      if (!paid_[static_cast<size_t>(k)]) s += m_.cost[static_cast<size_t>(k)];
+    return s;
+  }
 };
 
 }  // namespace fgseq

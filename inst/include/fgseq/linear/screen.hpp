@@ -182,64 +182,57 @@ __attribute__((target("avx2,fma"))) inline void tmv_avx2(const int16_t* A, Index
   }
 }
 
-// set_column()'s loop over rows [0, n - n % 8): the integers (the same rounding to an integer and the
-// same clamp), and the sums of squares of the stored values' errors and of the stored values, each in
-// 8 partial sums (the caller pads them for their rounding in any order)
+// Four entries a[0..3] rounded to integers as the plain loop rounds them (the product rounded, then to
+// the nearest integer, ties to even, as (v + 1.5 x 2^52) - 1.5 x 2^52 does; no add follows the product,
+// so no fused multiply-add forms), clamped to [-top, top]; the squared errors of the stored values
+// s k and the squared stored values added to e and q. The integers are exact in 32 bits.
+__attribute__((target("avx2,fma"))) inline __m128i quantize4(const double* a, __m256d vinv, __m256d vs, __m256d top,
+                                                           __m256d& e, __m256d& q) {
+  const __m256d x = _mm256_loadu_pd(a);
+  __m256d k = _mm256_round_pd(_mm256_mul_pd(x, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  k = _mm256_min_pd(top, _mm256_max_pd(_mm256_sub_pd(_mm256_setzero_pd(), top), k));
+  const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
+  e = _mm256_fmadd_pd(d, d, e);
+  q = _mm256_fmadd_pd(stored, stored, q);
+  return _mm256_cvtpd_epi32(k);
+}
+
+__attribute__((target("avx2,fma"))) inline double sum4(__m256d v) {
+  double t[4];
+  _mm256_storeu_pd(t, v);
+  return (t[0] + t[1]) + (t[2] + t[3]);
+}
+
+// set_fine_column()'s loop over rows [0, n - n % 8): the 16-bit integers, and the sums of squares of
+// the stored values' errors and of the stored values, in partial sums (the caller pads them for their
+// rounding in any order)
 __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, Index n, double s, double inv,
                                                                 int16_t* dst, double& err, double& norm) {
-  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s);
-  const __m256d hi = _mm256_set1_pd(32767.0), lo = _mm256_set1_pd(-32767.0);
+  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s), top = _mm256_set1_pd(32767.0);
   __m256d e[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()}, q[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
   Index i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m128i k32[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m256d x = _mm256_loadu_pd(a + i + 4 * h);
-      // the product rounded, then to the nearest integer (ties to even), as the plain loop's
-      // (v + 1.5 x 2^52) - 1.5 x 2^52 does; no add follows the product, so no fused multiply-add forms
-      __m256d k = _mm256_round_pd(_mm256_mul_pd(x, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      k = _mm256_min_pd(hi, _mm256_max_pd(lo, k));
-      k32[h] = _mm256_cvtpd_epi32(k);  // exact: k is an integer of at most 15 bits
-      const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
-      e[h] = _mm256_fmadd_pd(d, d, e[h]);
-      q[h] = _mm256_fmadd_pd(stored, stored, q[h]);
-    }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi32(k32[0], k32[1]));
+    const __m128i k0 = quantize4(a + i, vinv, vs, top, e[0], q[0]), k1 = quantize4(a + i + 4, vinv, vs, top, e[1], q[1]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi32(k0, k1));
   }
-  double t[4];
-  _mm256_storeu_pd(t, _mm256_add_pd(e[0], e[1]));
-  err = (t[0] + t[1]) + (t[2] + t[3]);
-  _mm256_storeu_pd(t, _mm256_add_pd(q[0], q[1]));
-  norm = (t[0] + t[1]) + (t[2] + t[3]);
+  err = sum4(_mm256_add_pd(e[0], e[1]));
+  norm = sum4(_mm256_add_pd(q[0], q[1]));
   return i;
 }
 
-// set_coarse_column()'s loop over rows [0, n - n % 16): the 8-bit integers, as quantize_avx2() does the 16-bit ones
+// set_coarse_column()'s loop over rows [0, n - n % 16): the 8-bit integers, the same sums
 __attribute__((target("avx2,fma"))) inline Index quantize8_avx2(const double* a, Index n, double s, double inv,
                                                                  int8_t* dst, double& err, double& norm) {
-  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s);
-  const __m256d hi = _mm256_set1_pd(127.0), lo = _mm256_set1_pd(-127.0);
+  const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s), top = _mm256_set1_pd(127.0);
   __m256d e = _mm256_setzero_pd(), q = _mm256_setzero_pd();
   Index i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m128i k32[4];
-    for (int h = 0; h < 4; ++h) {
-      const __m256d x = _mm256_loadu_pd(a + i + 4 * h);
-      __m256d k = _mm256_round_pd(_mm256_mul_pd(x, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      k = _mm256_min_pd(hi, _mm256_max_pd(lo, k));
-      k32[h] = _mm256_cvtpd_epi32(k);  // exact: an integer of at most 7 bits
-      const __m256d stored = _mm256_mul_pd(vs, k), d = _mm256_sub_pd(stored, x);
-      e = _mm256_fmadd_pd(d, d, e);
-      q = _mm256_fmadd_pd(stored, stored, q);
-    }
-    const __m128i k16a = _mm_packs_epi32(k32[0], k32[1]), k16b = _mm_packs_epi32(k32[2], k32[3]);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(k16a, k16b));
+    __m128i k[4];
+    for (int h = 0; h < 4; ++h) k[h] = quantize4(a + i + 4 * h, vinv, vs, top, e, q);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(_mm_packs_epi32(k[0], k[1]), _mm_packs_epi32(k[2], k[3])));
   }
-  double t[4];
-  _mm256_storeu_pd(t, e);
-  err = (t[0] + t[1]) + (t[2] + t[3]);
-  _mm256_storeu_pd(t, q);
-  norm = (t[0] + t[1]) + (t[2] + t[3]);
+  err = sum4(e);
+  norm = sum4(q);
   return i;
 }
 #endif
@@ -293,19 +286,12 @@ class ScreeningCopy {
   void set_fine_column(Index j, const Eigen::Ref<const VectorXd>& a) {
     int16_t* dst = data_.get() + j * ld_;
     const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
-    const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
     double err = 0.0, norm = 0.0;
     Index i = 0;
 #ifdef FGSEQ_X86_KERNELS
     if (avx2_) i = screen_detail::quantize_avx2(a.data(), n_, s, inv, dst, err, norm);
 #endif
-    for (; i < n_; ++i) {
-      const double k = (a(i) * inv + round) - round;  // |k| <= 32767, up to the rounding of a(i) * inv
-      dst[i] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
-      const double stored = s * dst[i], d = stored - a(i);
-      err += d * d;
-      norm += stored * stored;
-    }
+    quantize_rest(a, i, n_, s, inv, 32767.0, dst, err, norm);
     std::fill(dst + n_, dst + ld_, int16_t(0));  // the padding rows
     scale_(j) = s;
     // the sums above are themselves rounded (in any order): a relative pad of 1e-10 covers them for any n
@@ -323,13 +309,7 @@ class ScreeningCopy {
 #ifdef FGSEQ_X86_KERNELS
     if (avx2_) i = screen_detail::quantize8_avx2(a.data(), n_, s, inv, dst, err, norm);
 #endif
-    for (; i < n_; ++i) {
-      const double k = (a(i) * inv + 6755399441055744.0) - 6755399441055744.0;  // rounded as the 16-bit level
-      dst[i] = static_cast<int8_t>(std::max(-127.0, std::min(127.0, k)));
-      const double stored = s * dst[i], d = stored - a(i);
-      err += d * d;
-      norm += stored * stored;
-    }
+    quantize_rest(a, i, n_, s, inv, 127.0, dst, err, norm);
     std::fill(dst + n_, dst + ld8_, int8_t(0));
     cscale_(j) = s;
     const double u = std::ldexp(1.0, -53);
@@ -359,13 +339,7 @@ class ScreeningCopy {
     std::vector<int16_t> l(static_cast<size_t>(ld8_), int16_t(0));
     const double top = n_ > 0 ? m.cwiseAbs().maxCoeff() : 0.0, t = top / 32767.0, inv = t > 0 ? 1.0 / t : 0.0;
     double err = 0.0, norm = 0.0;
-    for (Index i = 0; i < n_; ++i) {
-      const double k = (m(i) * inv + 6755399441055744.0) - 6755399441055744.0;  // rounded as in set_column()
-      l[static_cast<size_t>(i)] = static_cast<int16_t>(std::max(-32767.0, std::min(32767.0, k)));
-      const double stored = t * l[static_cast<size_t>(i)], d = stored - m(i);
-      err += d * d;
-      norm += stored * stored;
-    }
+    quantize_rest(m, 0, n_, t, inv, 32767.0, l.data(), err, norm);
     std::vector<int64_t> o(static_cast<size_t>(qpad_));
     run_ranges(kernels::detail::on_pool(pool, true), rows, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
@@ -378,7 +352,7 @@ class ScreeningCopy {
     });
     for (const auto& r : rows)
       for (Index j = r.first; j < r.second; ++j) out(j) = (cscale_(j) * t) * static_cast<double>(o[static_cast<size_t>(j)]);
-    // the rounded products t l_i and the sums of squares: as in set_column()
+    // the rounded products t l_i and the sums of squares: as in set_fine_column()
     const double u = std::ldexp(1.0, -53);
     CoarseBound b;
     b.norm = std::sqrt(norm) * (1 + 1e-10);
@@ -443,6 +417,21 @@ class ScreeningCopy {
         i = j;
       }
     });
+  }
+
+  // rows [i, n) of a as integers k = round(a / s) (inv = 1 / s) clamped to [-top, top], into dst; the
+  // squared errors of the stored values s k and the squared stored values added to err and norm
+  template <class Int>
+  static void quantize_rest(const Eigen::Ref<const VectorXd>& a, Index i, Index n, double s, double inv, double top,
+                            Int* dst, double& err, double& norm) {
+    const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
+    for (; i < n; ++i) {
+      const double k = (a(i) * inv + round) - round;  // up to the rounding of a(i) * inv
+      dst[i] = static_cast<Int>(std::max(-top, std::min(top, k)));
+      const double stored = s * dst[i], d = stored - a(i);
+      err += d * d;
+      norm += stored * stored;
+    }
   }
 
   // body(begin, end) over the ranges themselves, run by over(count, body): one-column products read
