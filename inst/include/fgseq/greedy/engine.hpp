@@ -232,13 +232,17 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
         model.refresh_ranges(groups);
         for (Index h : groups) range(h);
       };
-      // (a model may refine a range in stages, each refresh one stage finer, until it is current)
+      // (a model may refine a range in stages, each refresh one stage finer, until it is current; at
+      // most kStages refreshes of a group: a range not current then is still a bound, and a group whose
+      // range reaches the best is scored exactly below)
+      constexpr int kStages = 8;
       std::vector<Index> now(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(first));
-      while (!now.empty()) {
+      for (int stage = 0; stage < kStages && !now.empty(); ++stage) {
         refresh(now);
         now.erase(std::remove_if(now.begin(), now.end(), [&](Index h) { return model.range_current(h); }), now.end());
       }
-      for (;;) {
+      now.clear();
+      for (int stage = 0; stage < kStages; ++stage) {
         const double reach_now = best_lo - ctl.tie_tol * std::abs(best_lo);
         for (size_t i = first; i < old.size(); ++i)
           if (score[old[i]] >= reach_now && !model.range_current(old[i])) now.push_back(old[i]);

@@ -434,12 +434,15 @@ class ScreeningCopy {
     }
   }
 
-  // body(begin, end) over the ranges themselves, run by over(count, body): one-column products read
-  // only the columns asked for
+  // body(begin, end) over the ranges themselves (cut into pieces of at most 64 columns, for the
+  // threads), run by over(count, body): one-column products read only the columns asked for
   template <class Over, class Body>
   static void run_ranges(const Over& over, const std::vector<std::pair<Index, Index>>& rows, const Body& body) {
-    over(static_cast<Index>(rows.size()), [&](Index b, Index e) {
-      for (Index i = b; i < e; ++i) body(rows[static_cast<size_t>(i)].first, rows[static_cast<size_t>(i)].second);
+    std::vector<std::pair<Index, Index>> pieces;
+    for (const auto& r : rows)
+      for (Index b = r.first; b < r.second; b += 64) pieces.emplace_back(b, std::min(r.second, b + 64));
+    over(static_cast<Index>(pieces.size()), [&](Index b, Index e) {
+      for (Index i = b; i < e; ++i) body(pieces[static_cast<size_t>(i)].first, pieces[static_cast<size_t>(i)].second);
     });
   }
 
