@@ -265,6 +265,10 @@ class ScreeningCopy {
     const double gnb = nb * ud / (1 - nb * ud);
     err_factor_ = 1 + 2 * u;
     norm_factor_ = u + (g64 + gnb) * (1 + u);
+    // a sum of n squares rounded in any order is within gamma_n of its value (Higham 2002, section 4.2):
+    // its square root within gamma_n too; padded once more for the products with the factors
+    const double gn = static_cast<double>(n + 8) * ud / (1 - static_cast<double>(n + 8) * ud);
+    sum_pad_ = (1 + gn) * (1 + 1e-12);
 #ifdef FGSEQ_X86_KERNELS
     avx2_ = vector_kernels && kernels::detail::has_avx2_fma();
 #else
@@ -294,9 +298,7 @@ class ScreeningCopy {
     quantize_rest(a, i, n_, s, inv, 32767.0, dst, err, norm);
     std::fill(dst + n_, dst + ld_, int16_t(0));  // the padding rows
     scale_(j) = s;
-    // the sums above are themselves rounded (in any order): a relative pad of 1e-10 covers them for any n
-    // below 1e5 x 2^53
-    eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * (1 + 1e-10);
+    eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * sum_pad_;
   }
 
   // column j of the coarse level (which the copy must have); the bounds of its rounding (the rounded
@@ -313,9 +315,9 @@ class ScreeningCopy {
     std::fill(dst + n_, dst + ld8_, int8_t(0));
     cscale_(j) = s;
     const double u = std::ldexp(1.0, -53);
-    const double e = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * (1 + 1e-10), c = std::sqrt(norm) * (1 + 1e-10);
-    calpha_(j) = (e + 2.01 * u * c) * (1 + 1e-10);
-    cgamma_(j) = (c + e) * (1 + 1e-10);
+    const double e = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * sum_pad_, c = std::sqrt(norm) * sum_pad_;
+    calpha_(j) = (e + 2.01 * u * c) * (1 + 4 * u);
+    cgamma_(j) = (c + e) * (1 + 4 * u);
   }
 
   bool has_coarse() const { return static_cast<bool>(coarse_); }
@@ -355,8 +357,8 @@ class ScreeningCopy {
     // the rounded products t l_i and the sums of squares: as in set_fine_column()
     const double u = std::ldexp(1.0, -53);
     CoarseBound b;
-    b.norm = std::sqrt(norm) * (1 + 1e-10);
-    b.error = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * (1 + 1e-10);
+    b.norm = std::sqrt(norm) * sum_pad_;
+    b.error = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * sum_pad_;
     return b;
   }
 
@@ -388,7 +390,7 @@ class ScreeningCopy {
   Index n_ = 0, q_ = 0, ld_ = 0, qpad_ = 0;
   std::unique_ptr<int16_t[]> data_;
   VectorXd scale_, eta_;
-  double err_factor_ = 1.0, norm_factor_ = 0.0;
+  double err_factor_ = 1.0, norm_factor_ = 0.0, sum_pad_ = 1.0;
   bool avx2_ = false;
   // the coarse level (none when coarse_ is empty): rows padded to ld8_, one scale per column, the bounds
   Index ld8_ = 0;
