@@ -203,7 +203,7 @@ __attribute__((target("avx2,fma"))) inline double sum4(__m256d v) {
   return (t[0] + t[1]) + (t[2] + t[3]);
 }
 
-// set_fine_column()'s loop over rows [0, n - n % 8): the 16-bit integers, and the sums of squares of
+// round_column()'s loop over rows [0, n - n % 8): the 16-bit integers, and the sums of squares of
 // the stored values' errors and of the stored values, in partial sums (the caller pads them for their
 // rounding in any order)
 __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, Index n, double s, double inv,
@@ -220,7 +220,7 @@ __attribute__((target("avx2,fma"))) inline Index quantize_avx2(const double* a, 
   return i;
 }
 
-// set_coarse_column()'s loop over rows [0, n - n % 16): the 8-bit integers, the same sums
+// round_column()'s loop over rows [0, n - n % 16): the 8-bit integers, the same sums
 __attribute__((target("avx2,fma"))) inline Index quantize8_avx2(const double* a, Index n, double s, double inv,
                                                                  int8_t* dst, double& err, double& norm) {
   const __m256d vinv = _mm256_set1_pd(inv), vs = _mm256_set1_pd(s), top = _mm256_set1_pd(127.0);
@@ -288,34 +288,16 @@ class ScreeningCopy {
   // Column j in one level only. A level may be made lazily: a column left unwritten must be set before
   // a product reads it (one-column products read only the columns they are asked for).
   void set_fine_column(Index j, const Eigen::Ref<const VectorXd>& a) {
-    int16_t* dst = data_.get() + j * ld_;
-    const double top = a.cwiseAbs().maxCoeff(), s = top / 32767.0, inv = s > 0 ? 1.0 / s : 0.0;
-    double err = 0.0, norm = 0.0;
-    Index i = 0;
-#ifdef FGSEQ_X86_KERNELS
-    if (avx2_) i = screen_detail::quantize_avx2(a.data(), n_, s, inv, dst, err, norm);
-#endif
-    quantize_rest(a, i, n_, s, inv, 32767.0, dst, err, norm);
-    std::fill(dst + n_, dst + ld_, int16_t(0));  // the padding rows
-    scale_(j) = s;
-    eta_(j) = (std::sqrt(err) * err_factor_ + std::sqrt(norm) * norm_factor_) * sum_pad_;
+    const Rounded r = round_column(a, data_.get() + j * ld_, ld_);
+    scale_(j) = r.scale;
+    eta_(j) = (std::sqrt(r.err) * err_factor_ + std::sqrt(r.norm) * norm_factor_) * sum_pad_;
   }
 
-  // column j of the coarse level (which the copy must have); the bounds of its rounding (the rounded
-  // products s8 c_i and the sums of squares padded as in set_fine_column())
+  // column j of the coarse level (which the copy must have), and the bounds of its rounding
   void set_coarse_column(Index j, const Eigen::Ref<const VectorXd>& a) {
-    int8_t* dst = coarse_.get() + j * ld8_;
-    const double top = a.cwiseAbs().maxCoeff(), s = top / 127.0, inv = s > 0 ? 1.0 / s : 0.0;
-    double err = 0.0, norm = 0.0;
-    Index i = 0;
-#ifdef FGSEQ_X86_KERNELS
-    if (avx2_) i = screen_detail::quantize8_avx2(a.data(), n_, s, inv, dst, err, norm);
-#endif
-    quantize_rest(a, i, n_, s, inv, 127.0, dst, err, norm);
-    std::fill(dst + n_, dst + ld8_, int8_t(0));
-    cscale_(j) = s;
-    const double u = std::ldexp(1.0, -53);
-    const double e = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * sum_pad_, c = std::sqrt(norm) * sum_pad_;
+    const Rounded r = round_column(a, coarse_.get() + j * ld8_, ld8_);
+    cscale_(j) = r.scale;
+    const double u = std::ldexp(1.0, -53), e = r.error_bound(sum_pad_), c = r.norm_bound(sum_pad_);
     calpha_(j) = (e + 2.01 * u * c) * (1 + 4 * u);
     cgamma_(j) = (c + e) * (1 + 4 * u);
   }
@@ -338,10 +320,9 @@ class ScreeningCopy {
   // threads or on the kernel.
   CoarseBound coarse_rows(const Eigen::Ref<const VectorXd>& m, const std::vector<std::pair<Index, Index>>& rows,
                           WorkerPool& pool, Eigen::Ref<VectorXd> out) const {
-    std::vector<int16_t> l(static_cast<size_t>(ld8_), int16_t(0));
-    const double top = n_ > 0 ? m.cwiseAbs().maxCoeff() : 0.0, t = top / 32767.0, inv = t > 0 ? 1.0 / t : 0.0;
-    double err = 0.0, norm = 0.0;
-    quantize_rest(m, 0, n_, t, inv, 32767.0, l.data(), err, norm);
+    std::vector<int16_t> l(static_cast<size_t>(ld8_));
+    const Rounded rm = round_column(m, l.data(), ld8_);
+    const double t = rm.scale;
     std::vector<int64_t> o(static_cast<size_t>(qpad_));
     run_ranges(kernels::detail::on_pool(pool, true), rows, [&](Index b, Index e) {
 #ifdef FGSEQ_X86_KERNELS
@@ -354,11 +335,9 @@ class ScreeningCopy {
     });
     for (const auto& r : rows)
       for (Index j = r.first; j < r.second; ++j) out(j) = (cscale_(j) * t) * static_cast<double>(o[static_cast<size_t>(j)]);
-    // the rounded products t l_i and the sums of squares: as in set_fine_column()
-    const double u = std::ldexp(1.0, -53);
     CoarseBound b;
-    b.norm = std::sqrt(norm) * sum_pad_;
-    b.error = (std::sqrt(err) + 3 * u * std::sqrt(norm)) * sum_pad_;
+    b.norm = rm.norm_bound(sum_pad_);
+    b.error = rm.error_bound(sum_pad_);
     return b;
   }
 
@@ -397,7 +376,6 @@ class ScreeningCopy {
   std::unique_ptr<int8_t[]> coarse_;
   VectorXd cscale_, calpha_, cgamma_;
 
-
   // the units of 4 columns that cover the ranges (ascending), each unit once
   static std::vector<Index> units_of(const std::vector<std::pair<Index, Index>>& rows) {
     std::vector<Index> units;
@@ -421,19 +399,42 @@ class ScreeningCopy {
     });
   }
 
-  // rows [i, n) of a as integers k = round(a / s) (inv = 1 / s) clamped to [-top, top], into dst; the
-  // squared errors of the stored values s k and the squared stored values added to err and norm
+  // A column rounded to integers: k_i = round(a_i / scale), |k_i| <= the type's top (32767 or 127),
+  // scale = max |a_i| / top; the sums of the squared errors of the stored values scale k_i and of the
+  // squared stored values, rounded (in any order).
+  struct Rounded {
+    double scale = 0.0, err = 0.0, norm = 0.0;
+    // bounds of ||a~|| and ||a~ - a|| (a~ = scale k): the sums padded by `pad` for their rounding, the
+    // error by u ||a~|| more for the rounding of each stored value scale k_i
+    double norm_bound(double pad) const { return std::sqrt(norm) * pad; }
+    double error_bound(double pad) const { return (std::sqrt(err) + 3 * std::ldexp(1.0, -53) * std::sqrt(norm)) * pad; }
+  };
+
+  // a (n rows) rounded into dst (16 or 8-bit integers; rows [n, ld) zero), by the vector kernel for the
+  // rows it takes, the plain loop for the rest (the same rounding, the same clamp)
   template <class Int>
-  static void quantize_rest(const Eigen::Ref<const VectorXd>& a, Index i, Index n, double s, double inv, double top,
-                            Int* dst, double& err, double& norm) {
+  Rounded round_column(const Eigen::Ref<const VectorXd>& a, Int* dst, Index ld) const {
+    constexpr double top = sizeof(Int) == 1 ? 127.0 : 32767.0;
+    Rounded r;
+    r.scale = (n_ > 0 ? a.cwiseAbs().maxCoeff() : 0.0) / top;
+    const double inv = r.scale > 0 ? 1.0 / r.scale : 0.0;
+    Index i = 0;
+#ifdef FGSEQ_X86_KERNELS
+    if (avx2_) {
+      if constexpr (sizeof(Int) == 1) i = screen_detail::quantize8_avx2(a.data(), n_, r.scale, inv, dst, r.err, r.norm);
+      else i = screen_detail::quantize_avx2(a.data(), n_, r.scale, inv, dst, r.err, r.norm);
+    }
+#endif
     const double round = 6755399441055744.0;  // 1.5 x 2^52: (v + round) - round is v rounded to an integer
-    for (; i < n; ++i) {
+    for (; i < n_; ++i) {
       const double k = (a(i) * inv + round) - round;  // up to the rounding of a(i) * inv
       dst[i] = static_cast<Int>(std::max(-top, std::min(top, k)));
-      const double stored = s * dst[i], d = stored - a(i);
-      err += d * d;
-      norm += stored * stored;
+      const double stored = r.scale * dst[i], d = stored - a(i);
+      r.err += d * d;
+      r.norm += stored * stored;
     }
+    std::fill(dst + n_, dst + ld, Int(0));  // the padding rows
+    return r;
   }
 
   // body(begin, end) over the ranges themselves (cut into pieces of at most 64 columns, for the
