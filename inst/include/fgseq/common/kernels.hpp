@@ -180,7 +180,12 @@ void tmul_avx512(const double* A, Index lda, Index n, const double* M, Index ldm
 }
 
 // Rows of Y in chunks of 128 (K columns of a chunk stay in L1): for 8 columns j of A at a time, each
-// column's 8-row vector is loaded once and multiplied into the K columns of the chunk.
+// column's 8-row vector is loaded once and multiplied into the K columns of the chunk. The loops over
+// the 8 columns are unrolled, so that their vectors stay in registers (rolled, the compiler kept them on
+// the stack), and the rows of the columns two blocks on are prefetched: the 8 columns of a block are
+// short streams (a chunk's rows) that the hardware prefetcher barely starts. Each row's result is the
+// same either way: y - a_0 c_0 - ... - a_3 c_3 - (a_4 c_4 + ... + a_7 c_7) per block of 8 columns, then
+// the columns left over one at a time.
 template <int K>
 __attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, const double* A, Index lda, Index m,
                                                        const double* C, Index ldc, Index b, Index e) {
@@ -192,13 +197,17 @@ __attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, cons
       for (Index i = i0; i < i1; i += 8) {
         const __mmask8 mk = static_cast<__mmask8>(i1 - i >= 8 ? 0xFF : (1u << (i1 - i)) - 1u);
         __m512d u[8];
-        for (int t = 0; t < 8; ++t) u[t] = _mm512_maskz_loadu_pd(mk, a + t * lda + i);
-        for (int c = 0; c < K; ++c) {
+        FGSEQ_UNROLL for (int t = 0; t < 8; ++t) u[t] = _mm512_maskz_loadu_pd(mk, a + t * lda + i);
+        FGSEQ_UNROLL for (int t = 0; t < 8; ++t) {  // columns j + 16 ... j + 23 (the last column at most)
+          const Index ahead = std::min<Index>(j + 16 + t, m - 1);
+          _mm_prefetch(reinterpret_cast<const char*>(A + ahead * lda + i), _MM_HINT_T0);
+        }
+        FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
           const double* cc = C + j + c * ldc;
           double* y = Y + c * ldy + i;
           __m512d v = _mm512_maskz_loadu_pd(mk, y), w = _mm512_mul_pd(u[4], _mm512_set1_pd(cc[4]));
-          for (int t = 0; t < 4; ++t) v = _mm512_fnmadd_pd(u[t], _mm512_set1_pd(cc[t]), v);
-          for (int t = 5; t < 8; ++t) w = _mm512_fmadd_pd(u[t], _mm512_set1_pd(cc[t]), w);
+          FGSEQ_UNROLL for (int t = 0; t < 4; ++t) v = _mm512_fnmadd_pd(u[t], _mm512_set1_pd(cc[t]), v);
+          FGSEQ_UNROLL for (int t = 5; t < 8; ++t) w = _mm512_fmadd_pd(u[t], _mm512_set1_pd(cc[t]), w);
           _mm512_mask_storeu_pd(y, mk, _mm512_sub_pd(v, w));
         }
       }
@@ -208,7 +217,7 @@ __attribute__((target("avx512f"))) void submul_avx512(double* Y, Index ldy, cons
       for (Index i = i0; i < i1; i += 8) {
         const __mmask8 mk = static_cast<__mmask8>(i1 - i >= 8 ? 0xFF : (1u << (i1 - i)) - 1u);
         const __m512d u = _mm512_maskz_loadu_pd(mk, a + i);
-        for (int c = 0; c < K; ++c) {
+        FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
           double* y = Y + c * ldy + i;
           _mm512_mask_storeu_pd(y, mk, _mm512_fnmadd_pd(u, _mm512_set1_pd(C[j + c * ldc]), _mm512_maskz_loadu_pd(mk, y)));
         }

@@ -86,17 +86,21 @@ inline void coarse_plain(const int8_t* C, Index ld, Index n, const int16_t* l, I
 // The same sums: 32 rows at a time, the 8-bit integers widened to 16 bits and multiplied by pairs
 // into 32-bit sums (vpmaddwd: |c_i l_i + c_k l_k| <= 2 x 127 x 32767 < 2^23), two accumulators of
 // 8 lanes each taking one such sum per 32 rows, moved to 64-bit sums every 256 of them (at most
-// 2^31 / 2^23 = 256 fit), so the integer sum is exact and equals coarse_plain()'s.
+// 2^31 / 2^23 = 256 fit), so the integer sum is exact and equals coarse_plain()'s. The column two on
+// (the range's last at most) is prefetched a cache line per 64 rows: a range is a few groups' columns,
+// too short a stream for the hardware prefetcher to reach full speed.
 __attribute__((target("avx2,fma"))) inline void coarse_avx2(const int8_t* C, Index ld, Index n, const int16_t* l,
                                                               Index begin, Index end, int64_t* out) {
   constexpr Index kSpan = 32 * 256;  // rows between moves to the 64-bit sums
   for (Index j = begin; j < end; ++j) {
     const int8_t* c = C + j * ld;
+    const char* ahead = reinterpret_cast<const char*>(C + std::min(j + 2, end - 1) * ld);
     __m256i wide = _mm256_setzero_si256();
     for (Index i0 = 0; i0 < n; i0 += kSpan) {
       const Index i1 = std::min(n, i0 + kSpan);
       __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
       for (Index i = i0; i < i1; i += 32) {
+        if ((i & 63) == 0) _mm_prefetch(ahead + i, _MM_HINT_T0);
         const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + i));
         const __m256i k0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(k));
         const __m256i k1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(k, 1));
