@@ -19,6 +19,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -145,6 +146,14 @@ constexpr int tile_cols(int K, int regs) { return std::max(1, std::min(8, (regs 
 // column's first rows, and none faults.
 constexpr Index kPrefetch = 128;     // doubles: 16 cache lines
 constexpr Index kPrefetchFar = 512;  // 64 cache lines
+
+// prefetches the cache line `ahead` doubles after p (the address formed as an integer: it may lie past
+// the end of p's array, where pointer arithmetic would be undefined)
+template <auto Hint>
+inline void prefetch_ahead(const double* p, Index ahead) {
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(ahead) * sizeof(double);
+  _mm_prefetch(reinterpret_cast<const char*>(at), Hint);
+}
 template <int J, int K>
 __attribute__((target("avx512f"))) void tmul_tile_avx512(const double* A, Index lda, Index n, const double* M,
                                                           Index ldm, Index j, double* out, Index ldo) {
@@ -158,8 +167,8 @@ __attribute__((target("avx512f"))) void tmul_tile_avx512(const double* A, Index 
     __m512d x[J];
     FGSEQ_UNROLL for (int t = 0; t < J; ++t) {
       x[t] = _mm512_loadu_pd(a[t] + i);
-      _mm_prefetch(reinterpret_cast<const char*>(a[t] + i + kPrefetch), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(a[t] + i + kPrefetchFar), _MM_HINT_T1);
+      prefetch_ahead<_MM_HINT_T0>(a[t] + i, kPrefetch);
+      prefetch_ahead<_MM_HINT_T1>(a[t] + i, kPrefetchFar);
     }
     FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
       __m512d mc = _mm512_loadu_pd(M + c * ldm + i);
@@ -251,8 +260,8 @@ __attribute__((target("avx2,fma"))) void tmul_tile_avx2(const double* A, Index l
     FGSEQ_UNROLL for (int t = 0; t < J; ++t) x[t] = _mm256_loadu_pd(a[t] + i);
     if ((i & 7) == 0) {  // a cache line per 8 rows, as in tmul_tile_avx512()
       FGSEQ_UNROLL for (int t = 0; t < J; ++t) {
-        _mm_prefetch(reinterpret_cast<const char*>(a[t] + i + kPrefetch), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(a[t] + i + kPrefetchFar), _MM_HINT_T1);
+        prefetch_ahead<_MM_HINT_T0>(a[t] + i, kPrefetch);
+        prefetch_ahead<_MM_HINT_T1>(a[t] + i, kPrefetchFar);
       }
     }
     FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
