@@ -142,8 +142,9 @@ constexpr int tile_cols(int K, int regs) { return std::max(1, std::min(8, (regs 
 // kPrefetch on are prefetched into the first-level cache and those kPrefetchFar on into the second:
 // the hardware prefetcher alone kept a pass over a matrix in memory at about half the rate the kernel
 // reaches in cache (on a 2,000 x 50,000 matrix and 10 columns of M, 2 threads: 16 GB/s without, 19
-// with the first prefetch alone, 24 with both); a prefetch past a column's end reads the next
-// column's first rows, and none faults.
+// with the first prefetch alone, 23-25 with both). A prefetch past a column's rows touches the rows
+// below them, the next column or memory past the array (prefetch_ahead() forms the address as an
+// integer), and none faults.
 constexpr Index kPrefetch = 128;     // doubles: 16 cache lines
 constexpr Index kPrefetchFar = 512;  // 64 cache lines
 
@@ -307,7 +308,7 @@ __attribute__((target("avx2,fma"))) void submul_avx2(double* Y, Index ldy, const
     }
     for (Index j = 0; j < m; ++j) {
       const double* a = A + j * lda + i;
-      _mm_prefetch(reinterpret_cast<const char*>(a + 24), _MM_HINT_T0);  // this column's rows 3 tiles on
+      prefetch_ahead<_MM_HINT_T0>(a, 24);  // this column's rows 3 tiles on
       const __m256d u0 = _mm256_loadu_pd(a), u1 = _mm256_loadu_pd(a + 4);
       FGSEQ_UNROLL for (int c = 0; c < K; ++c) {
         const __m256d cc = _mm256_broadcast_sd(C + j + c * ldc);

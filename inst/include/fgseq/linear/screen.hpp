@@ -94,13 +94,13 @@ __attribute__((target("avx2,fma"))) inline void coarse_avx2(const int8_t* C, Ind
   constexpr Index kSpan = 32 * 256;  // rows between moves to the 64-bit sums
   for (Index j = begin; j < end; ++j) {
     const int8_t* c = C + j * ld;
-    const char* ahead = reinterpret_cast<const char*>(C + std::min(j + 2, end - 1) * ld);
+    const int8_t* ahead = C + std::min(j + 2, end - 1) * ld;
     __m256i wide = _mm256_setzero_si256();
     for (Index i0 = 0; i0 < n; i0 += kSpan) {
       const Index i1 = std::min(n, i0 + kSpan);
       __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
       for (Index i = i0; i < i1; i += 32) {
-        if ((i & 63) == 0) _mm_prefetch(ahead + i, _MM_HINT_T0);
+        if ((i & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(ahead + i), _MM_HINT_T0);
         const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + i));
         const __m256i k0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(k));
         const __m256i k1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(k, 1));
