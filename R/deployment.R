@@ -99,7 +99,11 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
     abort("`type = \"class\"` needs a binomial or multinomial fit; this fit's family is ",
           family_def(object$family)$name, ".")
   }
-  missing <- check_choice(missing, c("error", "prefix"), "missing")
+  missing <- check_choice(missing, c("error", "prefix", "condition"), "missing")
+  if (missing == "condition" && !inherits(object, "fgseq")) {
+    abort("`missing = \"condition\"` needs a linear sequence (an \"fgseq\" fit): its linear predictor is conditioned ",
+          "on the observed groups; predict a ", class(object)[1L], " fit with missing = \"prefix\".")
+  }
   per_row <- check_flag(per_row, "per_row")
   req <- list(type = type, missing = missing, per_row = per_row)
   if (type %in% c("groups", "measurements")) {
@@ -123,6 +127,7 @@ prediction_request <- function(object, newx, newdata, newoffset, budget, step, t
 # then refused if a row lacked a value the requested steps read or a column they do not read holds NA,
 # NaN or Inf (refuse_nonfinite()).
 predict_request <- function(object, req) {
+  if (req$missing == "condition") return(predict_conditioned(object, req))
   prefix <- req$missing == "prefix" || req$per_row
   unchecked <- isTRUE(req$design$unchecked)
   pre <- fit_link(object, req$x, req$steps, prefix || unchecked, req$per_row)
@@ -133,6 +138,24 @@ predict_request <- function(object, req) {
   }
   finish_prediction(object, pre$link, req$type, rownames(req$x), req$labels, req$per_row, if (prefix) pre$step,
                     req$design)
+}
+
+# The prediction of missing = "condition": each row by the requested step's model given the groups it
+# holds (condition_link(); rows holding a prefix by the prefix's model), with the steps used and which
+# predictions were conditioned attached (attribute "conditioned", the shape of "step").
+predict_conditioned <- function(object, req) {
+  arg <- if (isTRUE(req$newdata)) "newdata" else "newx"
+  pre <- condition_link(object, req$x, req$steps, req$per_row, isTRUE(req$condition_prefixes), arg)
+  if (!is.null(pre$n_infinite) && pre$n_infinite > 0) {
+    abort("`", arg, "` contains Inf or -Inf in the columns of the sequence; only NA (not computed) is allowed there.",
+          class = "input")
+  }
+  link <- if (req$type == "link") pre$mean_link else pre$link
+  out <- finish_prediction(object, link, req$type, rownames(req$x), req$labels, req$per_row, pre$step, req$design)
+  conditioned <- if (req$per_row) stats::setNames(pre$conditioned[, 1L], rownames(req$x)) else
+    matrix(pre$conditioned, nrow(pre$conditioned), dimnames = list(rownames(req$x), req$labels))
+  attr(out, "conditioned") <- pad_rows(conditioned, req$design)
+  out
 }
 
 # The check of a newx that missing = "error" predicts (predict_request()): every value finite, as
@@ -160,7 +183,8 @@ prediction_design <- function(object, newx, newx_missing, newdata, newoffset, mi
   } else {
     # a newx, or the model matrix of newdata, is checked for NA, NaN and Inf in the pass that predicts it
     # (predict_request()); NA in the variables of newdata is refused before, by the model frame
-    design <- new_design(object, newx, newdata, allow_na = TRUE, keep_na = missing == "prefix" || is.null(newdata))
+    design <- new_design(object, newx, newdata, allow_na = TRUE,
+                         keep_na = missing %in% c("prefix", "condition") || is.null(newdata))
     design$unchecked <- missing == "error"
   }
   if (!isTRUE(object$has_offset)) {

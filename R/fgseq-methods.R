@@ -265,11 +265,13 @@ predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
                                 type = c("link", "response", "class", "groups", "measurements", "coefficients",
                                          "nonzero"),
                                 newdata = NULL,
-                          newoffset = NULL, missing = c("error", "prefix"), per_row = FALSE) {
+                          newoffset = NULL, missing = c("error", "prefix", "condition"), per_row = FALSE,
+                          condition_prefixes = FALSE) {
   validate_fit(object)
   check_dots(...)
   req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
   if (!is.null(req$answer)) return(req$answer)
+  req$condition_prefixes <- check_flag(condition_prefixes, "condition_prefixes")
   predict_request(object, req)
 }
 

@@ -483,7 +483,8 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
                     family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
-                    cost_unit = cost_unit, data = data)
+                    cost_unit = cost_unit, data = data,
+                    moments = sequence_moments(x, weights, group, labels[raw$sequence]))
   check_boundary(fit, response$y)
   fit
 }
@@ -623,7 +624,7 @@ gram_backend <- function() {
 # The fields of the anytime_fit contract are checked by new_anytime_fit().
 new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost_sensitive, family, response,
                       has_offset, fr_gain, nobs, call, baseline = NULL, engine = NULL, cost_unit = NULL,
-                      data = NULL) {
+                      data = NULL, moments = NULL) {
   cost <- meas$cost
   labels <- names(cost)
   sequence <- labels[raw$sequence]
@@ -654,7 +655,8 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
                  classes = response$classes, responses = response$responses, has_offset = has_offset,
                  fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,
                  call = call)
-  optional <- c(list(label = baseline$label, partial = raw$partial, engine = engine, cost_unit = cost_unit), data,
+  optional <- c(list(label = baseline$label, partial = raw$partial, engine = engine, cost_unit = cost_unit,
+                     moments = moments), data,
                 baseline$fields)
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "fgseq")
 }

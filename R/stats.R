@@ -381,5 +381,6 @@ fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_co
                       timed_control(control, started), report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              family = default_family, response = list(classes = NULL, responses = "y"),
-             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
+             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call,
+             moments = stats_moments(x, labels[raw$sequence]))
 }

@@ -1,0 +1,704 @@
+#' A per-row acquisition policy with a calibrated guarantee
+#'
+#' A fitted sequence pays the same prefix of groups for every row. `fgseq_policy()` turns it into a
+#' policy that buys, for each row, only the groups that row needs: at each point the next group is the
+#' one whose measurement is expected to reduce the decision risk the most per unit of its marginal cost,
+#' and the row stops when no group reduces it by more than `tau` per cost unit, or its budget is spent.
+#' `tau` is chosen on calibration rows so that the policy's decision differs from the full model's on at
+#' most a fraction `epsilon` of rows, with probability at least `1 - delta` (Learn-then-Test,
+#' Angelopoulos, Bates, Candes, Jordan and Lei 2021).
+#'
+#' @section Working model and risk:
+#' Given the observed groups `O` of a row, the linear predictor `eta` of the model of step `step` (by
+#' default the last) is, under a Gaussian working model of `x` (the training mean and covariance of the
+#' columns the model uses, stored by the fit), normal with mean
+#' `E[eta | x_O] = a0 + mu' beta + (beta_O + Sigma_OO^- Sigma_OM beta_M)' (x_O - mu_O)` and variance
+#' `V_O = beta_M' (Sigma_MM - Sigma_MO Sigma_OO^- Sigma_OM) beta_M` (see the section Missing groups of
+#' [predict.fgseq()]). The risk of stopping at `O` is the probability that the current decision differs
+#' from the full-information decision:
+#' * binomial: the decision is the sign of `eta`; with `m = E[eta | x_O]`, the risk is
+#'   `pnorm(-|m| / sqrt(V_O))`. Observing a group `g` more moves the mean to `m' ~ N(m, V_O - V_{O+g})`,
+#'   and the expected risk after it is `E[pnorm(-|m'| / sqrt(V_{O+g}))]`, computed by a fixed 32-point
+#'   Gauss-Legendre rule on each of four pieces of the standard normal scale of `m'` (cut at the decision
+#'   boundary `m' = 0` and six conditional standard deviations `sqrt(V_{O+g})` on either side of it,
+#'   within 10 standard deviations of `m`), accurate to about `1e-9`;
+#' * gaussian: the risk is the probability that the prediction is further than `tol` from the full
+#'   model's, `2 pnorm(-tol / sqrt(V_O))`, and after observing `g` it is `2 pnorm(-tol / sqrt(V_{O+g}))`.
+#'   It depends on the variances only, not on the values: the gaussian policy buys the groups in the same
+#'   order for every row (a row can still stop earlier under a smaller budget).
+#'
+#' The reduction of `g` is the risk now less its expected value after `g` (never negative: the
+#' expectation of the risk cannot exceed it), divided by the marginal cost of `g` (its measurements not
+#' yet paid: a measurement already paid is free, as everywhere in the package; a group of marginal cost
+#' 0 with a positive reduction is taken first). Ties (within a relative `1e-10`) go to the group earlier
+#' in the fit's sequence. A row stops when the best score is below `tau`, or no group fits in its
+#' budget. Its prediction is the fit's own prefix model when the groups bought are a prefix of the
+#' sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
+#' them (probabilities by the probit approximation `plogis(m / sqrt(1 + pi V_O / 8))`).
+#'
+#' @section Rules:
+#' * `"adaptive"` (the default): the greedy rule above over every group of the model;
+#' * `"sequence"`: the fit's own order, each row stopped by the same rule on the next group; with
+#'   `tau = 0` no row stops before its budget, and the policy is [predict.fgseq()] at that budget;
+#' * `"cascade"` (binomial): the fit's own order, each row stopped at the first prefix whose
+#'   probability is at least `margin` from 0.5 (an early exit on the margin, as prediction-time early
+#'   stopping in boosting libraries does), `margin` calibrated as `tau` is. The baseline an adaptive
+#'   policy must beat.
+#'
+#' @section The guarantee:
+#' For each threshold on a grid, from the strictest (`tau = 0`, which buys every group the budget
+#' allows; for the cascade a margin above 0.5) to the loosest, the number `k` of calibration rows on
+#' which the policy's decision differs from the full model's (gaussian: a prediction further than `tol`
+#' from the full model's) gives the p-value `pbinom(k, n, epsilon)` of the hypothesis that the rate of
+#' disagreement exceeds `epsilon`. Fixed-sequence testing walks the grid while the p-value is at most
+#' `delta` and takes the last threshold passed. Then, with probability at least `1 - delta` over the
+#' draw of the calibration rows, the policy disagrees with the full model on at most a fraction
+#' `epsilon` of new rows, **for rows exchangeable with the calibration rows** (drawn from the same
+#' distribution, as every conformal-type guarantee assumes). The guarantee needs no assumption on `x`:
+#' the Gaussian working model affects how much the policy saves, not the guarantee. With no
+#' disagreement the p-value is `(1 - epsilon)^n`, so at least `ceiling(log(delta) / log(1 - epsilon))`
+#' calibration rows are needed. The guarantee is about agreement with the full model, not accuracy;
+#' `y` is used only to report accuracy.
+#'
+#' @param fit An `"fgseq"` fit ([fgseq()]) of the binomial or gaussian family that stores the moments
+#'   of `x` (fits from in-memory `x` or from [fgseq_stats()] do).
+#' @param x Calibration rows: a numeric matrix (or sparse matrix) with the training columns, complete
+#'   in the columns of the model's groups (matrix fits).
+#' @param y `NULL` or the response of the calibration rows (length `n`; for reporting accuracy only).
+#' @param data For formula fits, the calibration rows as a data frame (used instead of `x`; its
+#'   response, when present, is `y`).
+#' @param epsilon The tolerated rate of disagreement with the full model, in (0, 1).
+#' @param delta The probability that the guarantee may fail, in (0, 1).
+#' @param rule `"adaptive"`, `"sequence"` or `"cascade"` (see the section Rules).
+#' @param tau `NULL` (calibrate on the rows given) or a fixed threshold `>= 0` on the risk reduction per
+#'   cost unit (`"adaptive"`, `"sequence"`): no calibration then, and `x` may be omitted.
+#' @param margin `NULL` (calibrate) or a fixed margin in `[0, 0.5]` (`"cascade"`).
+#' @param tol Gaussian family: the tolerance, in the units of `y`, within which a prediction agrees
+#'   with the full model's (a positive number; required). Not used for binomial fits.
+#' @param budget The most a row may spend, in cost units (a single number `>= 0`, or `Inf`).
+#' @param step The step of the fit whose model is the full model (a whole number, by default the last).
+#' @param ... Not used: an unknown argument is an error.
+#' @return An object of class `"fgseq_policy"`: a list with `fit` (the fit without its training data),
+#'   `rule`, `step`, `tau` or `margin` (the threshold in use), `tol`, `budget`, `epsilon`, `delta`,
+#'   `calibration` (a data frame, one row per threshold of the grid: `threshold`, `disagreement` (rate),
+#'   `p_value`, `mean_cost`, `passed`), `n_calibration`, `chosen` (the row of `calibration` in use), and
+#'   on the calibration rows at that threshold `cost` (the cost each row spent, cost units), `groups`
+#'   (a list of the groups each row bought, in order), `disagreement` (rate), `accuracy` (binomial: of the
+#'   policy and of the full model, when `y` is given) or `rmse` (gaussian).
+#' @section Errors:
+#' Stops (class `fgseq_error_input`, naming the argument) when `epsilon` or `delta` is not in (0, 1),
+#' `tau` is negative, `margin` outside `[0, 0.5]`, `tol` missing or not positive for a gaussian fit,
+#' `budget` negative, or `step` not a step of the fit; when the fit's family is not binomial or
+#' gaussian, or the cascade is asked of a gaussian fit (class `fgseq_error_family`); when the fit stores
+#' no moments of `x` (class `fgseq_error_no_moments`, saying why); when there are fewer calibration
+#' rows than the guarantee needs, saying how many are needed, or not even the strictest threshold meets
+#' it, as when the budget stops rows short of the full model (class `fgseq_error_calibration`); when the
+#' calibration rows lack a value in the model's columns or have other columns than the fit (as
+#' [predict.fgseq()]); when an argument is unknown (class `fgseq_error_unknown_argument`).
+#' @references Angelopoulos, A. N., Bates, S., Candes, E. J., Jordan, M. I. and Lei, L. (2021).
+#'   Learn then test: calibrating predictive algorithms to achieve risk control.
+#'   \url{https://arxiv.org/abs/2110.01052}
+#'
+#'   Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group sequencing for
+#'   anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   MacKay, D. J. C. (1992). The evidence framework applied to classification networks. *Neural
+#'   Computation* 4(5), 720-736 (the probit approximation).
+#' @seealso [next_group()], [predict.fgseq_policy()], [write_predictor()], `vignette("adaptive")`.
+#' @examples
+#' set.seed(1)
+#' train <- sample(nrow(heart), 150)
+#' fit <- fgseq(diagnosis ~ ., data = heart[train, ], cost = heart_cost, family = "binomial",
+#'              lambda = 1e-3)
+#' policy <- fgseq_policy(fit, data = heart[-train, ], epsilon = 0.1, delta = 0.1)
+#' policy
+#' next_group(policy, heart[1, c("age", "sex", "cp")])
+#' @export
+fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
+                         rule = c("adaptive", "sequence", "cascade"), tau = NULL, margin = NULL, tol = NULL,
+                         budget = Inf, step = NULL, ...) {
+  check_dots(...)
+  validate_fit(fit, "fit")
+  if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()): a policy conditions its linear predictor.")
+  pol <- policy_settings(fit, rule, epsilon, delta, tau, margin, tol, budget, step)
+  fixed <- if (pol$rule == "cascade") margin else tau
+  if (is.null(x) && is.null(data)) {
+    if (is.null(fixed)) {
+      abort("give calibration rows (`x`, or `data` for a formula fit) to calibrate the policy, or a fixed `",
+            if (pol$rule == "cascade") "margin" else "tau", "`.")
+    }
+    return(new_policy(pol, NULL))
+  }
+  cal <- policy_rows(fit, x, y, data, "x")
+  n_needed <- ceiling(log(pol$delta) / log(1 - pol$epsilon))
+  if (is.null(fixed) && nrow(cal$x) < n_needed) {
+    abort("`", cal$arg, "` has ", nrow(cal$x), " calibration rows; a disagreement rate of at most epsilon = ",
+          pol$epsilon, " with probability 1 - delta = ", 1 - pol$delta, " needs at least ", n_needed,
+          " (ceiling(log(delta) / log(1 - epsilon))): give more rows, or a larger epsilon or delta.",
+          class = "calibration")
+  }
+  paths <- policy_paths(pol, cal$x, rep(pol$budget, nrow(cal$x)), threshold = NULL)
+  new_policy(pol, calibrate_policy(pol, paths, cal, fixed))
+}
+
+# The checked settings of a policy, with its conditional model.
+policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget, step) {
+  rule <- check_choice(rule, c("adaptive", "sequence", "cascade"), "rule")
+  family <- family_def(fit$family)$name
+  if (!family %in% c("binomial", "gaussian")) {
+    abort("fgseq_policy() takes binomial and gaussian fits; this fit's family is ", family, ".", class = "family")
+  }
+  if (rule == "cascade" && family != "binomial") {
+    abort("`rule = \"cascade\"` stops on the margin of a probability: it needs a binomial fit.", class = "family")
+  }
+  epsilon <- check_number(epsilon, "epsilon", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
+  delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
+  if (!is.null(tau)) {
+    if (rule == "cascade") abort("`tau` is for the rules \"adaptive\" and \"sequence\"; the cascade takes `margin`.")
+    tau <- check_number(tau, "tau", lower = 0, allow_inf = TRUE)
+  }
+  if (!is.null(margin)) {
+    if (rule != "cascade") abort("`margin` is for `rule = \"cascade\"`; the other rules take `tau`.")
+    margin <- check_number(margin, "margin", lower = 0, upper = 0.5)
+  }
+  if (family == "gaussian") {
+    if (is.null(tol)) abort("`tol` is needed for a gaussian fit: the distance (in the units of y) within which a ",
+                            "prediction agrees with the full model's.")
+    tol <- check_number(tol, "tol", lower = 0, lower_open = TRUE)
+  } else if (!is.null(tol)) {
+    abort("`tol` is for gaussian fits; a binomial policy compares decisions (leave `tol` out).")
+  }
+  budget <- check_number(budget, "budget", lower = 0, allow_inf = TRUE)
+  K <- length(fit$sequence)
+  if (!K) abort("`fit` has no step: a policy needs at least one group in the sequence.")
+  step <- if (is.null(step)) K else check_number(step, "step", lower = 1, upper = K, whole = TRUE)
+  list(fit = lean_fit(fit), family = family, rule = rule, epsilon = epsilon, delta = delta, tau = tau,
+       margin = margin, tol = tol, budget = budget, step = as.integer(step),
+       cm = conditional_model(fit, step), quadrature = gauss_legendre(32L))
+}
+
+# The rows a policy is calibrated on or predicts: list(x (dense, n x p), y (NULL or the response as
+# class labels or numbers), arg (the argument they came from)).
+policy_rows <- function(fit, x, y, data, arg = "x") {
+  if (!is.null(data)) {
+    if (is.null(fit$terms)) abort("`data` is for formula fits; give this matrix fit's rows as `", arg, "`.")
+    design <- new_design(fit, newdata = data)
+    if (!is.null(design$rows) && length(design$rows) != design$n) {
+      abort("`data` holds NA in the model's variables; a policy needs complete rows.", class = "na")
+    }
+    resp <- tryCatch(stats::model.response(stats::model.frame(fit$terms, data, na.action = stats::na.pass)),
+                     error = function(e) NULL)
+    if (is.null(y)) y <- resp
+    x <- design$x
+    arg <- "data"
+  } else {
+    if (is.null(x)) abort("give the rows as `", arg, "` (or `data` for a formula fit).")
+    x <- new_design(fit, newx = x)$x
+  }
+  x <- as.matrix(x)
+  if (!is.null(y)) y <- policy_response(fit, y, nrow(x))
+  list(x = x, y = y, arg = arg)
+}
+
+# The response of calibration rows as class labels (binomial) or numbers (gaussian).
+policy_response <- function(fit, y, n) {
+  if (length(y) != n) abort("`y` must have one value per calibration row (", n, "); it has ", length(y), ".")
+  if (anyNA(y)) abort("`y` holds NA; give the response of every calibration row, or leave `y` out.")
+  if (is.null(fit$classes)) {
+    if (!is.numeric(y)) abort("`y` must be numeric for a gaussian fit.")
+    return(as.double(y))
+  }
+  if (is.factor(y) || is.character(y)) {
+    y <- as.character(y)
+    if (!all(y %in% fit$classes)) abort("`y` holds classes the fit does not know: ", paste(setdiff(unique(y), fit$classes), collapse = ", "), ".")
+    return(y)
+  }
+  if (is.logical(y)) y <- as.integer(y)
+  if (!is.numeric(y) || !all(y %in% c(0, 1))) abort("`y` must be 0/1, logical, or the fit's classes.")
+  fit$classes[y + 1L]
+}
+
+# The nodes and weights of the n-point Gauss-Legendre rule on [-1, 1] (Golub and Welsch 1969).
+gauss_legendre <- function(n) {
+  k <- seq_len(n - 1L)
+  J <- matrix(0, n, n)
+  J[cbind(k, k + 1L)] <- J[cbind(k + 1L, k)] <- k / sqrt(4 * k^2 - 1)
+  e <- eigen(J, symmetric = TRUE)
+  o <- order(e$values)
+  list(nodes = e$values[o], weights = 2 * e$vectors[1L, o]^2)
+}
+
+# The decision risk of stopping, for conditional means m (a vector) and variance V (a number).
+policy_risk <- function(pol, m, V) {
+  if (!(V > 0)) return(rep(0, length(m)))
+  if (pol$family == "gaussian") return(rep(2 * stats::pnorm(-pol$tol / sqrt(V)), length(m)))
+  stats::pnorm(-abs(m) / sqrt(V))
+}
+
+# The expected risk after observing one group more, which leaves the variance V_new: gaussian in closed
+# form; binomial E[pnorm(-|m'| / sqrt(V_new))] over m' ~ N(m, V - V_new), on z = (m' - m) / sqrt(V -
+# V_new), by the Gauss-Legendre rule on the pieces cut at the boundary z0 = -m / sqrt(V - V_new) and at
+# z0 -+ 6 sqrt(V_new / (V - V_new)), within [-10, 10].
+policy_expected_risk <- function(pol, m, V, V_new) {
+  if (!(V_new > 0)) return(rep(0, length(m)))
+  if (pol$family == "gaussian") return(rep(2 * stats::pnorm(-pol$tol / sqrt(V_new)), length(m)))
+  d <- V - V_new
+  if (!(d > 0)) return(stats::pnorm(-abs(m) / sqrt(V_new)))
+  sd_d <- sqrt(d)
+  s_new <- sqrt(V_new)
+  z0 <- -m / sd_d
+  w <- 6 * s_new / sd_d
+  L <- 10
+  cuts <- cbind(-L, z0 - w, z0, z0 + w, L)
+  cuts <- pmin(pmax(cuts, -L), L)
+  t <- pol$quadrature$nodes
+  wt <- pol$quadrature$weights
+  total <- numeric(length(m))
+  for (j in 1:4) {
+    a <- cuts[, j]
+    b <- cuts[, j + 1L]
+    half <- (b - a) / 2
+    z <- (a + b) / 2 + outer(half, t)
+    f <- stats::dnorm(z) * stats::pnorm(-abs(m + sd_d * z) / s_new)
+    total <- total + half * drop(f %*% wt)
+  }
+  total
+}
+
+# The marginal cost of each group of `groups` alone, given the measurements `paid`.
+candidate_costs <- function(fit, groups, paid) {
+  vapply(groups, function(g) marginal_costs(g, fit$needs, fit$measurement_cost, paid), numeric(1))
+}
+
+# What a node of a policy decides for its rows (x: their rows; budget: theirs): the prediction at the
+# node (the prefix model when its groups are a prefix of the sequence, else the conditional mean), and
+# the group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left).
+policy_node <- function(pol, node, x, budget) {
+  fit <- pol$fit
+  cm <- pol$cm
+  st <- node$state
+  mom <- conditional_moments(cm, st, x)
+  m <- mom$mean[, 1L]
+  V <- mom$var[1L, 1L]
+  j <- length(st$groups)
+  prefix <- setequal(st$groups, fit$sequence[seq_len(j)])
+  if (prefix) {
+    cols <- which(fit$group %in% fit$sequence[seq_len(j)])
+    link <- fit$a0[j + 1L] + drop(x[, cols, drop = FALSE] %*% as.numeric(fit$beta[cols, j + 1L]))
+    rlink <- link
+  } else {
+    link <- m
+    rlink <- drop(response_link(fit$family, matrix(m), mom$var))
+  }
+  left <- setdiff(cm$groups, st$groups)
+  cand <- if (pol$rule == "adaptive") left else utils::head(left, 1L)
+  n <- nrow(x)
+  best <- rep(NA_character_, n)
+  score <- rep(-Inf, n)
+  table <- NULL
+  if (length(cand)) {
+    mc <- candidate_costs(fit, cand, node$paid)
+    ok <- outer((node$spent + mc) * (1 - 1e-12), budget, "<=")  # candidates x rows
+    if (pol$rule == "cascade") {
+      red <- matrix(NA_real_, length(cand), n)
+      sc <- matrix(Inf, length(cand), n)
+    } else {
+      r_now <- policy_risk(pol, m, V)
+      red <- t(vapply(cand, function(g) {
+        pmax(0, r_now - policy_expected_risk(pol, m, V, candidate_variance(cm, st, g)[1L, 1L]))
+      }, numeric(n)))
+      red <- matrix(red, length(cand))
+      free <- matrix(mc == 0, length(cand), n)
+      sc <- red / mc
+      sc[free] <- ifelse(red[free] > 0, Inf, 0)
+    }
+    sc[!ok] <- NA
+    for (i in seq_len(n)) {
+      s <- sc[, i]
+      if (all(is.na(s))) next
+      top <- max(s, na.rm = TRUE)
+      tied <- if (is.infinite(top)) s == top else s >= top - 1e-10 * max(abs(top), 1e-300)
+      k <- which(tied %in% TRUE)[1L]
+      best[i] <- cand[k]
+      score[i] <- s[k]
+    }
+    table <- list(groups = cand, marginal_cost = mc, reduction = red, score = sc)
+  }
+  list(link = link, rlink = rlink, mean = m, var = V, prefix = prefix, best = best, score = score,
+       margin = abs(stats::plogis(rlink) - 0.5), table = table)
+}
+
+# Whether the rows of a node stop there, at the threshold (tau, or the cascade's margin).
+policy_stops <- function(pol, ev, threshold) {
+  if (pol$rule == "cascade") return(is.na(ev$best) | ev$margin >= threshold)
+  is.na(ev$best) | ev$score < threshold
+}
+
+# Runs the policy on the rows of x (dense, complete in the model's columns) with per-row budgets,
+# breadth-first: the rows at one node (the same groups bought in the same order) share its conditional
+# model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
+# runs until no group fits (tau = 0 for the adaptive rules, the whole sequence for the cascade) and every
+# node of its path is recorded (for calibration): list of n x (D + 1) matrices `score` (the stop
+# statistic at the node: the best score, or the cascade's margin), `cost`, `link`, `rlink`, `bought` (the
+# group bought at the node, NA at the last), and `depth` (nodes per row). With a threshold, each row
+# stops at its first node that stops, and the result holds, per row, `groups` (list), `cost`, `link`,
+# `rlink`, `var` and `prefix`.
+policy_paths <- function(pol, x, budget, threshold = NULL) {
+  fit <- pol$fit
+  n <- nrow(x)
+  D <- length(pol$cm$groups) + 1L
+  record <- is.null(threshold)
+  if (record) {
+    mats <- lapply(stats::setNames(nm = c("score", "cost", "link", "rlink")), function(v) matrix(NA_real_, n, D))
+    bought <- matrix(NA_character_, n, D)
+    depth <- integer(n)
+  } else {
+    out <- list(groups = vector("list", n), cost = numeric(n), link = numeric(n), rlink = numeric(n),
+                var = numeric(n), prefix = logical(n))
+  }
+  paid0 <- as.character(fit$offset_needs)
+  frontier <- list(list(rows = seq_len(n), state = observe_groups(pol$cm, character(0)), paid = paid0,
+                        spent = sum(fit$measurement_cost[paid0])))
+  while (length(frontier)) {
+    next_frontier <- list()
+    for (node in frontier) {
+      r <- node$rows
+      ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r])
+      d <- length(node$state$groups) + 1L
+      if (record) {
+        stat <- if (pol$rule == "cascade") ev$margin else ev$score
+        mats$score[r, d] <- stat
+        mats$cost[r, d] <- node$spent
+        mats$link[r, d] <- ev$link
+        mats$rlink[r, d] <- ev$rlink
+        bought[r, d] <- ev$best
+        depth[r] <- d
+        go <- !is.na(ev$best)
+      } else {
+        stop_here <- policy_stops(pol, ev, threshold)
+        for (i in which(stop_here)) {
+          out$groups[[r[i]]] <- node$state$groups
+        }
+        s <- r[stop_here]
+        out$cost[s] <- node$spent
+        out$link[s] <- ev$link[stop_here]
+        out$rlink[s] <- ev$rlink[stop_here]
+        out$var[s] <- if (ev$prefix) 0 else ev$var
+        out$prefix[s] <- ev$prefix
+        go <- !stop_here
+      }
+      for (g in unique(ev$best[go])) {
+        child <- r[go & ev$best %in% g]
+        paid <- union(node$paid, fit$needs[[g]])
+        next_frontier[[length(next_frontier) + 1L]] <- list(
+          rows = child, state = observe_groups(pol$cm, g, node$state), paid = paid,
+          spent = node$spent + candidate_costs(fit, g, node$paid))
+      }
+    }
+    frontier <- next_frontier
+  }
+  if (record) c(mats, list(bought = bought, depth = depth)) else out
+}
+
+# The node at which each recorded path stops at `threshold`: an index into the columns of the records.
+stop_node <- function(pol, paths, threshold) {
+  stat <- paths$score
+  hit <- if (pol$rule == "cascade") stat >= threshold else stat < threshold
+  last <- col(stat) == paths$depth
+  hit <- hit | last
+  hit[is.na(hit)] <- FALSE
+  max.col(hit, ties.method = "first")
+}
+
+# The decision of a prediction (binomial: the class, as 0/1 of the second; gaussian: the value).
+policy_decision <- function(pol, rlink) if (pol$family == "binomial") as.numeric(rlink > 0) else rlink
+
+# Learn-then-Test on the recorded paths: the disagreement with the full model of every threshold of
+# the grid, its binomial p-value, fixed-sequence testing from the strictest; with `fixed` the policy's
+# own threshold only. Returns the calibration table and the calibration rows' results at the chosen
+# threshold.
+calibrate_policy <- function(pol, paths, cal, fixed) {
+  n <- nrow(cal$x)
+  full <- full_model_link(pol, cal$x)
+  stats_ok <- is.finite(paths$score)
+  values <- sort(unique(paths$score[stats_ok]))
+  grid <- if (!is.null(fixed)) {
+    fixed
+  } else if (pol$rule == "cascade") {
+    c(Inf, rev(values[values <= 0.5]))
+  } else {
+    c(0, values[values > 0] * (1 + 1e-12))
+  }
+  if (length(grid) > 4000L && is.null(fixed)) grid <- unique(grid[round(seq(1, length(grid), length.out = 4000L))])
+  disagree <- function(k) {
+    rl <- paths$rlink[cbind(seq_len(n), k)]
+    if (pol$family == "binomial") policy_decision(pol, rl) != policy_decision(pol, full) else abs(rl - full) > pol$tol
+  }
+  rate <- numeric(length(grid))
+  mean_cost <- numeric(length(grid))
+  for (j in seq_along(grid)) {
+    k <- stop_node(pol, paths, grid[j])
+    rate[j] <- mean(disagree(k))
+    mean_cost[j] <- mean(paths$cost[cbind(seq_len(n), k)])
+  }
+  p_value <- stats::pbinom(round(rate * n), n, pol$epsilon)
+  passed <- cumsum(p_value > pol$delta) == 0
+  chosen <- if (!is.null(fixed)) 1L else if (any(passed)) max(which(passed)) else 0L
+  if (chosen == 0L) {
+    abort("no threshold meets the guarantee: at the strictest, the policy disagrees with the full model on ",
+          round(rate[1L] * n), " of ", n, " calibration rows (p-value ", format(p_value[1L], digits = 3),
+          " > delta = ", pol$delta, ")", if (is.finite(pol$budget)) ", as the budget stops rows short of the full model",
+          "; give a larger epsilon, delta or budget, or more calibration rows.", class = "calibration")
+  }
+  k <- stop_node(pol, paths, grid[chosen])
+  rl <- paths$rlink[cbind(seq_len(n), k)]
+  groups <- lapply(seq_len(n), function(i) paths$bought[i, seq_len(k[i] - 1L)])
+  res <- list(calibration = data.frame(threshold = grid, disagreement = rate, p_value = p_value, mean_cost = mean_cost,
+                                       passed = passed),
+              chosen = chosen, threshold = grid[chosen], n_calibration = n, cost = paths$cost[cbind(seq_len(n), k)],
+              groups = groups, disagreement = rate[chosen])
+  if (!is.null(cal$y)) {
+    if (pol$family == "binomial") {
+      cls <- function(v) pol$fit$classes[policy_decision(pol, v) + 1L]
+      res$accuracy <- c(policy = mean(cls(rl) == cal$y), full = mean(cls(full) == cal$y))
+    } else {
+      res$rmse <- c(policy = sqrt(mean((rl - cal$y)^2)), full = sqrt(mean((full - cal$y)^2)))
+    }
+  }
+  res
+}
+
+# The full model's link on complete rows.
+full_model_link <- function(pol, x) {
+  fit <- pol$fit
+  s <- pol$step
+  cols <- pol$cm$columns
+  fit$a0[s + 1L] + drop(x[, cols, drop = FALSE] %*% as.numeric(fit$beta[cols, s + 1L]))
+}
+
+# The "fgseq_policy" object.
+new_policy <- function(pol, cal) {
+  threshold <- if (!is.null(cal)) cal$threshold else if (pol$rule == "cascade") pol$margin else pol$tau
+  pol$tau <- if (pol$rule != "cascade") threshold
+  pol$margin <- if (pol$rule == "cascade") threshold
+  structure(c(pol, cal[setdiff(names(cal), "threshold")]), class = "fgseq_policy")
+}
+
+policy_threshold <- function(policy) if (policy$rule == "cascade") policy$margin else policy$tau
+
+#' Run an acquisition policy on rows whose values are all known
+#'
+#' Applies [fgseq_policy()] to each row as if its groups were measured one at a time: the row buys the
+#' groups the policy chooses, in order, until it stops, and is predicted from what it bought.
+#'
+#' @param object An `"fgseq_policy"` ([fgseq_policy()]).
+#' @param newx A numeric matrix with the training columns, complete in the columns of the model's groups
+#'   (matrix fits).
+#' @param newdata For formula fits: a data frame of the rows (used instead of `newx`).
+#' @param type `"response"` (probabilities for binomial fits, the prediction for gaussian), `"link"` or
+#'   `"class"` (binomial).
+#' @param budget `NULL` (the policy's budget) or the most each row may spend, in cost units: one number,
+#'   or one per row.
+#' @param ... Not used: an unknown argument is an error.
+#' @return A vector with one prediction per row, with attributes `"groups"` (a list: the groups each row
+#'   bought, in the order bought) and `"cost"` (a numeric vector: what each row spent, cost units).
+#' @section Errors: Stops, naming the argument, when the rows have other columns than the fit, lack a value in the
+#'   model's columns (class `fgseq_error_na` for `newdata`), when `type` is not one of its values or
+#'   `"class"` is asked of a gaussian policy, when `budget` is negative, NA or of another length than the
+#'   rows, and when an argument is unknown (class `fgseq_error_unknown_argument`).
+#' @seealso [fgseq_policy()], [next_group()].
+#' @export
+predict.fgseq_policy <- function(object, newx = NULL, newdata = NULL, type = c("response", "link", "class"),
+                                 budget = NULL, ...) {
+  check_dots(...)
+  validate_policy(object)
+  type <- check_choice(match_type(type, c("response", "link", "class")), c("response", "link", "class"), "type")
+  if (type == "class" && object$family != "binomial") abort("`type = \"class\"` needs a binomial policy.")
+  rows <- policy_rows(object$fit, newx, NULL, newdata, "newx")
+  n <- nrow(rows$x)
+  budget <- policy_budget(object, budget, n)
+  out <- policy_paths(object, rows$x, budget, threshold = policy_threshold(object))
+  pred <- switch(type, link = out$link,
+                 response = if (object$family == "binomial") stats::plogis(out$rlink) else out$rlink,
+                 class = object$fit$classes[policy_decision(object, out$rlink) + 1L])
+  names(pred) <- rownames(rows$x)
+  attr(pred, "groups") <- out$groups
+  attr(pred, "cost") <- out$cost
+  pred
+}
+
+# The budget of each of n rows.
+policy_budget <- function(policy, budget, n) {
+  if (is.null(budget)) return(rep(policy$budget, n))
+  if (!is.numeric(budget) || !length(budget) %in% c(1L, n) || anyNA(budget) || any(budget < 0)) {
+    abort("`budget` must be one number >= 0 (cost units), or one per row (", n, "), without NA.")
+  }
+  rep_len(as.double(budget), n)
+}
+
+# An "fgseq_policy" as fgseq_policy() made it (its fit, its conditional model's shape, its settings).
+validate_policy <- function(policy, arg = "object") {
+  if (!inherits(policy, "fgseq_policy")) abort("`", arg, "` must be an \"fgseq_policy\" (fgseq_policy()).")
+  validate_fit(policy$fit, paste0(arg, "$fit"))
+  cm <- policy$cm
+  q <- length(cm$columns)
+  ok <- is.list(cm) && is.matrix(cm$J) && all(dim(cm$J) == q + 1L) && all(is.finite(cm$J)) &&
+    length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == 1L &&
+    all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade")
+  th <- policy_threshold(policy)
+  if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
+    abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",
+          "was edited or damaged); make the policy again.", class = "invalid_object")
+  }
+  invisible(policy)
+}
+
+#' The next group to measure for one row, or that the row can stop
+#'
+#' For a caller who measures one group at a time: given a row with the groups measured so far (the
+#' others `NA`), says which group the policy ([fgseq_policy()]) buys next, or that the row is done, with
+#' the current prediction and its uncertainty under the working model.
+#'
+#' @param policy An `"fgseq_policy"` ([fgseq_policy()]).
+#' @param row One row: a numeric vector or one-row matrix with the training columns (matrix fits), or a
+#'   one-row data frame with the model's variables (formula fits; a variable not measured may be absent
+#'   or `NA`). A group is measured whole: all its columns present, or none.
+#' @param budget `NULL` (the policy's budget) or the most the row may spend in all, in cost units.
+#' @param ... Not used: an unknown argument is an error.
+#' @return A list with `group` (the label of the group to measure next, or `NA` when done), `done`
+#'   (logical), `observed` (the groups the row holds), `cost` (what they cost, cost units),
+#'   `marginal_cost` (of `group`, cost units, `NA` when done), `link` and `response` (the current
+#'   prediction: the prefix model when the observed groups are a prefix of the fit's sequence, else the
+#'   conditional mean), `sd` (the conditional standard deviation of the full model's linear predictor,
+#'   0 for the full model), `risk` (the current decision risk; `NA` for the cascade) and `candidates` (a
+#'   data frame: each group the policy could buy, its marginal cost, expected risk reduction and score).
+#' @section Errors: Stops when `row` is not one row with the training columns, holds a group in part
+#'   (class `fgseq_error_partial_group`), `Inf`, or when an argument is unknown.
+#' @seealso [fgseq_policy()], [predict.fgseq_policy()].
+#' @export
+next_group <- function(policy, row, budget = NULL, ...) {
+  check_dots(...)
+  validate_policy(policy, "policy")
+  fit <- policy$fit
+  x <- policy_row(fit, row)
+  budget <- policy_budget(policy, budget, 1L)
+  have <- observed_groups(fit, x, policy$cm$groups, "row")[1L, ]
+  observed <- policy$cm$groups[have]
+  if (any(is.infinite(x[, policy$cm$columns[policy$cm$col_group %in% observed]]))) {
+    abort("`row` holds Inf in a measured group; give finite values.")
+  }
+  x[is.na(x)] <- 0  # not read: only the observed columns enter the conditional model
+  paid <- union(as.character(fit$offset_needs), unlist(fit$needs[observed], use.names = FALSE))
+  node <- list(state = observe_groups(policy$cm, observed), paid = paid, spent = sum(fit$measurement_cost[paid]))
+  ev <- policy_node(policy, node, x, budget)
+  done <- policy_stops(policy, ev, policy_threshold(policy))
+  tab <- ev$table
+  candidates <- if (is.null(tab)) {
+    data.frame(group = character(0), marginal_cost = numeric(0), reduction = numeric(0), score = numeric(0))
+  } else {
+    data.frame(group = tab$groups, marginal_cost = unname(tab$marginal_cost), reduction = tab$reduction[, 1L],
+               score = tab$score[, 1L], stringsAsFactors = FALSE)
+  }
+  list(group = if (done) NA_character_ else ev$best, done = done, observed = observed, cost = node$spent,
+       marginal_cost = if (done) NA_real_ else unname(candidate_costs(fit, ev$best, paid)),
+       link = ev$link, response = if (policy$family == "binomial") stats::plogis(ev$rlink) else ev$rlink,
+       sd = if (ev$prefix && length(observed) == length(policy$cm$groups)) 0 else sqrt(ev$var),
+       risk = if (policy$rule == "cascade") NA_real_ else policy_risk(policy, ev$mean, ev$var),
+       candidates = candidates)
+}
+
+# One row of a policy's fit as a 1 x p matrix with NA where not measured.
+policy_row <- function(fit, row) {
+  if (is.data.frame(row)) {
+    if (nrow(row) != 1L) abort("`row` must be one row; it has ", nrow(row), ".")
+    if (is.null(fit$terms)) {
+      row <- as.matrix(row)
+    } else {
+      # a variable not measured: absent, or NA of any type, stands as NA of its training type
+      classes <- attr(fit$terms, "dataClasses")
+      for (v in all.vars(stats::delete.response(fit$terms))) {
+        if (!is.null(row[[v]]) && !is.na(row[[v]])) next
+        cls <- if (v %in% names(classes)) classes[[v]] else "numeric"
+        row[[v]] <- if (cls %in% c("factor", "ordered")) factor(NA, levels = fit$xlevels[[v]]) else
+          if (cls == "logical") NA else NA_real_
+      }
+      return(as.matrix(new_design(fit, newdata = row, allow_na = TRUE, keep_na = TRUE)$x))
+    }
+  }
+  if (is.null(dim(row))) {
+    if (!is.numeric(row) && !is.logical(row)) abort("`row` must be a numeric vector, one-row matrix or data frame.")
+    if (!is.null(names(row))) {
+      full <- stats::setNames(rep(NA_real_, length(fit$group)), names(fit$group))
+      unknown <- setdiff(names(row), names(full))
+      if (length(unknown)) abort("`row` names columns the fit does not have: ", paste(unknown, collapse = ", "), ".")
+      full[names(row)] <- row
+      row <- full
+    }
+    row <- matrix(row, nrow = 1L, dimnames = list(NULL, names(row)))
+  }
+  if (nrow(row) != 1L) abort("`row` must be one row; it has ", nrow(row), ".")
+  as.matrix(check_newx(row, fit, keep_na = TRUE))
+}
+
+#' @export
+print.fgseq_policy <- function(x, ...) {
+  check_dots(...)
+  fit <- x$fit
+  label <- switch(x$rule, adaptive = "Adaptive acquisition policy", sequence = "Policy on the fit's sequence",
+                  cascade = "Cascade on the fit's sequence")
+  cat(label, " (", family_def(fit$family)$name, ", model of step ", x$step, " of ", length(fit$sequence), ", ",
+      length(x$cm$groups), " groups)\n", sep = "")
+  cat(if (x$rule == "cascade") "margin" else "tau", " = ", format(policy_threshold(x), digits = 4),
+      if (!is.null(x$tol)) paste0(", tol = ", format(x$tol)), ", budget = ", format(x$budget), "\n", sep = "")
+  if (!is.null(x$n_calibration)) {
+    full <- fit$path$cost[x$step + 1L]
+    cat("Calibrated on ", x$n_calibration, " rows: disagreement with the full model ", format(x$disagreement, digits = 3),
+        " (epsilon = ", x$epsilon, ", delta = ", x$delta, ")\n", sep = "")
+    cat("Mean cost per row ", format(mean(x$cost), digits = 4), " against ", format(full, digits = 4),
+        " for the full model (", format(mean(x$cost) / full, digits = 3), " x)\n", sep = "")
+  }
+  invisible(x)
+}
+
+#' @export
+summary.fgseq_policy <- function(object, ...) {
+  check_dots(...)
+  out <- list(policy = object, threshold = policy_threshold(object))
+  if (!is.null(object$cost)) {
+    out$cost <- stats::quantile(object$cost, c(0, 0.1, 0.25, 0.5, 0.75, 0.9, 1))
+    out$mean_cost <- mean(object$cost)
+    tab <- table(factor(unlist(object$groups), levels = object$cm$groups))
+    out$bought <- data.frame(group = names(tab), rows = as.integer(tab), share = as.numeric(tab) / length(object$cost),
+                             stringsAsFactors = FALSE)
+    out$accuracy <- object$accuracy
+    out$rmse <- object$rmse
+  }
+  structure(out, class = "summary.fgseq_policy")
+}
+
+#' @export
+print.summary.fgseq_policy <- function(x, ...) {
+  print(x$policy)
+  if (!is.null(x$cost)) {
+    cat("\nCost per calibration row (quantiles):\n")
+    print(x$cost)
+    cat("\nGroups bought (calibration rows):\n")
+    print(x$bought, row.names = FALSE)
+    if (!is.null(x$accuracy)) cat("\nAccuracy: policy ", format(x$accuracy[["policy"]], digits = 3), ", full model ",
+                                  format(x$accuracy[["full"]], digits = 3), "\n", sep = "")
+    if (!is.null(x$rmse)) cat("\nRMSE: policy ", format(x$rmse[["policy"]], digits = 4), ", full model ",
+                              format(x$rmse[["full"]], digits = 4), "\n", sep = "")
+  }
+  invisible(x)
+}
+
+#' @export
+plot.fgseq_policy <- function(x, ...) {
+  if (is.null(x$calibration)) abort("this policy was not calibrated: there is nothing to plot.")
+  cal <- x$calibration
+  graphics::plot(cal$mean_cost, cal$disagreement, type = "s", xlab = "mean cost per calibration row",
+                 ylab = "disagreement with the full model", ...)
+  graphics::abline(h = x$epsilon, lty = 2)
+  graphics::points(cal$mean_cost[x$chosen], cal$disagreement[x$chosen], pch = 19)
+  invisible(x)
+}
