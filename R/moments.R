@@ -91,8 +91,8 @@ conditional_model <- function(object, step) {
   cols <- which(object$group %in% groups)
   idx <- match(names_x[cols], mom$columns)
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)
-  B <- vapply(beta, function(b) as.numeric(b[cols, step + 1L]), numeric(length(cols)))
-  B <- matrix(B, length(cols))
+  B <- matrix(0, length(cols), length(beta))
+  for (k in seq_along(beta)) B[, k] <- as.numeric(beta[[k]][cols, step + 1L])
   a0 <- if (is.matrix(object$a0)) object$a0[, step + 1L] else object$a0[step + 1L]
   mu <- unname(mom$mean[idx])
   Sigma <- unname(mom$cov[idx, idx, drop = FALSE])

@@ -22,6 +22,12 @@
 #'   Gauss-Legendre rule on each of four pieces of the standard normal scale of `m'` (cut at the decision
 #'   boundary `m' = 0` and six conditional standard deviations `sqrt(V_{O+g})` on either side of it,
 #'   within 10 standard deviations of `m`), accurate to about `1e-9`;
+#' * multinomial: the decision is the class of largest probability, and the risk is approximated by
+#'   the contrast of the two leading classes: with `a = e_1 - e_2` (the leading and the runner-up class
+#'   of the row at that point), the risk is `pnorm(-|a'm| / sqrt(a' V_O a))`, the probability that
+#'   these two swap, and its expected value after a group is the binomial formula above on that
+#'   contrast. It is exact for two classes and leaves out swaps with the third class onwards (a lower
+#'   bound of the probability that the arg max changes, close to it when two classes compete);
 #' * gaussian: the risk is the probability that the prediction is further than `tol` from the full
 #'   model's, `2 pnorm(-tol / sqrt(V_O))`, and after observing `g` it is `2 pnorm(-tol / sqrt(V_{O+g}))`.
 #'   It depends on the variances only, not on the values: the gaussian policy buys the groups in the same
@@ -60,7 +66,7 @@
 #' calibration rows are needed. The guarantee is about agreement with the full model, not accuracy;
 #' `y` is used only to report accuracy.
 #'
-#' @param fit An `"fgseq"` fit ([fgseq()]) of the binomial or gaussian family that stores the moments
+#' @param fit An `"fgseq"` fit ([fgseq()]) of the binomial, multinomial or gaussian family that stores the moments
 #'   of `x` (fits from in-memory `x` or from [fgseq_stats()] do).
 #' @param x Calibration rows: a numeric matrix (or sparse matrix) with the training columns, complete
 #'   in the columns of the model's groups (matrix fits).
@@ -145,11 +151,13 @@ fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, d
 policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget, step) {
   rule <- check_choice(rule, c("adaptive", "sequence", "cascade"), "rule")
   family <- family_def(fit$family)$name
-  if (!family %in% c("binomial", "gaussian")) {
-    abort("fgseq_policy() takes binomial and gaussian fits; this fit's family is ", family, ".", class = "family")
+  if (!family %in% c("binomial", "multinomial", "gaussian")) {
+    abort("fgseq_policy() takes binomial, multinomial and gaussian fits; this fit's family is ", family, ".",
+          class = "family")
   }
-  if (rule == "cascade" && family != "binomial") {
-    abort("`rule = \"cascade\"` stops on the margin of a probability: it needs a binomial fit.", class = "family")
+  if (rule == "cascade" && family == "gaussian") {
+    abort("`rule = \"cascade\"` stops on the margin of a probability: it needs a binomial or multinomial fit.",
+          class = "family")
   }
   epsilon <- check_number(epsilon, "epsilon", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
@@ -166,7 +174,7 @@ policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget,
                             "prediction agrees with the full model's.")
     tol <- check_number(tol, "tol", lower = 0, lower_open = TRUE)
   } else if (!is.null(tol)) {
-    abort("`tol` is for gaussian fits; a binomial policy compares decisions (leave `tol` out).")
+    abort("`tol` is for gaussian fits; a ", family, " policy compares decisions (leave `tol` out).")
   }
   budget <- check_number(budget, "budget", lower = 0, allow_inf = TRUE)
   K <- length(fit$sequence)
@@ -228,32 +236,57 @@ gauss_legendre <- function(n) {
   list(nodes = e$values[o], weights = 2 * e$vectors[1L, o]^2)
 }
 
-# The decision risk of stopping, for conditional means m (a vector) and variance V (a number).
-policy_risk <- function(pol, m, V) {
-  if (!(V > 0)) return(rep(0, length(m)))
-  if (pol$family == "gaussian") return(rep(2 * stats::pnorm(-pol$tol / sqrt(V)), length(m)))
-  stats::pnorm(-abs(m) / sqrt(V))
+# The decision risk of a node goes through one contrast of the linear predictors per row: binomial
+# and gaussian eta itself; multinomial the difference of the two leading classes (by the probabilities
+# of the node), whose sign is the decision between them. Returns the contrast matrix A (n x P), and the
+# contrast's mean and variance at the node.
+policy_contrast <- function(pol, m, rlink, V) {
+  n <- nrow(m)
+  P <- ncol(m)
+  A <- matrix(1, n, 1L)
+  if (P > 1L) {
+    ord <- t(apply(rlink, 1L, order, decreasing = TRUE))
+    A <- matrix(0, n, P)
+    A[cbind(seq_len(n), ord[, 1L])] <- 1
+    A[cbind(seq_len(n), ord[, 2L])] <- -1
+  }
+  list(A = A, mean = rowSums(A * m), var = contrast_variance(A, V))
 }
 
-# The expected risk after observing one group more, which leaves the variance V_new: gaussian in closed
-# form; binomial E[pnorm(-|m'| / sqrt(V_new))] over m' ~ N(m, V - V_new), on z = (m' - m) / sqrt(V -
-# V_new), by the Gauss-Legendre rule on the pieces cut at the boundary z0 = -m / sqrt(V - V_new) and at
-# z0 -+ 6 sqrt(V_new / (V - V_new)), within [-10, 10].
-policy_expected_risk <- function(pol, m, V, V_new) {
-  if (!(V_new > 0)) return(rep(0, length(m)))
-  if (pol$family == "gaussian") return(rep(2 * stats::pnorm(-pol$tol / sqrt(V_new)), length(m)))
-  d <- V - V_new
-  if (!(d > 0)) return(stats::pnorm(-abs(m) / sqrt(V_new)))
-  sd_d <- sqrt(d)
-  s_new <- sqrt(V_new)
+# The variance of each row's contrast (the rows of A) under the covariance V (P x P).
+contrast_variance <- function(A, V) pmax(0, rowSums((A %*% V) * A))
+
+# The decision risk of stopping, for contrast means m and variances v (vectors): binomial and
+# multinomial the probability that the contrast's sign differs from the full-information one,
+# pnorm(-|m| / sqrt(v)); gaussian the probability that the prediction is further than tol from the full
+# model's, 2 pnorm(-tol / sqrt(v)). 0 where v is 0.
+policy_risk <- function(pol, m, v) {
+  r <- if (pol$family == "gaussian") 2 * stats::pnorm(-pol$tol / sqrt(v)) else stats::pnorm(-abs(m) / sqrt(v))
+  r[!(v > 0)] <- 0
+  r
+}
+
+# The expected risk after observing one group more, which leaves the contrast variances v_new (<= v):
+# gaussian in closed form; otherwise E[pnorm(-|m'| / sqrt(v_new))] over m' ~ N(m, v - v_new), on z = (m'
+# - m) / sqrt(v - v_new), by the Gauss-Legendre rule on the four pieces cut at the boundary z0 = -m /
+# sqrt(v - v_new) and at z0 -+ 6 sqrt(v_new / (v - v_new)), within [-10, 10].
+policy_expected_risk <- function(pol, m, v, v_new) {
+  if (pol$family == "gaussian") return(policy_risk(pol, m, v_new))
+  out <- stats::pnorm(-abs(m) / sqrt(v_new))  # where observing the group leaves the contrast as it is
+  out[!(v_new > 0)] <- 0
+  d <- v - v_new
+  i <- which(v_new > 0 & d > 0)
+  if (!length(i)) return(out)
+  m <- m[i]
+  sd_d <- sqrt(d[i])
+  s_new <- sqrt(v_new[i])
   z0 <- -m / sd_d
   w <- 6 * s_new / sd_d
   L <- 10
-  cuts <- cbind(-L, z0 - w, z0, z0 + w, L)
-  cuts <- pmin(pmax(cuts, -L), L)
+  cuts <- pmin(pmax(cbind(-L, z0 - w, z0, z0 + w, L), -L), L)
   t <- pol$quadrature$nodes
   wt <- pol$quadrature$weights
-  total <- numeric(length(m))
+  total <- numeric(length(i))
   for (j in 1:4) {
     a <- cuts[, j]
     b <- cuts[, j + 1L]
@@ -262,7 +295,8 @@ policy_expected_risk <- function(pol, m, V, V_new) {
     f <- stats::dnorm(z) * stats::pnorm(-abs(m + sd_d * z) / s_new)
     total <- total + half * drop(f %*% wt)
   }
-  total
+  out[i] <- total
+  out
 }
 
 # The marginal cost of each group of `groups` alone, given the measurements `paid`.
@@ -270,26 +304,36 @@ candidate_costs <- function(fit, groups, paid) {
   vapply(groups, function(g) marginal_costs(g, fit$needs, fit$measurement_cost, paid), numeric(1))
 }
 
+# The link (n x P) of the prefix model of step j on the rows of x.
+prefix_link <- function(fit, x, j) {
+  cols <- which(fit$group %in% fit$sequence[seq_len(j)])
+  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  a0 <- if (is.matrix(fit$a0)) fit$a0[, j + 1L] else fit$a0[j + 1L]
+  B <- matrix(0, length(cols), length(beta))
+  for (k in seq_along(beta)) B[, k] <- as.numeric(beta[[k]][cols, j + 1L])
+  x[, cols, drop = FALSE] %*% B + rep(a0, each = nrow(x))
+}
+
 # What a node of a policy decides for its rows (x: their rows; budget: theirs): the prediction at the
-# node (the prefix model when its groups are a prefix of the sequence, else the conditional mean), and
-# the group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left).
+# node (`link`, n x P, and `rlink`, whose inverse link is the response: the prefix model when its groups
+# are a prefix of the sequence, else the conditional mean and response_link()), the decision, and the
+# group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left).
 policy_node <- function(pol, node, x, budget) {
   fit <- pol$fit
   cm <- pol$cm
   st <- node$state
   mom <- conditional_moments(cm, st, x)
-  m <- mom$mean[, 1L]
-  V <- mom$var[1L, 1L]
   j <- length(st$groups)
   prefix <- setequal(st$groups, fit$sequence[seq_len(j)])
+  cond_rlink <- response_link(fit$family, mom$mean, mom$var)
   if (prefix) {
-    cols <- which(fit$group %in% fit$sequence[seq_len(j)])
-    link <- fit$a0[j + 1L] + drop(x[, cols, drop = FALSE] %*% as.numeric(fit$beta[cols, j + 1L]))
+    link <- prefix_link(fit, x, j)
     rlink <- link
   } else {
-    link <- m
-    rlink <- drop(response_link(fit$family, matrix(m), mom$var))
+    link <- mom$mean
+    rlink <- cond_rlink
   }
+  con <- policy_contrast(pol, mom$mean, cond_rlink, mom$var)
   left <- setdiff(cm$groups, st$groups)
   cand <- if (pol$rule == "adaptive") left else utils::head(left, 1L)
   n <- nrow(x)
@@ -303,29 +347,40 @@ policy_node <- function(pol, node, x, budget) {
       red <- matrix(NA_real_, length(cand), n)
       sc <- matrix(Inf, length(cand), n)
     } else {
-      r_now <- policy_risk(pol, m, V)
-      red <- t(vapply(cand, function(g) {
-        pmax(0, r_now - policy_expected_risk(pol, m, V, candidate_variance(cm, st, g)[1L, 1L]))
-      }, numeric(n)))
-      red <- matrix(red, length(cand))
+      r_now <- policy_risk(pol, con$mean, con$var)
+      red <- matrix(0, length(cand), n)
+      for (k in seq_along(cand)) {
+        v_new <- contrast_variance(con$A, candidate_variance(cm, st, cand[k]))
+        red[k, ] <- pmax(0, r_now - policy_expected_risk(pol, con$mean, con$var, v_new))
+      }
       free <- matrix(mc == 0, length(cand), n)
       sc <- red / mc
       sc[free] <- ifelse(red[free] > 0, Inf, 0)
     }
     sc[!ok] <- NA
-    for (i in seq_len(n)) {
-      s <- sc[, i]
-      if (all(is.na(s))) next
-      top <- max(s, na.rm = TRUE)
-      tied <- if (is.infinite(top)) s == top else s >= top - 1e-10 * max(abs(top), 1e-300)
-      k <- which(tied %in% TRUE)[1L]
-      best[i] <- cand[k]
-      score[i] <- s[k]
-    }
+    # the best per row; ties within a relative 1e-10 go to the group earlier in the sequence
+    top <- apply(replace(sc, is.na(sc), -Inf), 2L, max)
+    slack <- ifelse(is.infinite(top), 0, 1e-10 * pmax(abs(top), 1e-300))
+    tied <- sc >= rep(top - slack, each = length(cand))
+    tied[is.na(tied)] <- FALSE
+    has <- colSums(tied) > 0 & top > -Inf
+    k <- max.col(t(tied), ties.method = "first")
+    best[has] <- cand[k[has]]
+    score[has] <- sc[cbind(k[has], which(has))]
     table <- list(groups = cand, marginal_cost = mc, reduction = red, score = sc)
   }
-  list(link = link, rlink = rlink, mean = m, var = V, prefix = prefix, best = best, score = score,
-       margin = abs(stats::plogis(rlink) - 0.5), table = table)
+  list(link = link, rlink = rlink, decision = policy_decision(pol, rlink), prefix = prefix, best = best,
+       score = score, margin = policy_margin(pol, rlink), risk = if (pol$rule != "cascade") policy_risk(pol, con$mean, con$var),
+       sd = sqrt(con$var), var = mom$var, table = table)
+}
+
+# The cascade's statistic: half the gap between the two largest probabilities (binomial |p - 0.5|).
+policy_margin <- function(pol, rlink) {
+  if (pol$family == "gaussian") return(rep(NA_real_, nrow(rlink)))
+  if (ncol(rlink) == 1L) return(abs(stats::plogis(rlink[, 1L]) - 0.5))
+  p <- family_def(pol$family)$inverse(rlink)
+  top2 <- apply(p, 1L, function(r) sort(r, decreasing = TRUE)[1:2])
+  (top2[1L, ] - top2[2L, ]) / 2
 }
 
 # Whether the rows of a node stop there, at the threshold (tau, or the cascade's margin).
@@ -338,23 +393,22 @@ policy_stops <- function(pol, ev, threshold) {
 # breadth-first: the rows at one node (the same groups bought in the same order) share its conditional
 # model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
 # runs until no group fits (tau = 0 for the adaptive rules, the whole sequence for the cascade) and every
-# node of its path is recorded (for calibration): list of n x (D + 1) matrices `score` (the stop
-# statistic at the node: the best score, or the cascade's margin), `cost`, `link`, `rlink`, `bought` (the
-# group bought at the node, NA at the last), and `depth` (nodes per row). With a threshold, each row
-# stops at its first node that stops, and the result holds, per row, `groups` (list), `cost`, `link`,
-# `rlink`, `var` and `prefix`.
+# node of its path is recorded (for calibration): n x (D + 1) matrices `score` (the stop statistic at
+# the node: the best score, or the cascade's margin), `cost`, `decision`, `bought` (the group bought at
+# the node, NA at the last), and `depth` (nodes per row). With a threshold, each row stops at its first
+# node that stops, and the result holds, per row, `groups` (list), `cost`, `link` and `rlink` (n x P).
 policy_paths <- function(pol, x, budget, threshold = NULL) {
   fit <- pol$fit
   n <- nrow(x)
+  P <- pol$cm$P
   D <- length(pol$cm$groups) + 1L
   record <- is.null(threshold)
   if (record) {
-    mats <- lapply(stats::setNames(nm = c("score", "cost", "link", "rlink")), function(v) matrix(NA_real_, n, D))
+    mats <- lapply(stats::setNames(nm = c("score", "cost", "decision")), function(v) matrix(NA_real_, n, D))
     bought <- matrix(NA_character_, n, D)
     depth <- integer(n)
   } else {
-    out <- list(groups = vector("list", n), cost = numeric(n), link = numeric(n), rlink = numeric(n),
-                var = numeric(n), prefix = logical(n))
+    out <- list(groups = vector("list", n), cost = numeric(n), link = matrix(0, n, P), rlink = matrix(0, n, P))
   }
   paid0 <- as.character(fit$offset_needs)
   frontier <- list(list(rows = seq_len(n), state = observe_groups(pol$cm, character(0)), paid = paid0,
@@ -366,25 +420,19 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
       ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r])
       d <- length(node$state$groups) + 1L
       if (record) {
-        stat <- if (pol$rule == "cascade") ev$margin else ev$score
-        mats$score[r, d] <- stat
+        mats$score[r, d] <- if (pol$rule == "cascade") ev$margin else ev$score
         mats$cost[r, d] <- node$spent
-        mats$link[r, d] <- ev$link
-        mats$rlink[r, d] <- ev$rlink
+        mats$decision[r, d] <- ev$decision
         bought[r, d] <- ev$best
         depth[r] <- d
         go <- !is.na(ev$best)
       } else {
         stop_here <- policy_stops(pol, ev, threshold)
-        for (i in which(stop_here)) {
-          out$groups[[r[i]]] <- node$state$groups
-        }
         s <- r[stop_here]
+        out$groups[s] <- list(node$state$groups)
         out$cost[s] <- node$spent
-        out$link[s] <- ev$link[stop_here]
-        out$rlink[s] <- ev$rlink[stop_here]
-        out$var[s] <- if (ev$prefix) 0 else ev$var
-        out$prefix[s] <- ev$prefix
+        out$link[s, ] <- ev$link[stop_here, , drop = FALSE]
+        out$rlink[s, ] <- ev$rlink[stop_here, , drop = FALSE]
         go <- !stop_here
       }
       for (g in unique(ev$best[go])) {
@@ -404,14 +452,25 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
 stop_node <- function(pol, paths, threshold) {
   stat <- paths$score
   hit <- if (pol$rule == "cascade") stat >= threshold else stat < threshold
-  last <- col(stat) == paths$depth
-  hit <- hit | last
+  hit <- hit | col(stat) == paths$depth
   hit[is.na(hit)] <- FALSE
   max.col(hit, ties.method = "first")
 }
 
-# The decision of a prediction (binomial: the class, as 0/1 of the second; gaussian: the value).
-policy_decision <- function(pol, rlink) if (pol$family == "binomial") as.numeric(rlink > 0) else rlink
+# The decision of predictions with links `rlink` (n x P): binomial 1 for the second class, 0 for the
+# first; multinomial the index of the class; gaussian the prediction itself.
+policy_decision <- function(pol, rlink) {
+  switch(pol$family, binomial = as.numeric(rlink[, 1L] > 0), multinomial = as.numeric(max.col(rlink, "first")),
+         rlink[, 1L])
+}
+
+# Whether decisions (or gaussian predictions) `a` disagree with the full model's `b`.
+policy_disagrees <- function(pol, a, b) if (pol$family == "gaussian") abs(a - b) > pol$tol else a != b
+
+# The class label of decisions.
+policy_class <- function(pol, decision) {
+  if (pol$family == "binomial") pol$fit$classes[decision + 1L] else pol$fit$classes[decision]
+}
 
 # Learn-then-Test on the recorded paths: the disagreement with the full model of every threshold of
 # the grid, its binomial p-value, fixed-sequence testing from the strictest; with `fixed` the policy's
@@ -419,9 +478,8 @@ policy_decision <- function(pol, rlink) if (pol$family == "binomial") as.numeric
 # threshold.
 calibrate_policy <- function(pol, paths, cal, fixed) {
   n <- nrow(cal$x)
-  full <- full_model_link(pol, cal$x)
-  stats_ok <- is.finite(paths$score)
-  values <- sort(unique(paths$score[stats_ok]))
+  full <- policy_decision(pol, prefix_link(pol$fit, cal$x, pol$step))
+  values <- sort(unique(paths$score[is.finite(paths$score)]))
   grid <- if (!is.null(fixed)) {
     fixed
   } else if (pol$rule == "cascade") {
@@ -429,51 +487,40 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
   } else {
     c(0, values[values > 0] * (1 + 1e-12))
   }
-  if (length(grid) > 4000L && is.null(fixed)) grid <- unique(grid[round(seq(1, length(grid), length.out = 4000L))])
-  disagree <- function(k) {
-    rl <- paths$rlink[cbind(seq_len(n), k)]
-    if (pol$family == "binomial") policy_decision(pol, rl) != policy_decision(pol, full) else abs(rl - full) > pol$tol
-  }
-  rate <- numeric(length(grid))
+  if (length(grid) > 4000L) grid <- unique(grid[round(seq(1, length(grid), length.out = 4000L))])
+  at <- function(k, v) paths[[v]][cbind(seq_len(n), k)]
+  wrong <- numeric(length(grid))
   mean_cost <- numeric(length(grid))
   for (j in seq_along(grid)) {
     k <- stop_node(pol, paths, grid[j])
-    rate[j] <- mean(disagree(k))
-    mean_cost[j] <- mean(paths$cost[cbind(seq_len(n), k)])
+    wrong[j] <- sum(policy_disagrees(pol, at(k, "decision"), full))
+    mean_cost[j] <- mean(at(k, "cost"))
   }
-  p_value <- stats::pbinom(round(rate * n), n, pol$epsilon)
+  p_value <- stats::pbinom(wrong, n, pol$epsilon)
   passed <- cumsum(p_value > pol$delta) == 0
   chosen <- if (!is.null(fixed)) 1L else if (any(passed)) max(which(passed)) else 0L
   if (chosen == 0L) {
     abort("no threshold meets the guarantee: at the strictest, the policy disagrees with the full model on ",
-          round(rate[1L] * n), " of ", n, " calibration rows (p-value ", format(p_value[1L], digits = 3),
-          " > delta = ", pol$delta, ")", if (is.finite(pol$budget)) ", as the budget stops rows short of the full model",
+          wrong[1L], " of ", n, " calibration rows (p-value ", format(p_value[1L], digits = 3), " > delta = ",
+          pol$delta, ")", if (is.finite(pol$budget)) ", as the budget stops rows short of the full model",
           "; give a larger epsilon, delta or budget, or more calibration rows.", class = "calibration")
   }
   k <- stop_node(pol, paths, grid[chosen])
-  rl <- paths$rlink[cbind(seq_len(n), k)]
-  groups <- lapply(seq_len(n), function(i) paths$bought[i, seq_len(k[i] - 1L)])
-  res <- list(calibration = data.frame(threshold = grid, disagreement = rate, p_value = p_value, mean_cost = mean_cost,
-                                       passed = passed),
-              chosen = chosen, threshold = grid[chosen], n_calibration = n, cost = paths$cost[cbind(seq_len(n), k)],
-              groups = groups, disagreement = rate[chosen])
+  decision <- at(k, "decision")
+  res <- list(calibration = data.frame(threshold = grid, disagreement = wrong / n, p_value = p_value,
+                                       mean_cost = mean_cost, passed = passed),
+              chosen = chosen, threshold = grid[chosen], n_calibration = n, cost = at(k, "cost"),
+              groups = lapply(seq_len(n), function(i) paths$bought[i, seq_len(k[i] - 1L)]),
+              disagreement = wrong[chosen] / n)
   if (!is.null(cal$y)) {
-    if (pol$family == "binomial") {
-      cls <- function(v) pol$fit$classes[policy_decision(pol, v) + 1L]
-      res$accuracy <- c(policy = mean(cls(rl) == cal$y), full = mean(cls(full) == cal$y))
+    if (pol$family == "gaussian") {
+      res$rmse <- c(policy = sqrt(mean((decision - cal$y)^2)), full = sqrt(mean((full - cal$y)^2)))
     } else {
-      res$rmse <- c(policy = sqrt(mean((rl - cal$y)^2)), full = sqrt(mean((full - cal$y)^2)))
+      res$accuracy <- c(policy = mean(policy_class(pol, decision) == cal$y),
+                        full = mean(policy_class(pol, full) == cal$y))
     }
   }
   res
-}
-
-# The full model's link on complete rows.
-full_model_link <- function(pol, x) {
-  fit <- pol$fit
-  s <- pol$step
-  cols <- pol$cm$columns
-  fit$a0[s + 1L] + drop(x[, cols, drop = FALSE] %*% as.numeric(fit$beta[cols, s + 1L]))
 }
 
 # The "fgseq_policy" object.
@@ -513,15 +560,15 @@ predict.fgseq_policy <- function(object, newx = NULL, newdata = NULL, type = c("
   check_dots(...)
   validate_policy(object)
   type <- check_choice(match_type(type, c("response", "link", "class")), c("response", "link", "class"), "type")
-  if (type == "class" && object$family != "binomial") abort("`type = \"class\"` needs a binomial policy.")
+  if (type == "class" && object$family == "gaussian") abort("`type = \"class\"` needs a binomial or multinomial policy.")
   rows <- policy_rows(object$fit, newx, NULL, newdata, "newx")
   n <- nrow(rows$x)
   budget <- policy_budget(object, budget, n)
   out <- policy_paths(object, rows$x, budget, threshold = policy_threshold(object))
-  pred <- switch(type, link = out$link,
-                 response = if (object$family == "binomial") stats::plogis(out$rlink) else out$rlink,
-                 class = object$fit$classes[policy_decision(object, out$rlink) + 1L])
-  names(pred) <- rownames(rows$x)
+  pred <- switch(type, link = out$link, response = family_def(object$family)$inverse(out$rlink),
+                 class = policy_class(object, policy_decision(object, out$rlink)))
+  if (is.matrix(pred) && ncol(pred) == 1L) pred <- pred[, 1L]
+  if (is.matrix(pred)) dimnames(pred) <- list(rownames(rows$x), object$fit$responses) else names(pred) <- rownames(rows$x)
   attr(pred, "groups") <- out$groups
   attr(pred, "cost") <- out$cost
   pred
@@ -542,8 +589,9 @@ validate_policy <- function(policy, arg = "object") {
   validate_fit(policy$fit, paste0(arg, "$fit"))
   cm <- policy$cm
   q <- length(cm$columns)
-  ok <- is.list(cm) && is.matrix(cm$J) && all(dim(cm$J) == q + 1L) && all(is.finite(cm$J)) &&
-    length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == 1L &&
+  P <- length(policy$fit$responses)
+  ok <- is.list(cm) && is.matrix(cm$J) && all(dim(cm$J) == q + P) && all(is.finite(cm$J)) && identical(cm$P, P) &&
+    length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == P &&
     all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade")
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
@@ -601,11 +649,14 @@ next_group <- function(policy, row, budget = NULL, ...) {
   }
   list(group = if (done) NA_character_ else ev$best, done = done, observed = observed, cost = node$spent,
        marginal_cost = if (done) NA_real_ else unname(candidate_costs(fit, ev$best, paid)),
-       link = ev$link, response = if (policy$family == "binomial") stats::plogis(ev$rlink) else ev$rlink,
-       sd = if (ev$prefix && length(observed) == length(policy$cm$groups)) 0 else sqrt(ev$var),
-       risk = if (policy$rule == "cascade") NA_real_ else policy_risk(policy, ev$mean, ev$var),
+       link = one_row(ev$link, fit$responses), response = one_row(family_def(policy$family)$inverse(ev$rlink), fit$responses),
+       sd = if (ev$prefix && length(observed) == length(policy$cm$groups)) 0 else ev$sd,
+       risk = if (policy$rule == "cascade") NA_real_ else ev$risk,
        candidates = candidates)
 }
+
+# A 1 x P prediction as a number, or a vector named by the responses.
+one_row <- function(v, responses) if (length(v) == 1L) v[1L] else stats::setNames(as.numeric(v), responses)
 
 # One row of a policy's fit as a 1 x p matrix with NA where not measured.
 policy_row <- function(fit, row) {
