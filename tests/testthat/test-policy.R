@@ -1,0 +1,234 @@
+# The per-row acquisition policy (fgseq_policy()), against the plain-R reference of
+# helper-adaptive-reference.R (conditional moments by solve(), the expected risk by integrate(), the
+# greedy loop recomputed from scratch at every step, Learn-then-Test as written in the paper) and
+# against predict() of the fit it comes from.
+
+# A binomial problem whose informative group depends on the row: a cheap group `z` tells which of the
+# groups `a`, `b`, `c` carries the signal; `d` shares a measurement with `a`.
+policy_data <- function(n = 400, seed = 11) {
+  set.seed(seed)
+  z <- sample(1:3, n, replace = TRUE)
+  x <- matrix(rnorm(n * 7), n)
+  x[, 1] <- z + rnorm(n, sd = 0.3)
+  signal <- ifelse(z == 1, x[, 2] + x[, 3], ifelse(z == 2, 1.5 * x[, 4], 1.5 * x[, 5])) + 0.5 * x[, 6]
+  colnames(x) <- c("z", "a1", "a2", "b", "c", "d1", "d2")
+  group <- c("z", "a", "a", "b", "c", "d", "d")
+  y <- rbinom(n, 1, plogis(2 * signal))
+  needs <- list(a = c("draw", "a"), d = c("draw", "d"))
+  cost <- c(z = 1, a = 4, b = 6, c = 8, d = 3, draw = 2)
+  list(x = x, y = y, group = group, needs = needs, cost = cost)
+}
+
+policy_fit <- function(d, rows = 1:200, family = "binomial", y = d$y) {
+  fgseq(d$x[rows, ], y[rows], group = d$group, cost = d$cost, needs = d$needs, family = family, lambda = 1e-3)
+}
+
+test_that("the expected risk after a group equals a numerical integration, binomial and gaussian", {
+  pol <- list(family = "binomial", quadrature = fgseq:::gauss_legendre(32L))
+  cases <- expand.grid(m = c(-3, -0.7, 0, 0.05, 0.4, 2.5), V = c(0.3, 2), share = c(0.999, 0.7, 0.2, 1e-4))
+  cases$Vn <- cases$V * (1 - cases$share)
+  got <- fgseq:::policy_expected_risk(pol, cases$m, cases$V, cases$Vn)
+  ref <- mapply(function(m, V, Vn) ref_expected_risk("binomial", m, V, Vn), cases$m, cases$V, cases$Vn)
+  expect_equal(got, ref, tolerance = 1e-7)
+  expect_true(all(got <= fgseq:::policy_risk(pol, cases$m, cases$V) + 1e-9))
+  # and a Monte Carlo of the definition: the chance that sign(m') and sign(eta) differ
+  set.seed(3)
+  m <- 0.3; V <- 2; Vn <- 0.5
+  mp <- m + sqrt(V - Vn) * rnorm(4e5)
+  eta <- mp + sqrt(Vn) * rnorm(4e5)
+  expect_equal(fgseq:::policy_expected_risk(pol, m, V, Vn), mean(sign(mp) != sign(eta)), tolerance = 0.01)
+  gauss <- list(family = "gaussian", tol = 0.5)
+  expect_equal(fgseq:::policy_expected_risk(gauss, 0, 2, c(1, 0.1)), c(ref_expected_risk("gaussian", 0, 2, 1, tol = 0.5),
+                                                                   ref_expected_risk("gaussian", 0, 2, 0.1, tol = 0.5)))
+})
+
+test_that("the multinomial risk is the two leading classes' contrast, close to a Monte Carlo of the arg max", {
+  set.seed(4)
+  m <- c(1, 0.6, -1)
+  A <- matrix(rnorm(9), 3)
+  V <- crossprod(A) / 3
+  pol <- list(family = "multinomial", quadrature = fgseq:::gauss_legendre(32L))
+  con <- fgseq:::policy_contrast(pol, matrix(m, 1), matrix(m, 1), V)
+  draws <- matrix(rnorm(3e5), ncol = 3) %*% chol(V) + rep(m, each = 1e5)
+  changed <- mean(max.col(draws) != 1L)
+  swapped <- mean(draws[, 2] > draws[, 1])
+  expect_equal(fgseq:::policy_risk(pol, con$mean, con$var), swapped, tolerance = 0.01)
+  expect_lte(fgseq:::policy_risk(pol, con$mean, con$var), changed + 0.01)
+})
+
+test_that("the adaptive policy chooses the reference's groups on 200 rows, and predicts as it does", {
+  d <- policy_data()
+  fit <- policy_fit(d)
+  for (tau in c(2e-3, 0)) {
+    rows <- if (tau > 0) 201:400 else 201:220  # tau = 0 buys every group: 20 rows suffice
+    pol <- fgseq_policy(fit, tau = tau)
+    got <- predict(pol, d$x[rows, ])
+    mu <- fit$moments$mean
+    Sigma <- fit$moments$cov
+    for (i in seq_along(rows)) {
+      ref <- ref_policy_row(fit, d$x[rows[i], ], mu, Sigma, tau = tau)
+      expect_identical(attr(got, "groups")[[i]], ref$groups)
+      expect_equal(attr(got, "cost")[i], ref$cost, tolerance = 1e-12)
+      expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
+    }
+  }
+  # with a budget, and the fit's own order
+  pol <- fgseq_policy(fit, tau = 1e-3, budget = 9, rule = "sequence")
+  got <- predict(pol, d$x[201:240, ])
+  for (i in 1:40) {
+    ref <- ref_policy_row(fit, d$x[200 + i, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, budget = 9,
+                          order = "sequence")
+    expect_identical(attr(got, "groups")[[i]], ref$groups)
+  }
+})
+
+test_that("a gaussian policy buys in one order for every row, as the reference does", {
+  d <- policy_data()
+  yy <- drop(d$x %*% c(0.2, 1, 1, 0.5, 0.3, 0.8, 0)) + rnorm(nrow(d$x))
+  fit <- policy_fit(d, family = "gaussian", y = yy)
+  pol <- fgseq_policy(fit, tau = 1e-3, tol = 0.5)
+  got <- predict(pol, d$x[201:230, ])
+  ref <- ref_policy_row(fit, d$x[201, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, tol = 0.5)
+  expect_true(all(vapply(attr(got, "groups"), identical, logical(1), ref$groups)))
+  for (i in 1:30) {
+    r <- ref_policy_row(fit, d$x[200 + i, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, tol = 0.5)
+    expect_equal(unname(got[i]), r$response, tolerance = 1e-10)
+  }
+})
+
+test_that("the fit's own order with tau = 0 is predict() at every budget", {
+  d <- policy_data()
+  fit <- policy_fit(d)
+  pol <- fgseq_policy(fit, rule = "sequence", tau = 0)
+  newx <- d$x[201:260, ]
+  for (b in c(fit$path$cost, 2.5, 11)) {
+    got <- predict(pol, newx, budget = b)
+    want <- predict(fit, newx, budget = b, type = "response")
+    expect_equal(as.numeric(got), unname(want[, 1L]), tolerance = 1e-12)
+    k <- fgseq:::resolve_steps(fit, b)
+    expect_equal(attr(got, "cost"), rep(fit$path$cost[k + 1L], nrow(newx)), tolerance = 1e-12)
+    expect_true(all(vapply(attr(got, "groups"), identical, logical(1), fit$sequence[seq_len(k)])))
+  }
+})
+
+test_that("the cascade stops where the reference's margin rule stops", {
+  d <- policy_data()
+  fit <- policy_fit(d)
+  pol <- fgseq_policy(fit, rule = "cascade", margin = 0.3)
+  got <- predict(pol, d$x[201:300, ])
+  for (i in 1:100) {
+    ref <- ref_cascade_row(fit, d$x[200 + i, ], margin = 0.3)
+    expect_identical(attr(got, "groups")[[i]], ref$groups)
+    expect_equal(unname(got[i]), ref$response, tolerance = 1e-12)
+  }
+})
+
+test_that("Learn-then-Test picks the threshold the reference's fixed-sequence test picks", {
+  d <- policy_data(n = 600)
+  fit <- policy_fit(d)
+  cal <- 201:600
+  for (rule in c("adaptive", "cascade")) {
+    pol <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = rule)
+    grid <- pol$calibration$threshold
+    full <- predict(fit, d$x[cal, ], type = "class")[, length(fit$sequence) + 1L]
+    keep <- unique(round(seq(1, length(grid), length.out = 12)))
+    keep <- sort(unique(c(keep, pol$chosen + (-2:2))))
+    keep <- keep[keep >= 1 & keep <= length(grid)]
+    losses <- vapply(grid[keep], function(t) {
+      if (rule == "cascade" && t > 0.5) return(numeric(length(cal)))  # above every margin: the whole path
+      fixed <- if (rule == "cascade") fgseq_policy(fit, rule = rule, margin = t) else fgseq_policy(fit, rule = rule, tau = t)
+      as.numeric(predict(fixed, d$x[cal, ], type = "class") != full)
+    }, numeric(length(cal)))
+    expect_equal(colMeans(losses), pol$calibration$disagreement[keep], tolerance = 1e-12)
+    # the reference's walk over the grid's losses (each threshold's count of disagreeing rows)
+    counts <- round(pol$calibration$disagreement * length(cal))
+    all_losses <- vapply(counts, function(k) rep(c(1, 0), c(k, length(cal) - k)), numeric(length(cal)))
+    expect_equal(ref_ltt(all_losses, 0.05, 0.1), pol$chosen)
+    expect_lte(pol$disagreement, max(pol$calibration$disagreement[pol$calibration$passed]))
+  }
+})
+
+test_that("next_group() follows the policy's path one group at a time", {
+  d <- policy_data()
+  fit <- policy_fit(d)
+  pol <- fgseq_policy(fit, tau = 1e-3)
+  got <- predict(pol, d$x[201:220, ])
+  for (i in 1:20) {
+    bought <- attr(got, "groups")[[i]]
+    for (j in 0:length(bought)) {
+      row <- d$x[200 + i, ]
+      row[!(d$group %in% bought[seq_len(j)])] <- NA
+      nxt <- next_group(pol, row)
+      if (j < length(bought)) {
+        expect_identical(nxt$group, bought[j + 1L])
+        expect_false(nxt$done)
+      } else {
+        expect_true(nxt$done)
+        expect_equal(nxt$response, unname(got[i]), tolerance = 1e-12)
+        expect_equal(nxt$cost, attr(got, "cost")[i], tolerance = 1e-12)
+      }
+    }
+  }
+})
+
+test_that("a formula fit's policy calibrates on `data` and reads rows as data frames", {
+  set.seed(1)
+  train <- sample(nrow(heart), 150)
+  fit <- fgseq(diagnosis ~ ., data = heart[train, ], cost = heart_cost, family = "binomial", lambda = 1e-3)
+  pol <- fgseq_policy(fit, data = heart[-train, ], epsilon = 0.1, delta = 0.1)
+  expect_s3_class(pol, "fgseq_policy")
+  expect_lte(pol$disagreement, 0.1 + 1e-12)
+  expect_equal(length(pol$cost), nrow(heart) - 150)
+  got <- predict(pol, newdata = heart[train[1:10], ])
+  x <- fgseq:::new_design(fit, newdata = heart[train[1:10], ])$x
+  for (i in 1:10) {
+    ref <- ref_policy_row(fit, x[i, ], fit$moments$mean, fit$moments$cov, tau = pol$tau)
+    expect_identical(attr(got, "groups")[[i]], ref$groups)
+  }
+  nxt <- next_group(pol, heart[1, c("age", "sex", "cp")])
+  expect_setequal(nxt$observed, intersect(c("age", "sex", "cp"), fit$sequence))
+  expect_output(print(summary(pol)), "Groups bought")
+})
+
+test_that("fgseq_policy() refuses bad input with classed errors naming the argument", {
+  d <- policy_data()
+  fit <- policy_fit(d)
+  cal <- d$x[201:400, ]
+  expect_error(fgseq_policy(fit, cal, epsilon = 0), class = "fgseq_error_input")
+  expect_error(fgseq_policy(fit, cal, epsilon = 1), "`epsilon`")
+  expect_error(fgseq_policy(fit, cal, delta = -0.1), "`delta`")
+  expect_error(fgseq_policy(fit, cal[1:20, ], epsilon = 0.05, delta = 0.1), class = "fgseq_error_calibration")
+  expect_error(fgseq_policy(fit, cal[1:20, ], epsilon = 0.05, delta = 0.1), "at least 45")
+  expect_error(fgseq_policy(fit, cal, budget = 1, epsilon = 0.01, delta = 0.05), class = "fgseq_error_calibration")
+  expect_error(fgseq_policy(fit, cal, tau = -1), "`tau`")
+  expect_error(fgseq_policy(fit, cal, rule = "cascade", margin = 0.7), "`margin`")
+  expect_error(fgseq_policy(fit, cal, tol = 1), "`tol`")
+  expect_error(fgseq_policy(fit, cal, rule = "greedy"), "`rule`")
+  expect_error(fgseq_policy(fit, cal, epsilom = 0.1), class = "fgseq_error_unknown_argument")
+  expect_error(fgseq_policy(fit), "calibration rows")
+  expect_error(fgseq_policy(fit, cal[, 1:5]), "columns")
+  bad <- cal
+  bad[3, 2] <- NA
+  expect_error(fgseq_policy(fit, bad), class = "fgseq_error_na")
+  yy <- drop(d$x %*% rep(1, 7))
+  gfit <- policy_fit(d, family = "gaussian", y = yy)
+  expect_error(fgseq_policy(gfit, cal), "`tol` is needed")
+  expect_error(fgseq_policy(gfit, cal, tol = 1, rule = "cascade"), class = "fgseq_error_family")
+  pois <- fgseq(d$x, rpois(nrow(d$x), 2), group = d$group, family = "poisson")
+  expect_error(fgseq_policy(pois, cal), class = "fgseq_error_family")
+  pol <- fgseq_policy(fit, tau = 1e-3)
+  row <- d$x[1, ]
+  row[2] <- NA  # one column of group a
+  expect_error(next_group(pol, row), class = "fgseq_error_partial_group")
+  expect_error(predict(pol, cal, budget = -1), "`budget`")
+  expect_error(predict(pol, cal, type = "prob"), "`type`")
+  edited <- pol
+  edited$cm$J <- edited$cm$J[-1, ]
+  expect_error(predict(edited, cal), class = "fgseq_error_invalid_object")
+  # values far outside the training range: the conditional mean is linear in them, as documented
+  far <- d$x[1, ] * 1e6
+  far[!(d$group %in% c("z", "b"))] <- NA
+  got <- next_group(pol, far)
+  ref <- ref_conditional(fit, far, c("z", "b"), fit$moments$mean, fit$moments$cov)
+  expect_equal(got$link, ref$mean, tolerance = 1e-8)
+})
