@@ -376,9 +376,29 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
                            null_model$a0[, 1L], sums, if (control$method != "omp") gains,
                            timed_control(control, started), report)
+  # one more pass for the moments of the columns the sequence uses (prediction from any observed set of
+  # groups), centred at the column means of the first pass; not when max_time stopped the path
+  cols <- which(group %in% labels[raw$sequence])
+  moments <- if (length(cols) && length(cols) <= moment_column_limit() && !isTRUE(raw$partial)) {
+    cp <- chunk_pass(chunks, moments_cross_part(cols, wh$mean[cols]), levels_y, cache, shipped)[[1L]] / W
+    dimnames(cp) <- list(names_x[cols], names_x[cols])
+    if (all(is.finite(cp))) list(columns = names_x[cols], mean = stats::setNames(wh$mean[cols], names_x[cols]),
+                                 cov = (cp + t(cp)) / 2)
+  }
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
              family = family, response = response, has_offset = mom$offsets > 0, fr_gain = control$fr_gain,
-             nobs = as.integer(mom$n), call = call)
+             nobs = as.integer(mom$n), call = call, moments = moments)
+}
+
+# One chunk's weighted cross-product of the columns `cols` centred at `mean` (a list of one matrix, added
+# by chunk_pass()).
+moments_cross_part <- function(cols, mean) {
+  force(cols)
+  force(mean)
+  function(ch) {
+    xc <- ch$x[, cols, drop = FALSE] - rep(mean, each = nrow(ch$x))
+    list(crossprod(xc * sqrt(ch$w)))
+  }
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built

@@ -261,6 +261,16 @@ validate_fgseq <- function(object, arg = "object") {
                                 anyNA(object$rank) || any(object$rank < 0 | object$rank != round(object$rank)))) {
     bad("`rank`", "is not one whole number >= 0 per group")
   }
+  mom <- object$moments
+  if (!is.null(mom)) {
+    q <- length(mom$columns)
+    if (!is.list(mom) || !is.character(mom$columns) || !all(mom$columns %in% cols) || anyDuplicated(mom$columns) ||
+        !is.double(mom$mean) || length(mom$mean) != q || !all(is.finite(mom$mean)) ||
+        !is.matrix(mom$cov) || !is.double(mom$cov) || !identical(dim(mom$cov), c(q, q)) || !all(is.finite(mom$cov)) ||
+        !all(cols[object$group %in% seq] %in% mom$columns)) {
+      bad("`moments`", "is not the finite mean and covariance of the columns of the sequence's groups")
+    }
+  }
   invisible(object)
 }
 

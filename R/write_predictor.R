@@ -82,13 +82,15 @@
 #' str(predictor$formula$columns[[3]])
 #' @export
 write_predictor <- function(fit, file, ...) {
-  validate_fit(fit, "fit")
+  policy <- inherits(fit, "fgseq_policy")
+  if (policy) validate_policy(fit, "fit") else validate_fit(fit, "fit")
   check_dots(...)
-  if (!inherits(fit, "anytime_fit")) {
-    abort("`fit` must be a fitted anytime predictor: an \"fgseq\" fit (fgseq()) or a \"miser\" fit (miser()).")
+  if (!policy && !inherits(fit, "anytime_fit")) {
+    abort("`fit` must be a fitted anytime predictor: an \"fgseq\" fit (fgseq()) or a \"miser\" fit (miser()), ",
+          "or an \"fgseq_policy\" (fgseq_policy()).")
   }
   file <- check_output_file(if (missing(file)) NULL else file)
-  doc <- predictor_document(fit)
+  doc <- if (policy) c(predictor_document(fit$fit), list(policy = policy_document(fit))) else predictor_document(fit)
   json <- jsonlite::toJSON(doc, auto_unbox = TRUE, json_verbatim = TRUE, pretty = TRUE, na = "null",
                            null = "null")
   write_whole_file(json, file)
@@ -254,4 +256,43 @@ check_formula_columns <- function(fit, cols, is_factor, levels_of) {
           "interface on the model matrix.", class = "formula")
   }
   invisible(TRUE)
+}
+
+# The constants of the policy's rules (see ?fgseq_policy), as R/policy.R applies them: a tie within a
+# relative 1e-10 of the best score (floored at 1e-300), a group within the budget when (spent + its
+# marginal cost) * (1 - 1e-12) <= budget, the expected risk on four pieces cut at the decision boundary
+# and 6 conditional standard deviations on either side of it, within 10 standard deviations.
+policy_tie_tolerance <- 1e-10
+policy_tie_floor <- 1e-300
+policy_budget_tolerance <- 1e-12
+policy_piece_width <- 6
+policy_piece_range <- 10
+
+# A threshold or budget that may be infinite: a JSON number, or the string "Inf".
+json_limit <- function(v) if (is.infinite(v)) "Inf" else json_number(v)
+
+# The `policy` member of the document of an "fgseq_policy" (see the schema in ?write_predictor).
+policy_document <- function(policy) {
+  fit <- policy$fit
+  cm <- policy$cm
+  q <- policy$quadrature
+  calibrated <- !is.null(policy$n_calibration)
+  list(rule = policy$rule, family = policy$family, step = as.integer(cm$step), groups = I(cm$groups),
+       threshold = json_limit(policy_threshold(policy)),
+       tau = if (policy$rule != "cascade") json_limit(policy$tau),
+       margin = if (policy$rule == "cascade") json_number(policy$margin),
+       tol = if (!is.null(policy$tol)) json_number(policy$tol),
+       budget = json_limit(policy$budget),
+       paid = I(as.character(fit$offset_needs)),
+       columns = I(names(fit$group)[cm$columns]), column_groups = I(unname(cm$col_group)),
+       mu = json_numbers(cm$mu), diag0 = json_numbers(cm$diag0), base = json_numbers(cm$base),
+       J = lapply(seq_len(nrow(cm$J)), function(i) json_numbers(cm$J[i, ])),
+       sweep_tolerance = json_number(sweep_tolerance),
+       quadrature = list(nodes = json_numbers(q$nodes), weights = json_numbers(q$weights),
+                         width = json_number(policy_piece_width), range = json_number(policy_piece_range)),
+       tie_tolerance = json_number(policy_tie_tolerance), tie_floor = json_number(policy_tie_floor),
+       budget_tolerance = json_number(policy_budget_tolerance),
+       epsilon = json_number(policy$epsilon), delta = json_number(policy$delta),
+       calibration = if (calibrated) list(n = as.integer(policy$n_calibration),
+                                          disagreement = json_number(policy$disagreement)))
 }

@@ -38,6 +38,21 @@ test_that("fits store the weighted moments of the columns of their sequence, fro
   expect_equal(fgseq(d$x, d$y, group = d$group, keep_data = FALSE)$moments, fgseq(d$x, d$y, group = d$group)$moments)
 })
 
+test_that("a GLM fit from chunks makes one more pass for the moments, equal to the fit in memory", {
+  d <- condition_data()
+  yb <- as.numeric(d$y > stats::median(d$y))
+  chunks <- lapply(split(seq_len(nrow(d$x)), rep(1:3, length.out = nrow(d$x))),
+                   function(r) list(x = d$x[r, ], y = yb[r], weights = d$w[r]))
+  from_chunks <- fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", fr_gain = "quadratic")
+  rows <- unlist(split(seq_len(nrow(d$x)), rep(1:3, length.out = nrow(d$x))))
+  in_memory <- fgseq(d$x[rows, ], yb[rows], group = d$group, family = "binomial", weights = d$w[rows])
+  expect_identical(from_chunks$sequence, in_memory$sequence)
+  expect_equal(from_chunks$moments, in_memory$moments, tolerance = 1e-10)
+  edited <- in_memory
+  edited$moments$cov[1, 1] <- NA
+  expect_error(predict(edited, d$x[1:2, ]), class = "fgseq_error_invalid_object")
+})
+
 test_that("gaussian at lambda = 0: the conditioned predictor is lm() on the observed columns (dense, sparse, weights)", {
   d <- condition_data()
   sets <- list(c("g2", "g5"), "g3", c("g1", "g4", "g5"), c("g1", "g2", "g3", "g4"))
