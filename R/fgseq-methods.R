@@ -158,6 +158,33 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' over the columns the requested steps read (no matrix product at other steps), which also finds the
 #' `NA`, `NaN` and `Inf` refused there; the other columns of `newx` are only scanned for them.
 #'
+#' @section Missing groups:
+#' With `missing = "condition"` a row may hold any set of the sequence's groups, not only a prefix: the
+#' model of each requested step is conditioned on the groups the row holds, under a Gaussian working
+#' model of `x` (the weighted mean `mu` and population covariance `Sigma` of the columns the sequence
+#' uses, on the original scale of `x`, which the fit stores as `moments`). For the step's linear
+#' predictor `eta = a0 + x' beta`, observed columns `O` and the others `M`,
+#' \deqn{E[\eta | x_O] = a_0 + \mu'\beta + (\beta_O + \Sigma_{OO}^{-}\Sigma_{OM}\beta_M)'(x_O - \mu_O),}{E[eta | x_O] = a0 + mu' beta + (beta_O + Sigma_OO^- Sigma_OM beta_M)' (x_O - mu_O),}
+#' \deqn{Var[\eta | x_O] = \beta_M'(\Sigma_{MM} - \Sigma_{MO}\Sigma_{OO}^{-}\Sigma_{OM})\beta_M.}{Var[eta | x_O] = beta_M' (Sigma_MM - Sigma_MO Sigma_OO^- Sigma_OM) beta_M.}
+#' For the gaussian family at `lambda = 0` the conditioned coefficients are exactly those of least
+#' squares on the observed columns (`lm(y ~ x_O)`, weighted as the fit), since `Sigma beta = Sigma_xy`;
+#' for other fits it is the best linear predictor of the full model's `eta` from `x_O` under the working
+#' model. `Sigma_OO^-` is a generalized inverse: the sweep operator (Goodnight 1979) on the joint
+#' covariance of `x` and `eta` skips a column whose variance given the columns before it is below
+#' `1e-9` of its own. `type = "response"` uses the conditional distribution of `eta`: binomial
+#' probabilities by the probit approximation `E[plogis(eta)] ~ plogis(m / sqrt(1 + pi v / 8))` (MacKay
+#' 1992), Poisson means `exp(m + v / 2)` (exact), multinomial the softmax of `m_c / sqrt(1 + pi v_cc /
+#' 8)`; `"class"` the class of largest probability. Rows whose groups form a prefix of the requested
+#' step's groups keep that prefix's own model (as with `missing = "prefix"`) unless
+#' `condition_prefixes = TRUE`. A group is measured whole: a row holding some of a group's columns and
+#' not others is an error (class `fgseq_error_partial_group`). The prediction carries the attributes
+#' `step` and `cost` (the step whose model was used, and what the row's prefix cost) and `conditioned`
+#' (`TRUE` where the row's groups were not a prefix). Fits from `x` in memory, from [fgseq_stats()] and
+#' from chunks store the moments; fits whose sequence uses more than `getOption("fgseq.moment_columns",
+#' 5000)` columns do not (`q` columns take `8 q^2` bytes), and conditioning them is an error (class
+#' `fgseq_error_no_moments`) that says so. [fgseq_policy()] builds a per-row acquisition policy on this
+#' predictor.
+#'
 #' @section Greedy Miser fits:
 #' A [miser()] fit predicts with its first `t` boosting iterations: at budget `B`, the largest `t`
 #' whose cumulative feature cost (the `cost` column of its `path`) is at most `B`, so that only
@@ -199,9 +226,13 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
 #'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]).
 #' @param missing `"error"` (the default: `NA` in `newx` or in the model variables of `newdata` is an
-#'   error) or `"prefix"` (a row is predicted by the longest prefix of the sequence it has; see the
+#'   error), `"prefix"` (a row is predicted by the longest prefix of the sequence it has; see the
 #'   section on partially computed rows; a model variable absent from `newdata` is then missing in
-#'   every row). `NaN` counts as `NA`; `Inf` is an error either way.
+#'   every row) or `"condition"` (sequences only: a row holding any set of groups is predicted by the
+#'   requested step's model conditioned on them; see the section Missing groups). `NaN` counts as `NA`;
+#'   `Inf` is an error either way.
+#' @param condition_prefixes Logical, with `missing = "condition"`: also condition the rows whose groups
+#'   form a prefix of the step's groups (`FALSE`, the default: they keep the prefix's own model).
 #' @param per_row `FALSE` (every budget for every row) or `TRUE`: `budget` (or `step`) is a vector of one
 #'   value per row of `newx` (or `newdata`), in cost units, without `NA`.
 #' @details Without `newx` and `newdata`, the training rows are predicted (as [stats::predict.glm()]),
@@ -238,13 +269,22 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
 #'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
 #'   is asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, when
-#'   `type` or `missing` is not one of its values (class `"fgseq_error_input"`), when `per_row = TRUE` and
+#'   `type` or `missing` is not one of its values (class `"fgseq_error_input"`), with `missing = "condition"`
+#'   when a row holds a group in part (class `"fgseq_error_partial_group"`), the fit stores no moments
+#'   (class `"fgseq_error_no_moments"`) or is not a sequence, when `per_row = TRUE` and
 #'   `budget` (or `step`) is missing, has another length than the rows of the new data or holds `NA`
 #'   (class `"fgseq_error_input"`), when an argument is unknown (class `"fgseq_error_unknown_argument"`), and as
 #'   [coef.fgseq()] for `budget` and `step`.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
 #'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
-#' @seealso [write_predictor()] to apply the predictor outside R.
+#'
+#'   Goodnight, J. H. (1979). A tutorial on the SWEEP operator. *The American Statistician* 33(3),
+#'   149-158.
+#'
+#'   MacKay, D. J. C. (1992). The evidence framework applied to classification networks. *Neural
+#'   Computation* 4(5), 720-736.
+#' @seealso [write_predictor()] to apply the predictor outside R; [fgseq_policy()] for a per-row
+#'   acquisition policy.
 #' @examples
 #' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
 #' predict(fit, newdata = heart[1:5, ], budget = c(5, 20, 120))
