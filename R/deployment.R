@@ -152,9 +152,10 @@ predict_conditioned <- function(object, req) {
   }
   link <- if (req$type == "link") pre$mean_link else pre$link
   out <- finish_prediction(object, link, req$type, rownames(req$x), req$labels, req$per_row, pre$step, req$design)
-  conditioned <- if (req$per_row) stats::setNames(pre$conditioned[, 1L], rownames(req$x)) else
-    matrix(pre$conditioned, nrow(pre$conditioned), dimnames = list(rownames(req$x), req$labels))
-  attr(out, "conditioned") <- pad_rows(conditioned, req$design)
+  shaped <- function(v) if (req$per_row) stats::setNames(v[, 1L], rownames(req$x)) else
+    matrix(v, nrow(v), dimnames = list(rownames(req$x), req$labels))
+  attr(out, "cost") <- pad_rows(shaped(pre$cost), req$design)
+  attr(out, "conditioned") <- pad_rows(shaped(pre$conditioned), req$design)
   out
 }
 

@@ -178,7 +178,8 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' step's groups keep that prefix's own model (as with `missing = "prefix"`) unless
 #' `condition_prefixes = TRUE`. A group is measured whole: a row holding some of a group's columns and
 #' not others is an error (class `fgseq_error_partial_group`). The prediction carries the attributes
-#' `step` and `cost` (the step whose model was used, and what the row's prefix cost) and `conditioned`
+#' `step` (the step whose model was used), `cost` (what the groups the prediction reads cost: the
+#' prefix's path cost, or the measurements of the groups conditioned on, cost units) and `conditioned`
 #' (`TRUE` where the row's groups were not a prefix). Fits from `x` in memory, from [fgseq_stats()] and
 #' from chunks store the moments; fits whose sequence uses more than `getOption("fgseq.moment_columns",
 #' 5000)` columns do not (`q` columns take `8 q^2` bytes), and conditioning them is an error (class

@@ -211,7 +211,9 @@ observed_groups <- function(object, x, groups, arg = "newx") {
 # prefix of the step's groups by that prefix's own model (as missing = "prefix"), unless
 # `condition_prefixes`; the others by the conditional mean. Returns list(mean_link = the conditional
 # means, link = the links whose inverse is the conditional mean response (response_link()), step = steps
-# used (the prefix step, or the requested step when conditioned), conditioned = logical matrix).
+# used (the prefix step, or the requested step when conditioned), cost = what the groups each prediction
+# reads cost (the prefix's path cost, or the measurements of the groups conditioned on), conditioned =
+# logical matrix).
 condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE, arg = "newx") {
   n <- nrow(x)
   requested <- if (per_row) matrix(as.integer(steps), ncol = 1L) else matrix(as.integer(steps), n, length(steps), byrow = TRUE)
@@ -224,6 +226,7 @@ condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE
   mean_link <- link
   used <- requested
   conditioned <- matrix(FALSE, n, ncol(requested))
+  cost <- matrix(NA_real_, n, ncol(requested))
   # the prefix rows: the prefix prediction at min(step, first missing - 1)
   pre <- linear_prefix(object, x, steps, per_row,
                        if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L),
@@ -244,12 +247,16 @@ condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE
       link[keep, cols] <- pre$link[keep, cols]
       mean_link[keep, cols] <- pre$link[keep, cols]
       used[keep, b] <- pre$step[keep, b]
+      cost[keep, b] <- object$path$cost[pre$step[keep, b] + 1L]
       todo <- rows[need]
       if (!length(todo)) next
       cm <- conditional_model(object, s)
       for (k in unique(key[todo])) {
         r <- todo[key[todo] == k]
-        state <- observe_groups(cm, object$sequence[seq_len(s)][have[r[1L], seq_len(s)]])
+        held <- object$sequence[seq_len(s)][have[r[1L], seq_len(s)]]
+        state <- observe_groups(cm, held)
+        paid <- unique(c(as.character(object$offset_needs), unlist(object$needs[held], use.names = FALSE)))
+        cost[r, b] <- sum(object$measurement_cost[paid])
         mom <- conditional_moments(cm, state, x[r, , drop = FALSE])
         mean_link[r, cols] <- mom$mean
         link[r, cols] <- response_link(object$family, mom$mean, mom$var)
@@ -257,5 +264,5 @@ condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE
       }
     }
   }
-  list(mean_link = mean_link, link = link, step = used, conditioned = conditioned, n_infinite = pre$n_infinite)
+  list(mean_link = mean_link, link = link, step = used, cost = cost, conditioned = conditioned, n_infinite = pre$n_infinite)
 }

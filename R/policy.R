@@ -94,7 +94,7 @@
 #' @section Errors:
 #' Stops (class `fgseq_error_input`, naming the argument) when `epsilon` or `delta` is not in (0, 1),
 #' `tau` is negative, `margin` outside `[0, 0.5]`, `tol` missing or not positive for a gaussian fit,
-#' `budget` negative, or `step` not a step of the fit; when the fit's family is not binomial or
+#' `budget` negative, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
 #' gaussian, or the cascade is asked of a gaussian fit (class `fgseq_error_family`); when the fit stores
 #' no moments of `x` (class `fgseq_error_no_moments`, saying why); when there are fewer calibration
 #' rows than the guarantee needs, saying how many are needed, or not even the strictest threshold meets
@@ -176,6 +176,10 @@ policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget,
   } else if (!is.null(tol)) {
     abort("`tol` is for gaussian fits; a ", family, " policy compares decisions (leave `tol` out).")
   }
+  if (isTRUE(fit$has_offset)) {
+    abort("fgseq_policy() takes fits without an offset: the conditional model of a row does not hold one; ",
+          "refit without `offset` (or with the offset's variable as a group).")
+  }
   budget <- check_number(budget, "budget", lower = 0, allow_inf = TRUE)
   K <- length(fit$sequence)
   if (!K) abort("`fit` has no step: a policy needs at least one group in the sequence.")
@@ -245,10 +249,10 @@ policy_contrast <- function(pol, m, rlink, V) {
   P <- ncol(m)
   A <- matrix(1, n, 1L)
   if (P > 1L) {
-    ord <- t(apply(rlink, 1L, order, decreasing = TRUE))
+    top <- leading_two(rlink)
     A <- matrix(0, n, P)
-    A[cbind(seq_len(n), ord[, 1L])] <- 1
-    A[cbind(seq_len(n), ord[, 2L])] <- -1
+    A[cbind(seq_len(n), top$first)] <- 1
+    A[cbind(seq_len(n), top$second)] <- -1
   }
   list(A = A, mean = rowSums(A * m), var = contrast_variance(A, V))
 }
@@ -379,8 +383,17 @@ policy_margin <- function(pol, rlink) {
   if (pol$family == "gaussian") return(rep(NA_real_, nrow(rlink)))
   if (ncol(rlink) == 1L) return(abs(stats::plogis(rlink[, 1L]) - 0.5))
   p <- family_def(pol$family)$inverse(rlink)
-  top2 <- apply(p, 1L, function(r) sort(r, decreasing = TRUE)[1:2])
-  (top2[1L, ] - top2[2L, ]) / 2
+  top <- leading_two(p)
+  n <- seq_len(nrow(p))
+  (p[cbind(n, top$first)] - p[cbind(n, top$second)]) / 2
+}
+
+# The columns of the largest and second largest value of each row of m (ties: the first column).
+leading_two <- function(m) {
+  first <- max.col(m, ties.method = "first")
+  rest <- m
+  rest[cbind(seq_len(nrow(m)), first)] <- -Inf
+  list(first = first, second = max.col(rest, ties.method = "first"))
 }
 
 # Whether the rows of a node stop there, at the threshold (tau, or the cascade's margin).
@@ -483,7 +496,7 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
   grid <- if (!is.null(fixed)) {
     fixed
   } else if (pol$rule == "cascade") {
-    c(Inf, rev(values[values <= 0.5]))
+    c(Inf, rev(values[values <= 0.5]) * (1 - 1e-12))
   } else {
     c(0, values[values > 0] * (1 + 1e-12))
   }

@@ -5,6 +5,8 @@
 #' every step the model after it (for [fgseq()] fits the intercepts and coefficients on the original
 #' scale of `x`, for [miser()] fits the trees). A consumer that has computed the groups of a prefix of
 #' the sequence applies the model of that step (Hu et al. 2016, anytime prediction; Xu et al. 2012).
+#' For an acquisition policy ([fgseq_policy()]), the document of its fit and what the policy needs to
+#' choose each row's groups (the member `policy`).
 #'
 #' @section Schema (format `"fgseq-predictor"`, version 1):
 #' A JSON object with
@@ -46,21 +48,53 @@
 #'   `coding`, an object mapping each level to a number). The column's value is the product of the
 #'   numeric variables' values and of each factor's coding at the row's level (an empty product is 1).
 #'
+#' * `policy`: only in the document of an `"fgseq_policy"` ([fgseq_policy()]; the members above are then
+#'   those of the policy's fit, as `write_predictor(policy$fit)` writes them). What a consumer needs to
+#'   run the policy on a row as [predict.fgseq_policy()] and [next_group()] do (see the sections of
+#'   [fgseq_policy()]): `rule` (`"adaptive"`, `"sequence"` or `"cascade"`), `family`, `step` (the step
+#'   whose model is the full model), `groups` (the groups of its model, in the order of the sequence:
+#'   the candidates, and the order in which ties are broken), `threshold` (the one in use: `tau`, or
+#'   `margin` for the cascade), `tau` and `margin` (`null` when not the rule's), `tol` (gaussian; else
+#'   `null`), `budget`, `paid` (measurements paid before any group: a formula's offset), `epsilon`,
+#'   `delta`, `calibration` (`n`, the calibration rows, and `disagreement`, their rate of disagreement
+#'   with the full model at the threshold; `null` when `tau` or `margin` was given); the conditional
+#'   model: `columns` (the `q` input columns of the model's groups, in the order of `columns`),
+#'   `column_groups` (the group of each), `mu` (their training means), `diag0` (their variances, the
+#'   scale of the sweep's rank tolerance), `base` (the `P` unconditional means of the linear
+#'   predictors), `J` (the joint covariance of the `q` columns and the `P` linear predictors, `q + P`
+#'   row arrays), `sweep_tolerance` (a pivot is swept only when its remaining variance is above this
+#'   times its `diag0`); and the rules' constants: `quadrature` (`nodes` and `weights` of the
+#'   Gauss-Legendre rule on `[-1, 1]`, `width` (6: the pieces are cut at the decision boundary and
+#'   `width` conditional standard deviations on either side) and `range` (10: within `range` standard
+#'   deviations)), `tie_tolerance` (`1e-10`) and `tie_floor` (`1e-300`: scores within `tie_tolerance *
+#'   max(|best|, tie_floor)` of the best tie, and the group first in `groups` wins), `budget_tolerance`
+#'   (`1e-12`: a group fits when `(spent + marginal cost) * (1 - budget_tolerance) <= budget`). An
+#'   infinite `threshold`, `tau` or `budget` is the string `"Inf"`. A row's prediction is the model of
+#'   step `k` in `steps` when the groups it bought are the first `k` of the sequence, else the
+#'   conditional mean of the linear predictors (response: the probit approximation, see
+#'   [fgseq_policy()]). `system.file("python", "fgseq_policy.py", package = "fgseq")` is a scorer in
+#'   plain Python (standard library only) that runs the policy from this member exactly as R does, and
+#'   says the next group for a partially measured row.
+#'
+#' The version stays 1 for policies: the `policy` member is an addition, and every other member means
+#' what it means in the document of a fit, so a consumer of version 1 reads a policy's file as its fit's
+#' anytime predictor.
+#'
 #' Numbers are written with 17 significant digits, so that they read back as the same doubles. A row
 #' that lacks a group (a value not computed) uses the largest step `k` such that it has every column in
 #' `new_columns` of steps `1..k` and whose `cost` is within its budget, as
 #' `predict(missing = "prefix")` does.
 #'
 #' @param fit A fitted anytime predictor: an `"fgseq"` fit ([fgseq()], [sparse_sequence()]) or a
-#'   `"miser"` fit ([miser()]).
+#'   `"miser"` fit ([miser()]); or an acquisition policy, an `"fgseq_policy"` ([fgseq_policy()]).
 #' @param file A single path (character) of the JSON file to write. The JSON is written to a temporary
 #'   file in the same directory and renamed to `file` once complete, so that a reader never sees a
 #'   half-written file.
 #' @param ... Nothing: an unknown argument is an error.
 #' @return `file`, invisibly.
-#' @section Errors: Stops on an object that is not as [fgseq()] or [miser()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field), before writing anything; stops (class `"fgseq_error_write"`) when `file` is not a single path or cannot be
+#' @section Errors: Stops on an object that is not as [fgseq()], [miser()] or [fgseq_policy()] made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field; for a policy, its conditional model or threshold), before writing anything; stops (class `"fgseq_error_write"`) when `file` is not a single path or cannot be
 #'   written (its directory does not exist or is not writable, or `file` is a directory), leaving no file
-#'   behind; stops when `fit` is not an `"fgseq"` or `"miser"` fit; stops (class
+#'   behind; stops when `fit` is not an `"fgseq"` or `"miser"` fit or an `"fgseq_policy"`; stops (class
 #'   `"fgseq_error_formula"`) when a formula fit has a matrix-valued variable (such as
 #'   `poly(age, 3)`) or columns that the schema cannot describe (then fit with the matrix interface on
 #'   the model matrix); stops when an argument is unknown (class `"fgseq_error_unknown_argument"`).
@@ -70,7 +104,8 @@
 #'   Xu, Z., Weinberger, K. Q. and Chapelle, O. (2012). The Greedy Miser: learning under test-time
 #'   budgets. *Proceedings of the 29th International Conference on Machine Learning (ICML)*.
 #'   \url{https://arxiv.org/abs/1206.6451}
-#' @seealso [predict.fgseq()] (`missing = "prefix"`, `per_row = TRUE`), `vignette("deployment")`.
+#' @seealso [predict.fgseq()] (`missing = "prefix"`, `per_row = TRUE`), [predict.fgseq_policy()],
+#'   [next_group()], `vignette("deployment")`.
 #' @examples
 #' fit <- fgseq(diagnosis ~ age + sex + cp + chol, data = heart, family = "binomial",
 #'              cost = heart_cost[c("age", "sex", "cp", "chol")])
@@ -80,6 +115,12 @@
 #' predictor$sequence
 #' str(predictor$steps[[3]])
 #' str(predictor$formula$columns[[3]])
+#'
+#' # an acquisition policy, and the plain-Python scorer that runs it
+#' policy <- fgseq_policy(fit, tau = 1e-3)
+#' write_predictor(policy, path)
+#' str(jsonlite::fromJSON(path)$policy[c("rule", "groups", "threshold", "columns")])
+#' system.file("python", "fgseq_policy.py", package = "fgseq")
 #' @export
 write_predictor <- function(fit, file, ...) {
   policy <- inherits(fit, "fgseq_policy")

@@ -68,6 +68,7 @@ test_that("gaussian at lambda = 0: the conditioned predictor is lm() on the obse
       got <- predict(fit, newx, step = K, missing = "condition")
       expect_equal(unname(got[, 1L]), unname(drop(cbind(1, d$x[1:20, cols]) %*% stats::coef(ref))), tolerance = 1e-8)
       expect_true(all(attr(got, "conditioned")))
+      expect_equal(unname(attr(got, "cost")[, 1L]), rep(sum(fit$cost[O]), 20))
       # the conditional coefficients themselves
       cm <- fgseq:::conditional_model(fit, K)
       st <- fgseq:::observe_groups(cm, fit$sequence[fit$sequence %in% O])

@@ -214,6 +214,8 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   gfit <- policy_fit(d, family = "gaussian", y = yy)
   expect_error(fgseq_policy(gfit, cal), "`tol` is needed")
   expect_error(fgseq_policy(gfit, cal, tol = 1, rule = "cascade"), class = "fgseq_error_family")
+  offset_fit <- fgseq(d$x, d$y, group = d$group, family = "binomial", offset = rnorm(nrow(d$x)))
+  expect_error(fgseq_policy(offset_fit, tau = 0), "offset")
   pois <- fgseq(d$x, rpois(nrow(d$x), 2), group = d$group, family = "poisson")
   expect_error(fgseq_policy(pois, cal), class = "fgseq_error_family")
   pol <- fgseq_policy(fit, tau = 1e-3)
