@@ -42,6 +42,10 @@
 #' sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
 #' them (probabilities by the probit approximation `plogis(m / sqrt(1 + pi V_O / 8))`).
 #'
+#' Values far outside the training range are not refused: the conditional mean is linear in the
+#' observed values, so a value many standard deviations out moves the prediction as the fit's linear
+#' model would, and the working model's variances do not depend on the values at all.
+#'
 #' @section Rules:
 #' * `"adaptive"` (the default): the greedy rule above over every group of the model;
 #' * `"sequence"`: the fit's own order, each row stopped by the same rule on the next group; with
