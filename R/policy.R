@@ -18,10 +18,11 @@
 #' from the full-information decision:
 #' * binomial: the decision is the sign of `eta`; with `m = E[eta | x_O]`, the risk is
 #'   `pnorm(-|m| / sqrt(V_O))`. Observing a group `g` more moves the mean to `m' ~ N(m, V_O - V_{O+g})`,
-#'   and the expected risk after it is `E[pnorm(-|m'| / sqrt(V_{O+g}))]`, computed by a fixed 32-point
-#'   Gauss-Legendre rule on each of four pieces of the standard normal scale of `m'` (cut at the decision
-#'   boundary `m' = 0` and six conditional standard deviations `sqrt(V_{O+g})` on either side of it,
-#'   within 10 standard deviations of `m`), accurate to about `1e-9`;
+#'   and the expected risk after it is `E[pnorm(-|m'| / sqrt(V_{O+g}))]`, the probability that `m'` and
+#'   `eta` fall on different sides of 0: in closed form, `pnorm(-a) + pnorm(-b) - 2 P(Z_1 > a, Z_2 >
+#'   b)` with `a = m / sqrt(V_O - V_{O+g})`, `b = m / sqrt(V_O)` and `(Z_1, Z_2)` standard normal of
+#'   correlation `sqrt((V_O - V_{O+g}) / V_O)`, whose probability is computed by the method of Drezner
+#'   and Wesolowsky (1989) as Genz (2004) refined it for double precision (about `1e-15`);
 #' * multinomial: the decision is the class of largest probability, and the risk is approximated by
 #'   the contrast of the two leading classes: with `a = e_1 - e_2` (the leading and the runner-up class
 #'   of the row at that point), the risk is `pnorm(-|a'm| / sqrt(a' V_O a))`, the probability that
@@ -112,6 +113,12 @@
 #'   Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group sequencing for
 #'   anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
 #'
+#'   Drezner, Z. and Wesolowsky, G. O. (1989). On the computation of the bivariate normal integral.
+#'   *Journal of Statistical Computation and Simulation* 35, 101-107.
+#'
+#'   Genz, A. (2004). Numerical computation of rectangular bivariate and trivariate normal and t
+#'   probabilities. *Statistics and Computing* 14, 251-260.
+#'
 #'   MacKay, D. J. C. (1992). The evidence framework applied to classification networks. *Neural
 #'   Computation* 4(5), 720-736 (the probit approximation).
 #' @seealso [next_group()], [predict.fgseq_policy()], [write_predictor()], `vignette("adaptive")`.
@@ -190,7 +197,7 @@ policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget,
   step <- if (is.null(step)) K else check_number(step, "step", lower = 1, upper = K, whole = TRUE)
   list(fit = lean_fit(fit), family = family, rule = rule, epsilon = epsilon, delta = delta, tau = tau,
        margin = margin, tol = tol, budget = budget, step = as.integer(step),
-       cm = conditional_model(fit, step), quadrature = gauss_legendre(32L))
+       cm = conditional_model(fit, step))
 }
 
 # The rows a policy is calibrated on or predicts: list(x (dense, n x p), y (NULL or the response as
@@ -234,16 +241,6 @@ policy_response <- function(fit, y, n) {
   fit$classes[y + 1L]
 }
 
-# The nodes and weights of the n-point Gauss-Legendre rule on [-1, 1] (Golub and Welsch 1969).
-gauss_legendre <- function(n) {
-  k <- seq_len(n - 1L)
-  J <- matrix(0, n, n)
-  J[cbind(k, k + 1L)] <- J[cbind(k + 1L, k)] <- k / sqrt(4 * k^2 - 1)
-  e <- eigen(J, symmetric = TRUE)
-  o <- order(e$values)
-  list(nodes = e$values[o], weights = 2 * e$vectors[1L, o]^2)
-}
-
 # The decision risk of a node goes through one contrast of the linear predictors per row: binomial
 # and gaussian eta itself; multinomial the difference of the two leading classes (by the probabilities
 # of the node), whose sign is the decision between them. Returns the contrast matrix A (n x P), and the
@@ -275,9 +272,10 @@ policy_risk <- function(pol, m, v) {
 }
 
 # The expected risk after observing one group more, which leaves the contrast variances v_new (<= v):
-# gaussian in closed form; otherwise E[pnorm(-|m'| / sqrt(v_new))] over m' ~ N(m, v - v_new), on z = (m'
-# - m) / sqrt(v - v_new), by the Gauss-Legendre rule on the four pieces cut at the boundary z0 = -m /
-# sqrt(v - v_new) and at z0 -+ 6 sqrt(v_new / (v - v_new)), within [-10, 10].
+# gaussian in closed form; otherwise E[pnorm(-|m'| / sqrt(v_new))] over m' ~ N(m, v - v_new), the
+# probability that sign(m') differs from sign(eta), with (m', eta) bivariate normal of means (m, m),
+# variances (v - v_new, v) and covariance v - v_new. With a = m / sqrt(v - v_new), b = m / sqrt(v) and
+# rho = sqrt((v - v_new) / v): pnorm(-a) + pnorm(-b) - 2 P(Z1 > a, Z2 > b) (bvn_upper()).
 policy_expected_risk <- function(pol, m, v, v_new) {
   if (pol$family == "gaussian") return(policy_risk(pol, m, v_new))
   out <- stats::pnorm(-abs(m) / sqrt(v_new))  # where observing the group leaves the contrast as it is
@@ -285,26 +283,78 @@ policy_expected_risk <- function(pol, m, v, v_new) {
   d <- v - v_new
   i <- which(v_new > 0 & d > 0)
   if (!length(i)) return(out)
-  m <- m[i]
-  sd_d <- sqrt(d[i])
-  s_new <- sqrt(v_new[i])
-  z0 <- -m / sd_d
-  w <- 6 * s_new / sd_d
-  L <- 10
-  cuts <- pmin(pmax(cbind(-L, z0 - w, z0, z0 + w, L), -L), L)
-  t <- pol$quadrature$nodes
-  wt <- pol$quadrature$weights
-  total <- numeric(length(i))
-  for (j in 1:4) {
-    a <- cuts[, j]
-    b <- cuts[, j + 1L]
-    half <- (b - a) / 2
-    z <- (a + b) / 2 + outer(half, t)
-    f <- stats::dnorm(z) * stats::pnorm(-abs(m + sd_d * z) / s_new)
-    total <- total + half * drop(f %*% wt)
-  }
-  out[i] <- total
+  a <- m[i] / sqrt(d[i])
+  b <- m[i] / sqrt(v[i])
+  both <- stats::pnorm(-a) + stats::pnorm(-b) - 2 * bvn_upper(a, b, sqrt(d[i] / v[i]))
+  out[i] <- pmin(pmax(both, 0), 1)
   out
+}
+
+# Gauss-Legendre nodes in (0, 1] and weights of the 6-, 12- and 20-point rules (half of each symmetric
+# rule), as the bivariate normal probability below uses them.
+bvn_rules <- list(
+  list(x = c(0.9324695142031522, 0.6612093864662647, 0.2386191860831970),
+       w = c(0.1713244923791705, 0.3607615730481384, 0.4679139345726904)),
+  list(x = c(0.9815606342467191, 0.9041172563704750, 0.7699026741943050, 0.5873179542866171,
+             0.3678314989981802, 0.1252334085114692),
+       w = c(0.04717533638651177, 0.1069393259953183, 0.1600783285433464, 0.2031674267230659,
+             0.2334925365383547, 0.2491470458134029)),
+  list(x = c(0.9931285991850949, 0.9639719272779138, 0.9122344282513259, 0.8391169718222188,
+             0.7463319064601508, 0.6360536807265150, 0.5108670019508271, 0.3737060887154196,
+             0.2277858511416451, 0.07652652113349733),
+       w = c(0.01761400713915212, 0.04060142980038694, 0.06267204833410906, 0.08327674157670475,
+             0.1019301198172404, 0.1181945319615184, 0.1316886384491766, 0.1420961093183821,
+             0.1491729864726037, 0.1527533871307259)))
+
+# P(Z1 > h, Z2 > k) for standard normals of correlation r in [0, 1] (vectors): the method of Drezner
+# and Wesolowsky (1989) with Genz's (2004) treatment for double precision: for r < 0.925 Gauss-Legendre
+# on Plackett's integral over the correlation, in asin(r) (6, 12 or 20 points as r grows); for r near 1
+# the expansion about r = 1 with a 20-point rule for its remainder. Accurate to about 1e-15.
+bvn_upper <- function(h, k, r) {
+  out <- numeric(length(h))
+  hk <- h * k
+  rule_of <- ifelse(r < 0.3, 1L, ifelse(r < 0.75, 2L, 3L))
+  low <- r < 0.925
+  for (g in 1:3) {
+    i <- which(low & rule_of == g)
+    if (!length(i)) next
+    x <- c(1 - bvn_rules[[g]]$x, 1 + bvn_rules[[g]]$x)
+    w <- c(bvn_rules[[g]]$w, bvn_rules[[g]]$w)
+    hs <- (h[i]^2 + k[i]^2) / 2
+    asr <- asin(r[i]) / 2
+    sn <- sin(outer(asr, x))
+    terms <- exp((sn * hk[i] - hs) / (1 - sn^2))
+    out[i] <- drop(terms %*% w) * asr / (2 * pi) + stats::pnorm(-h[i]) * stats::pnorm(-k[i])
+  }
+  i <- which(!low & r < 1)
+  if (length(i)) {
+    x <- c(1 - bvn_rules[[3]]$x, 1 + bvn_rules[[3]]$x)
+    w <- c(bvn_rules[[3]]$w, bvn_rules[[3]]$w)
+    hh <- h[i]
+    kk <- k[i]
+    hki <- hk[i]
+    as <- (1 - r[i]) * (1 + r[i])
+    a <- sqrt(as)
+    bs <- (hh - kk)^2
+    asr <- -(bs / as + hki) / 2
+    c <- (4 - hki) / 8
+    d <- (12 - hki) / 80
+    bvn <- ifelse(asr > -100, a * exp(asr) * (1 - c * (bs - as) * (1 - d * bs) / 3 + c * d * as^2), 0)
+    b <- sqrt(bs)
+    tail <- ifelse(hki > -100, exp(-hki / 2) * sqrt(2 * pi) * stats::pnorm(-b / a) * b * (1 - c * bs * (1 - d * bs) / 3), 0)
+    bvn <- bvn - tail
+    a <- a / 2
+    xs <- outer(a, x)^2
+    asr2 <- -(bs / xs + hki) / 2
+    sp <- 1 + c * xs * (1 + 5 * d * xs)
+    rs <- sqrt(1 - xs)
+    ep <- exp(-(hki / 2) * xs / (1 + rs)^2) / rs
+    terms <- ifelse(asr2 > -100, exp(asr2) * (sp - ep), 0)
+    out[i] <- (a * drop(terms %*% w) - bvn) / (2 * pi) + stats::pnorm(-pmax(hh, kk))
+  }
+  i <- which(r >= 1)
+  out[i] <- stats::pnorm(-pmax(h[i], k[i]))
+  pmin(pmax(out, 0), 1)
 }
 
 # The marginal cost of each group of `groups` alone, given the measurements `paid`.

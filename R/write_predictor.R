@@ -63,10 +63,9 @@
 #'   scale of the sweep's rank tolerance), `base` (the `P` unconditional means of the linear
 #'   predictors), `J` (the joint covariance of the `q` columns and the `P` linear predictors, `q + P`
 #'   row arrays), `sweep_tolerance` (a pivot is swept only when its remaining variance is above this
-#'   times its `diag0`); and the rules' constants: `quadrature` (`nodes` and `weights` of the
-#'   Gauss-Legendre rule on `[-1, 1]`, `width` (6: the pieces are cut at the decision boundary and
-#'   `width` conditional standard deviations on either side) and `range` (10: within `range` standard
-#'   deviations)), `tie_tolerance` (`1e-10`) and `tie_floor` (`1e-300`: scores within `tie_tolerance *
+#'   times its `diag0`); and the rules' constants: `bivariate_normal` (`rules`: the nodes `x` in (0, 1]
+#'   and weights `w` of the 6-, 12- and 20-point Gauss-Legendre rules, half of each symmetric rule, of
+#'   the bivariate normal probability of the expected risk; see [fgseq_policy()]), `tie_tolerance` (`1e-10`) and `tie_floor` (`1e-300`: scores within `tie_tolerance *
 #'   max(|best|, tie_floor)` of the best tie, and the group first in `groups` wins), `budget_tolerance`
 #'   (`1e-12`: a group fits when `(spent + marginal cost) * (1 - budget_tolerance) <= budget`). An
 #'   infinite `threshold`, `tau` or `budget` is the string `"Inf"`. A row's prediction is the model of
@@ -301,13 +300,10 @@ check_formula_columns <- function(fit, cols, is_factor, levels_of) {
 
 # The constants of the policy's rules (see ?fgseq_policy), as R/policy.R applies them: a tie within a
 # relative 1e-10 of the best score (floored at 1e-300), a group within the budget when (spent + its
-# marginal cost) * (1 - 1e-12) <= budget, the expected risk on four pieces cut at the decision boundary
-# and 6 conditional standard deviations on either side of it, within 10 standard deviations.
+# marginal cost) * (1 - 1e-12) <= budget.
 policy_tie_tolerance <- 1e-10
 policy_tie_floor <- 1e-300
 policy_budget_tolerance <- 1e-12
-policy_piece_width <- 6
-policy_piece_range <- 10
 
 # A threshold or budget that may be infinite: a JSON number, or the string "Inf".
 json_limit <- function(v) if (is.infinite(v)) "Inf" else json_number(v)
@@ -316,7 +312,6 @@ json_limit <- function(v) if (is.infinite(v)) "Inf" else json_number(v)
 policy_document <- function(policy) {
   fit <- policy$fit
   cm <- policy$cm
-  q <- policy$quadrature
   calibrated <- !is.null(policy$n_calibration)
   list(rule = policy$rule, family = policy$family, step = as.integer(cm$step), groups = I(cm$groups),
        threshold = json_limit(policy_threshold(policy)),
@@ -329,8 +324,7 @@ policy_document <- function(policy) {
        mu = json_numbers(cm$mu), diag0 = json_numbers(cm$diag0), base = json_numbers(cm$base),
        J = lapply(seq_len(nrow(cm$J)), function(i) json_numbers(cm$J[i, ])),
        sweep_tolerance = json_number(sweep_tolerance),
-       quadrature = list(nodes = json_numbers(q$nodes), weights = json_numbers(q$weights),
-                         width = json_number(policy_piece_width), range = json_number(policy_piece_range)),
+       bivariate_normal = list(rules = lapply(bvn_rules, function(r) list(x = json_numbers(r$x), w = json_numbers(r$w)))),
        tie_tolerance = json_number(policy_tie_tolerance), tie_floor = json_number(policy_tie_floor),
        budget_tolerance = json_number(policy_budget_tolerance),
        epsilon = json_number(policy$epsilon), delta = json_number(policy$delta),

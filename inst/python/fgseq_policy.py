@@ -252,12 +252,8 @@ class Policy:
         if len(self.J) != self.q + self.P or any(len(r) != self.q + self.P for r in self.J):
             raise PolicyError("the policy's J is not (q + P) x (q + P)")
         self.sweep_tol = float(pol["sweep_tolerance"])
-        quad = pol["quadrature"]
-        self.nodes = [float(v) for v in quad["nodes"]]
-        self.weights = [float(v) for v in quad["weights"]]
-        self.rule_points = tuple(zip(self.nodes, self.weights))
-        self.width = float(quad["width"])
-        self.range = float(quad["range"])
+        bvn = pol["bivariate_normal"]
+        self.bvn_rules = [([float(v) for v in r["x"]], [float(v) for v in r["w"]]) for r in bvn["rules"]]
         self.tie_tol = float(pol["tie_tolerance"])
         self.tie_floor = float(pol["tie_floor"])
         self.budget_tol = float(pol["budget_tolerance"])
@@ -389,6 +385,7 @@ class Policy:
         return pnorm(-abs(m) / math.sqrt(v))
 
     def _expected_risk(self, m, v, v_new):
+        # pnorm(-a) + pnorm(-b) - 2 P(Z1 > a, Z2 > b), correlation sqrt((v - v_new) / v)
         if self.family == "gaussian":
             return self._risk(m, v_new)
         if not (v_new > 0):
@@ -396,29 +393,59 @@ class Policy:
         d = v - v_new
         if not (d > 0):
             return pnorm(-abs(m) / math.sqrt(v_new))
-        sd_d = math.sqrt(d)
-        s_new = math.sqrt(v_new)
-        z0 = -m / sd_d
-        w = self.width * s_new / sd_d
-        L = self.range
-        cuts = [min(max(c, -L), L) for c in (-L, z0 - w, z0, z0 + w, L)]
-        total = 0.0
-        for j in range(4):
-            a = cuts[j]
-            b = cuts[j + 1]
-            half = (b - a) / 2
-            if half == 0:
-                continue  # a piece cut away by the range: R adds 0 * its (finite) sum
-            mid = (a + b) / 2
+        a = m / math.sqrt(d)
+        b = m / math.sqrt(v)
+        both = pnorm(-a) + pnorm(-b) - 2 * self._bvn_upper(a, b, math.sqrt(d / v))
+        return min(max(both, 0.0), 1.0)
+
+    def _bvn_upper(self, h, k, r):
+        # P(Z1 > h, Z2 > k), correlation r in [0, 1]: Drezner and Wesolowsky (1989) as Genz (2004)
+        # refined it, in the arithmetic order of bvn_upper() in R/policy.R
+        hk = h * k
+        if r < 0.925:
+            g = 0 if r < 0.3 else (1 if r < 0.75 else 2)
+            xs, ws = self.bvn_rules[g]
+            x = [1 - t for t in xs] + [1 + t for t in xs]
+            w = ws + ws
+            hs = (h * h + k * k) / 2
+            asr = math.asin(r) / 2
             acc = 0.0
-            for t, wt in self.rule_points:
-                z = mid + half * t
-                az = -z if z < 0 else z
-                dz = M_1_SQRT_2PI * _mexp(-0.5 * az * az) if az < 5 else dnorm(az)  # dnorm(z)
-                u = m + sd_d * z
-                acc = acc + wt * (dz * pnorm(-(-u if u < 0 else u) / s_new))
-            total = total + half * acc
-        return total
+            for xi, wi in zip(x, w):
+                sn = math.sin(asr * xi)
+                acc = acc + _exp((sn * hk - hs) / (1 - sn * sn)) * wi
+            out = acc * asr / (2 * math.pi) + pnorm(-h) * pnorm(-k)
+        elif r < 1:
+            xs, ws = self.bvn_rules[2]
+            x = [1 - t for t in xs] + [1 + t for t in xs]
+            w = ws + ws
+            as_ = (1 - r) * (1 + r)
+            a = math.sqrt(as_)
+            bs = (h - k) ** 2
+            asr = -(bs / as_ + hk) / 2
+            c = (4 - hk) / 8
+            d = (12 - hk) / 80
+            bvn = a * _exp(asr) * (1 - c * (bs - as_) * (1 - d * bs) / 3 + c * d * as_ ** 2) if asr > -100 else 0.0
+            b = math.sqrt(bs)
+            tail = (_exp(-hk / 2) * math.sqrt(2 * math.pi) * pnorm(-b / a) * b * (1 - c * bs * (1 - d * bs) / 3)
+                    if hk > -100 else 0.0)
+            bvn = bvn - tail
+            a = a / 2
+            acc = 0.0
+            for xi, wi in zip(x, w):
+                xsq = (a * xi) ** 2
+                asr2 = -(bs / xsq + hk) / 2
+                if asr2 > -100:
+                    sp = 1 + c * xsq * (1 + 5 * d * xsq)
+                    rs = math.sqrt(1 - xsq)
+                    ep = _exp(-(hk / 2) * xsq / (1 + rs) ** 2) / rs
+                    term = _exp(asr2) * (sp - ep)
+                else:
+                    term = 0.0
+                acc = acc + term * wi
+            out = (a * acc - bvn) / (2 * math.pi) + pnorm(-max(h, k))
+        else:
+            out = pnorm(-max(h, k))
+        return min(max(out, 0.0), 1.0)
 
     # -- costs ---------------------------------------------------------------------------------------
 
