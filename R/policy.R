@@ -524,6 +524,42 @@ stop_node <- function(pol, paths, threshold) {
   max.col(hit, ties.method = "first")
 }
 
+# The sum over the recorded rows of `value` (n x (D + 1), the value of stopping at each node) at each
+# threshold of `grid`, for every threshold at once: a row stops at node t for the thresholds of an
+# interval (lo, hi] (adaptive rules: lo the least score of nodes 1..t, hi that of nodes 1..t-1; the
+# cascade: lo the largest margin of nodes 1..t-1, hi that of nodes 1..t; the last node takes every
+# threshold left), so each (row, node) adds its value to the grid points in its interval.
+threshold_sums <- function(pol, paths, value, grid) {
+  stat <- paths$score
+  D <- ncol(stat)
+  last <- col(stat) == paths$depth
+  stat[last] <- if (pol$rule == "cascade") Inf else -Inf
+  stat[col(stat) > paths$depth] <- NA
+  run <- t(apply(stat, 1L, if (pol$rule == "cascade") cummax else cummin))
+  if (D == 1L) run <- t(run)
+  before <- cbind(if (pol$rule == "cascade") -Inf else Inf, run[, -D, drop = FALSE])
+  lo <- if (pol$rule == "cascade") before else run
+  hi <- if (pol$rule == "cascade") run else before
+  keep <- !is.na(run)
+  sorted <- sort(grid)
+  from <- findInterval(lo[keep], sorted, left.open = FALSE) + 1L  # the first grid point above lo
+  to <- findInterval(hi[keep], sorted)                             # the last grid point at most hi
+  ok <- from <= to
+  acc <- numeric(length(sorted) + 1L)
+  v <- value[keep][ok]
+  acc <- acc + tabulate_sum(from[ok], v, length(acc)) - tabulate_sum(to[ok] + 1L, v, length(acc))
+  out <- cumsum(acc)[seq_along(sorted)]
+  out[match(grid, sorted)]
+}
+
+# sum(v[i == j]) for j = 1..n.
+tabulate_sum <- function(i, v, n) {
+  out <- numeric(n)
+  s <- rowsum(as.double(v), i)
+  out[as.integer(rownames(s))] <- s[, 1L]
+  out
+}
+
 # The decision of predictions with links `rlink` (n x P): binomial 1 for the second class, 0 for the
 # first; multinomial the index of the class; gaussian the prediction itself.
 policy_decision <- function(pol, rlink) {
@@ -554,15 +590,10 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
   } else {
     c(0, values[values > 0] * (1 + 1e-12))
   }
-  if (length(grid) > 4000L) grid <- unique(grid[round(seq(1, length(grid), length.out = 4000L))])
   at <- function(k, v) paths[[v]][cbind(seq_len(n), k)]
-  wrong <- numeric(length(grid))
-  mean_cost <- numeric(length(grid))
-  for (j in seq_along(grid)) {
-    k <- stop_node(pol, paths, grid[j])
-    wrong[j] <- sum(policy_disagrees(pol, at(k, "decision"), full))
-    mean_cost[j] <- mean(at(k, "cost"))
-  }
+  lost <- policy_disagrees(pol, paths$decision, full)  # n x (D + 1): the loss of stopping at each node
+  wrong <- threshold_sums(pol, paths, lost, grid)
+  mean_cost <- threshold_sums(pol, paths, paths$cost, grid) / n
   p_value <- stats::pbinom(wrong, n, pol$epsilon)
   passed <- cumsum(p_value > pol$delta) == 0
   chosen <- if (!is.null(fixed)) 1L else if (any(passed)) max(which(passed)) else 0L
