@@ -34,8 +34,10 @@
 #' @section Errors: Stops (class `fgseq_error_input`) when the DBI package is not installed, when
 #'   `connect` is not a function or does not return a DBI connection, when `table`, `key` or `columns`
 #'   are not character strings, when `n_chunks` is not a whole number >= 1, when `key` is not a numeric
-#'   column or is `NULL` on every row, when the table is empty, and when `template` is not a data frame.
-#'   A fit stops, naming the chunk, when a chunk cannot be read.
+#'   column or is `NULL` on every row, when the table is empty, and when `template` is not a data frame;
+#'   when `connect()` fails, and when the database refuses the query counting the rows or reading the
+#'   range of `key` (a table or a column that does not exist): the error names `table` (and `key`) and
+#'   keeps the driver's error as its `parent`. A fit stops, naming the chunk, when a chunk cannot be read.
 #' @seealso [fgseq_chunks()]; `vignette("chunks", package = "fgseq")` fits `heart` from a SQLite table.
 #' @examples
 #' if (requireNamespace("RSQLite", quietly = TRUE)) {
@@ -73,7 +75,8 @@ dbi_chunks <- function(connect, table, n_chunks, key = NULL, columns = NULL, tem
     paste(vapply(columns, function(v) as.character(DBI::dbQuoteIdentifier(con, v)), ""), collapse = ", "),
     "FROM", from)
   if (is.null(key)) {
-    n <- DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", from))$n
+    n <- dbi_query(con, paste("SELECT COUNT(*) AS n FROM", from), paste0("count the rows of `table` (\"", table, "\")"),
+                   "check that `table` names a table of the database")$n
     if (!n) abort("table `", table, "` has no rows.")
     ends <- round(seq(0, n, length.out = min(n_chunks, n) + 1L))
     queries <- lapply(seq_len(length(ends) - 1L), function(i) {
@@ -81,7 +84,9 @@ dbi_chunks <- function(connect, table, n_chunks, key = NULL, columns = NULL, tem
     })
   } else {
     k <- DBI::dbQuoteIdentifier(con, key)
-    range <- DBI::dbGetQuery(con, paste0("SELECT MIN(", k, ") AS lo, MAX(", k, ") AS hi FROM ", from))
+    range <- dbi_query(con, paste0("SELECT MIN(", k, ") AS lo, MAX(", k, ") AS hi FROM ", from),
+                       paste0("read the range of `key` (\"", key, "\") in `table` (\"", table, "\")"),
+                       "check that `table` names a table of the database and `key` one of its columns")
     if (!is.numeric(range$lo) || !is.numeric(range$hi) || is.na(range$lo)) {
       abort("`key` must name a numeric column of `", table, "` with values (it cuts the chunks into ranges).")
     }
@@ -123,8 +128,19 @@ check_identifier <- function(value, name) {
   value
 }
 
+# The result of the query `sql` on `con`; an error of the database (a table or a column that does not
+# exist, ...) is raised again naming what the query was for (`what`) and what to check (`remedy`), with the
+# driver's error as its parent.
+dbi_query <- function(con, sql, what, remedy) {
+  tryCatch(DBI::dbGetQuery(con, sql), error = function(e) {
+    abort("dbi_chunks() could not ", what, ": ", conditionMessage(e), "; ", remedy, ".", parent = e)
+  })
+}
+
 open_connection <- function(connect) {
-  con <- connect()
+  con <- tryCatch(connect(), error = function(e) {
+    abort("`connect()` failed to open a DBI connection: ", conditionMessage(e), parent = e)
+  })
   if (!methods::is(con, "DBIConnection")) abort("`connect()` must return a DBI connection (a DBIConnection).")
   con
 }

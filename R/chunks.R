@@ -354,7 +354,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     # max_time was spent in the pass: the null model, marked partial (it reads no column of x)
     return(finish_fit(null_model, names_x = names_x, group = group, meas = meas, control = control,
                       method = control$method, family = family, response = response, has_offset = mom$offsets > 0,
-                      fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call))
+                      fr_gain = control$fr_gain, nobs = row_count(mom$n), call = call))
   }
   wh <- chunk_whitening(Reduce(.merge_group_moments, mom$moments), group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
@@ -378,7 +378,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
                            timed_control(control, started), report)
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
              family = family, response = response, has_offset = mom$offsets > 0, fr_gain = control$fr_gain,
-             nobs = as.integer(mom$n), call = call)
+             nobs = row_count(mom$n), call = call)
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built

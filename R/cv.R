@@ -111,7 +111,8 @@
 #' @section Errors: An error in a fold's fit names the fold and its `lambda` and suggests other folds. Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is above 10000 or not a
 #'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
 #'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
-#'   when `seed` is not a single number; when `stop_cost` is not a positive number; when `weights` come
+#'   when `seed` is not a single number that set.seed() takes (whose whole part is an integer of R: the
+#'   error keeps set.seed()'s as its `parent`); when `stop_cost` is not a positive number; when `weights` come
 #'   with `metric = "ndcg"`; as [anytime_curve()]
 #'   for `metric`, `query` and `k` (with `query` checked on all rows); and as [fgseq()] for `x`, `y`,
 #'   `group`, `cost`, `weights`, `offset`, the arguments in `...` and the fits of the folds.
@@ -412,7 +413,8 @@ with_seed <- function(seed, expr) {
   env <- globalenv()
   had <- exists(".Random.seed", envir = env, inherits = FALSE)
   old <- if (had) get(".Random.seed", envir = env, inherits = FALSE)
-  on.exit(if (had) assign(".Random.seed", old, envir = env) else rm(".Random.seed", envir = env))
+  on.exit(if (had) assign(".Random.seed", old, envir = env) else
+    if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env))
   set.seed(seed)
   expr
 }
@@ -584,9 +586,17 @@ check_foldid <- function(foldid, n) {
   match(foldid, sort(unique(foldid)))
 }
 
+# seed: NULL or a number set.seed() takes (a single finite number whose whole part is an integer of R);
+# tried on a copy of the session's random-number state, which is left as it was.
 check_seed <- function(seed) {
-  if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed))) {
+  if (is.null(seed)) return(seed)
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed)) {
     abort("`seed` must be NULL or a single finite number.")
   }
+  tryCatch(suppressWarnings(with_seed(seed, NULL)), error = function(e) {
+    abort("`seed` (", format(seed), ") is not a seed set.seed() takes: give a whole number between -",
+          .Machine$integer.max, " and ", .Machine$integer.max, " (set.seed(): ", conditionMessage(e), ").",
+          parent = e)
+  })
   seed
 }

@@ -190,7 +190,12 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
     newdata[missing] <- lapply(missing, absent_variable, object = object, n = nrow(newdata))
   }
   check_newdata_types(object, newdata)
-  mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  check_newdata_levels(object, newdata)
+  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+                 error = function(e) {
+                   abort("`newdata` cannot be turned into the fit's model frame: ", conditionMessage(e),
+                         ". Give it the model variables as they were in the training data.", parent = e)
+                 })
   offset <- stats::model.offset(mf)
   call_offset <- object$call$offset
   if (!is.null(call_offset)) {
@@ -225,6 +230,24 @@ absent_variable <- function(name, object, n) {
   if (!is.null(levels)) return(factor(rep(NA_character_, n), levels = levels))
   switch(if (is.na(type %||% NA)) "numeric" else type, logical = rep(NA, n), character = rep(NA_character_, n),
          rep(NA_real_, n))
+}
+
+# Each factor (or character) model variable of newdata holds only levels the fit was trained with (its
+# `xlevels`): a level the fit never saw has no coefficient (model.frame() would stop on it, unclassed).
+check_newdata_levels <- function(object, newdata) {
+  for (v in intersect(names(object$xlevels), names(newdata))) {
+    got <- newdata[[v]]
+    if (!(is.factor(got) || is.character(got))) next
+    new <- setdiff(unique(as.character(got[!is.na(got)])), object$xlevels[[v]])
+    if (length(new)) {
+      abort("`newdata` variable '", v, "' has level(s) ", paste0("\"", utils::head(new, 5L), "\"", collapse = ", "),
+            if (length(new) > 5L) ", ...", " that the fit was not trained with (its levels: ",
+            paste0("\"", utils::head(object$xlevels[[v]], 10L), "\"", collapse = ", "),
+            if (length(object$xlevels[[v]]) > 10L) ", ...", "); recode them to training levels, or set them to NA and ",
+            "predict with missing = \"prefix\".", class = "input")
+    }
+  }
+  invisible()
 }
 
 # Each model variable of newdata has the type it was fitted with (the terms' "dataClasses", as

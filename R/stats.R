@@ -289,6 +289,7 @@ check_stats <- function(s, arg = "x") {
   }
   if (p < 1L) bad("mean", "is empty")
   if (length(s$n) != 1L || s$n < 1 || s$n != round(s$n)) bad("n", "is not a whole number >= 1")
+  if (s$n > 2^53) bad("n", paste0("(", format(s$n), ") is larger than 2^53, beyond any count of rows"))
   if (length(s$weight_sum) != 1L || s$weight_sum <= 0) bad("weight_sum", "is not a single positive number")
   if (length(s$y_mean) != 1L) bad("y_mean", "is not a single number")
   if (length(s$yy) != 1L || s$yy < 0) bad("yy", "is not a single non-negative number")
@@ -307,9 +308,10 @@ check_stats <- function(s, arg = "x") {
 read_chunk <- function(get_chunk, item, i) {
   if (is.null(get_chunk)) return(item)
   tryCatch(get_chunk(item), error = function(e) {
-    if (inherits(e, "fgseq_error")) stop(e)  # raised by the package on reading the chunk: it names the chunk
+    # raised by the package on reading the chunk: named by it when it does not name the chunk itself
+    if (inherits(e, "fgseq_error")) in_chunk(i, stop(e))
     what <- if (is.character(item)) paste0(" (file ", item, ")") else ""
-    abort("chunk ", i, what, " could not be read: ", conditionMessage(e))
+    abort("chunk ", i, what, " could not be read: ", conditionMessage(e), parent = e)
   })
 }
 
@@ -381,5 +383,9 @@ fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_co
                       timed_control(control, started), report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              family = default_family, response = list(classes = NULL, responses = "y"),
-             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call)
+             has_offset = FALSE, fr_gain = "exact", nobs = row_count(x$n), call = call)
 }
+
+# A count of rows as a fit's `nobs`: an integer, or a double beyond the largest integer R holds
+# (statistics of more than 2^31 - 1 rows).
+row_count <- function(n) if (n <= .Machine$integer.max) as.integer(n) else as.double(n)

@@ -63,3 +63,28 @@ test_that("dbi_chunks() checks its arguments", {
   expect_error(dbi_chunks(connect, "patients", 2, template = "heart"), class = "fgseq_error_input")
   expect_error(dbi_chunks(connect, "patients", 2, columns = 1:3), class = "fgseq_error_input")
 })
+
+test_that("the database's errors on the row count and the key range are fgseq errors keeping the driver's", {
+  path <- sqlite_heart()
+  on.exit(unlink(path))
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  driver <- function(sql) {
+    con <- connect()
+    on.exit(DBI::dbDisconnect(con))
+    tryCatch(DBI::dbGetQuery(con, sql), error = identity)
+  }
+  e <- tryCatch(dbi_chunks(connect, "no_such_table", 2), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`table`", fixed = TRUE)
+  expect_identical(conditionMessage(e$parent), conditionMessage(driver("SELECT COUNT(*) FROM no_such_table")))
+  e <- tryCatch(dbi_chunks(connect, "patients", 2, key = "no_such_column"), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`key`", fixed = TRUE)
+  expect_identical(conditionMessage(e$parent), conditionMessage(driver("SELECT MIN(no_such_column) FROM patients")))
+  e <- tryCatch(dbi_chunks(connect, "no_such_table", 2, key = "id"), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  # a connect() that fails
+  e <- tryCatch(dbi_chunks(function() stop("the server is down"), "patients", 2), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_identical(conditionMessage(e$parent), "the server is down")
+})

@@ -238,6 +238,22 @@ test_that("a bad seed", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = "a"), "`seed` must be NULL or a single finite number")
 })
 
+test_that("a seed set.seed() refuses is an fgseq error keeping set.seed()'s as its parent", {
+  for (seed in c(1e10, 2^31, -2^31)) {
+    ref <- tryCatch(suppressWarnings(set.seed(seed)), error = identity)
+    expect_s3_class(ref, "error")  # base R refuses it
+    e <- tryCatch(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = seed, progress = FALSE), error = identity)
+    expect_s3_class(e, "fgseq_error_input")
+    expect_match(conditionMessage(e), "`seed`", fixed = TRUE)
+    expect_identical(conditionMessage(e$parent), conditionMessage(ref))
+  }
+  # the check leaves the session's random-number state as it was
+  set.seed(5)
+  before <- .Random.seed
+  expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = 1e10, progress = FALSE), class = "fgseq_error_input")
+  expect_identical(.Random.seed, before)
+})
+
 test_that("a bad progress flag", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, progress = NA), "`progress` must be TRUE or FALSE")
 })
