@@ -16,9 +16,11 @@
 #' `fgseq(formula, data = fgseq_chunks(...), cost, needs, family, template, ...)` fits a formula from
 #' chunks that are data frames (files of data frames, a list of them, a function returning chunk `i`, or
 #' [dbi_chunks()] for a database table), as the formula method fits `data` in memory: one group per
-#' model term, `cost` by variable and `needs` by variable, `weights` and `offset` (and `offset()` terms)
-#' evaluated in each chunk, for the gaussian, binomial, Poisson and multinomial families. The terms, the factor
-#' levels and the contrasts are fixed once and applied to every chunk:
+#' model term, `cost` by variable and `needs` by variable, `weights` evaluated in each chunk, for the
+#' gaussian, binomial, Poisson and multinomial families; `offset` (and `offset()` terms), evaluated in
+#' each chunk too, for the binomial, Poisson and multinomial families only: a Gaussian fit from chunks
+#' refuses an offset (class `fgseq_error_chunk_offset`; subtract it from the response). The terms, the
+#' factor levels and the contrasts are fixed once and applied to every chunk:
 #' * from `template`, a data frame whose columns give the types and factor levels of the model
 #'   variables (for example `data[0, ]` of the full data, or a data frame of a few rows with every
 #'   level); a character variable of the template is read with the sorted distinct values it holds;

@@ -182,6 +182,17 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   weights <- fits[[ref]]$weights
   offset <- fits[[ref]]$offset
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
+  if (!(B > 0)) {
+    # the fit on all rows took no group: the timeliness of every curve would be over a stopping cost of 0
+    why <- if (isTRUE(fits[[ref]]$partial)) {
+      "`max_time` stopped it before its first group: give a larger `max_time`"
+    } else {
+      "no group was taken before the fit stopped (`max_cost`, `max_steps`): give a larger `max_cost` or `max_steps`"
+    }
+    abort("the fit on all rows at the smallest `lambda` (", format(lambda[ref]), ") has an alpha-stopping cost of ",
+          "0 (its sequence is empty), so there is no stopping cost to cross-validate the timeliness up to; ", why,
+          ", or give `stop_cost` (a positive cost).")
+  }
   if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
   fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
   # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with

@@ -157,3 +157,35 @@ test_that("a missing chunk file is named in the error", {
                paste0("chunk 2 \\(file ", missing, "\\) could not be read"), fixed = FALSE,
                class = "fgseq_error_input")
 })
+
+test_that("an error naming its chunk is not named twice", {
+  d <- chunk_data(n = 100)
+  ok <- list(x = d$x[1:50, ], y = d$y[1:50])
+  for (family in c("gaussian", "binomial")) {
+    y <- if (family == "binomial") as.numeric(d$y > median(d$y)) else d$y
+    ok$y <- y[1:50]
+    e <- tryCatch(fgseq(fgseq_chunks(list(ok, "not a chunk")), group = d$group, family = family), error = identity)
+    expect_s3_class(e, "fgseq_error_input")
+    expect_match(conditionMessage(e), "^chunk 2 ")
+    expect_false(grepl("chunk 2: chunk 2", conditionMessage(e), fixed = TRUE))
+  }
+  # a formula fit whose chunks disagree on a variable's type
+  df <- data.frame(y = d$y, a = d$x[, 1], f = factor(rep(c("u", "v"), 50)))
+  pieces <- split(df, rep(1:2, each = 50))
+  pieces[[2]]$f <- as.numeric(pieces[[2]]$f)
+  e <- tryCatch(fgseq(y ~ ., data = fgseq_chunks(pieces), cost = c(a = 1, f = 1)), error = identity)
+  expect_s3_class(e, "fgseq_error_chunk_type")
+  expect_match(conditionMessage(e), "^chunk 2: variable `f`")
+  expect_false(grepl("chunk 2: chunk 2", conditionMessage(e), fixed = TRUE))
+})
+
+test_that("a chunked formula fit without training data asks for newdata, a matrix fit for newx", {
+  d <- chunk_data(n = 100)
+  df <- data.frame(y = d$y, a = d$x[, 1], b = d$x[, 2])
+  f <- fgseq(y ~ ., data = fgseq_chunks(split(df, rep(1:2, each = 50))), cost = c(a = 1, b = 1))
+  expect_error(predict(f), "`newdata`", class = "fgseq_error_no_data")
+  e <- tryCatch(fitted(f), error = identity)
+  expect_false(grepl("`newx`", conditionMessage(e), fixed = TRUE))
+  m <- fgseq(fgseq_chunks(lapply(d$chunks, function(i) list(x = d$x[i, ], y = d$y[i]))), group = d$group, cost = d$cost)
+  expect_error(predict(m), "`newx`", class = "fgseq_error_no_data")
+})

@@ -409,3 +409,15 @@ test_that("cross-validation of a formula with a priced offset charges it at step
   expect_equal(unname(predict(priced, newdata = d[1:3, ], budget = "budget.1se")),
                unname(predict(free, newdata = d[1:3, ], budget = "budget.1se")))
 })
+
+test_that("a max_time that leaves the fit on all rows empty names max_time, not stop_cost", {
+  e <- tryCatch(suppressWarnings(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(1, 1e-6), nfolds = 3,
+                                          max_time = 1e-9, progress = FALSE)), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`max_time`", fixed = TRUE)
+  expect_false(grepl("`stop_cost` must", conditionMessage(e), fixed = TRUE))
+  # the fit on all rows is indeed empty and partial there
+  f <- suppressWarnings(fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = 1e-6, max_time = 1e-9))
+  expect_true(f$partial)
+  expect_identical(stop_cost(f), 0)
+})
