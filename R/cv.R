@@ -197,18 +197,23 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
   # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
   # theirs (the held-out metric weighted as the fit's loss is)
-  fold_curve <- function(l, f) in_fold(f, lambda[l], sum(foldid != f), {
+  fold_curve <- function(l, f) {
     test <- foldid == f
-    fit <- quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
-                                                 lambda = lambda[l], weights = weights[!test],
-                                                 offset = if (!is.null(offset)) take_rows(offset, !test)),
-                                            fit_args)))
-    curve <- anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                           query = if (metric == "ndcg") query[test], k = k,
-                           newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    fit <- in_fold(f, lambda[l], sum(!test), {
+      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
+                                       lambda = lambda[l], weights = weights[!test],
+                                       offset = if (!is.null(offset)) take_rows(offset, !test)),
+                                  fit_args)))
+    })
+    # the held-out metric: an error here is one of the fold's own rows, not of its training rows
+    curve <- in_fold(f, lambda[l], sum(test), held_out = TRUE, {
+      anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
+                    query = if (metric == "ndcg") query[test], k = k,
+                    newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    })
     attr(curve, "partial") <- isTRUE(fit$partial)
     curve
-  })
+  }
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
@@ -379,15 +384,22 @@ quiet_fold <- function(expr) {
   })
 }
 
-# Evaluate `expr`, the work of fold `f` at `lambda` (fitted on `n_train` rows); an error is raised again
-# with the fold, the lambda and what to change before its message, keeping its fgseq class.
-in_fold <- function(f, lambda, n_train, expr) {
+# Evaluate `expr`, the work of fold `f` at `lambda` on `n_rows` rows: its fit on the other folds' rows, or
+# (`held_out`) its metric on its own rows; an error is raised again with the fold, the lambda, which rows
+# failed and what to change before its message, keeping its fgseq class.
+in_fold <- function(f, lambda, n_rows, expr, held_out = FALSE) {
   tryCatch(expr, error = function(e) {
     kind <- grep("^fgseq_error_", class(e), value = TRUE)
-    abort("cross-validation fold ", f, " (lambda = ", format(lambda, digits = 3), ", fitted on the other folds' ",
-          n_train, " rows) failed: ", conditionMessage(e), " The training rows of a fold must allow the fit: ",
-          "give fewer folds (`nfolds`) or other folds (`foldid`, `seed`).",
-          class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
+    what <- if (held_out) {
+      c("scored on its own ", " held-out rows", " The held-out rows of a fold must allow its metric (for example ",
+        "some rows of positive weight): ")
+    } else {
+      c("fitted on the other folds' ", " rows", " The training rows of a fold must allow the fit: ", "")
+    }
+    abort("cross-validation fold ", f, " (lambda = ", format(lambda, digits = 3), ", ", what[1L], n_rows, what[2L],
+          ") failed: ", conditionMessage(e), what[3L], what[4L], "give fewer folds (`nfolds`) or other folds ",
+          "(`foldid`, `seed`).", class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input",
+          parent = if (!inherits(e, "fgseq_error")) e)
   })
 }
 

@@ -421,3 +421,17 @@ test_that("a max_time that leaves the fit on all rows empty names max_time, not 
   expect_true(f$partial)
   expect_identical(stop_cost(f), 0)
 })
+
+test_that("a fold whose held-out rows all have weight 0 is reported as its held-out rows, not its training rows", {
+  w <- rep(1, nrow(vd$x))
+  foldid <- rep(1:3, length.out = nrow(vd$x))
+  w[foldid == 2] <- 0
+  # the training rows of fold 2 fit (they are the rows of positive weight)
+  expect_s3_class(fgseq(vd$x[foldid != 2, ], vd$y[foldid != 2], vd$group, vd$cost, weights = w[foldid != 2]), "fgseq")
+  e <- tryCatch(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, weights = w, foldid = foldid, lambda = c(1, 1e-6),
+                         progress = FALSE), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "fold 2 .*held-out rows")
+  expect_false(grepl("fitted on the other folds", conditionMessage(e), fixed = TRUE))
+  expect_false(grepl("training rows of a fold", conditionMessage(e), fixed = TRUE))
+})
