@@ -10,7 +10,9 @@
 #'
 #' The chunks are cut either by `key`, a numeric column (such as a row id), into `n_chunks` ranges of
 #' equal width between its smallest and largest value (`key >= lo AND key < hi`, the last range closed),
-#' which every database reads in the same way and fast with an index on `key`; or, without `key`, into
+#' which every database reads in the same way and fast with an index on `key` (the ranges that hold no
+#' row, at gaps in the key, are dropped when the chunks are described: each range is counted once, and
+#' the result may have fewer than `n_chunks` chunks); or, without `key`, into
 #' `n_chunks` row ranges of the table's count (`LIMIT ... OFFSET ...`), which relies on the database
 #' returning the rows in the same order at every query (SQLite does for a table without deletions;
 #' give `key` for other databases). Rows with a `NULL` key are in no chunk.
@@ -21,8 +23,9 @@
 #' levels of the text columns when the formula fit builds its design.
 #'
 #' @param connect A function of no arguments returning an open DBI connection, for example
-#'   `function() DBI::dbConnect(RSQLite::SQLite(), path)`. Called once to count the rows (or the range
-#'   of `key`) and once per chunk and pass, in the process that reads the chunk.
+#'   `function() DBI::dbConnect(RSQLite::SQLite(), path)`. Called once to count the rows (or to read the
+#'   range of `key` and count the rows of each of its ranges) and once per chunk and pass, in the process
+#'   that reads the chunk.
 #' @param table Character string: the name of the table (quoted with [DBI::dbQuoteIdentifier()]).
 #' @param n_chunks Whole number >= 1: the number of chunks.
 #' @param key `NULL` (row ranges) or a character string naming a numeric column whose ranges cut the
@@ -91,11 +94,21 @@ dbi_chunks <- function(connect, table, n_chunks, key = NULL, columns = NULL, tem
       abort("`key` must name a numeric column of `", table, "` with values (it cuts the chunks into ranges).")
     }
     breaks <- seq(range$lo, range$hi, length.out = n_chunks + 1L)
+    where <- function(i) paste0(" WHERE ", k, " >= ? AND ", k, if (i == n_chunks) " <= ?" else " < ?")
     queries <- lapply(seq_len(n_chunks), function(i) {
-      last <- i == n_chunks
-      list(sql = paste0(select, " WHERE ", k, " >= ? AND ", k, if (last) " <= ?" else " < ?"),
-           params = list(breaks[i], breaks[i + 1L]))
+      list(sql = paste0(select, where(i)), params = list(breaks[i], breaks[i + 1L]))
     })
+    # the ranges that hold no row (gaps in the key, more chunks than the key's values) are dropped: each
+    # range counted with the condition its chunk reads
+    if (n_chunks > 1L) {
+      rows <- vapply(seq_len(n_chunks), function(i) {
+        as.numeric(dbi_query(con, paste0("SELECT COUNT(*) AS n FROM ", from, where(i)),
+                             paste0("count the rows of chunk ", i, " of `table` (\"", table, "\")"),
+                             "check that `key` names a numeric column of `table`",
+                             params = queries[[i]]$params)$n)
+      }, numeric(1))
+      queries <- queries[rows > 0]
+    }
   }
   read <- dbi_reader(connect, queries, template)
   chunks <- fgseq_chunks(read, n_chunks = length(queries))
@@ -131,8 +144,8 @@ check_identifier <- function(value, name) {
 # The result of the query `sql` on `con`; an error of the database (a table or a column that does not
 # exist, ...) is raised again naming what the query was for (`what`) and what to check (`remedy`), with the
 # driver's error as its parent.
-dbi_query <- function(con, sql, what, remedy) {
-  tryCatch(DBI::dbGetQuery(con, sql), error = function(e) {
+dbi_query <- function(con, sql, what, remedy, params = NULL) {
+  tryCatch(if (is.null(params)) DBI::dbGetQuery(con, sql) else DBI::dbGetQuery(con, sql, params = params), error = function(e) {
     abort("dbi_chunks() could not ", what, ": ", conditionMessage(e), "; ", remedy, ".", parent = e)
   })
 }

@@ -9,7 +9,9 @@
 #             cannot be written), internal, invalid_object (statistics or a fit not as the package
 #             made them: edited, or damaged in a file; raised by the validators of R/validate.R),
 #             chunk_offset (a Gaussian fit's chunk carries an offset), chunk_classes (a multinomial
-#             fit's chunks disagree on the classes);
+#             fit's chunks disagree on the classes), chunk_level and chunk_type (a formula fit's chunk
+#             whose variable has a level, a type or columns the design does not), chunks_empty (every
+#             chunk of a source has no rows);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot

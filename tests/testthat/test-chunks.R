@@ -189,3 +189,42 @@ test_that("a chunked formula fit without training data asks for newdata, a matri
   m <- fgseq(fgseq_chunks(lapply(d$chunks, function(i) list(x = d$x[i, ], y = d$y[i]))), group = d$group, cost = d$cost)
   expect_error(predict(m), "`newx`", class = "fgseq_error_no_data")
 })
+
+test_that("chunks of no rows add nothing: the fit without them (gaussian, binomial, multinomial)", {
+  d <- chunk_data(n = 300)
+  x <- d$x
+  ys <- list(gaussian = d$y, binomial = as.numeric(d$y > median(d$y)),
+             multinomial = factor(cut(d$y, 3, labels = c("lo", "mid", "hi"))))
+  for (fam in names(ys)) {
+    y <- ys[[fam]]
+    pieces <- lapply(d$chunks, function(i) list(x = x[i, ], y = y[i]))
+    none <- list(x = x[0, , drop = FALSE], y = y[0])
+    padded <- c(list(none), pieces[1:2], list(none, none), pieces[-(1:2)], list(none))
+    a <- fgseq(fgseq_chunks(pieces), group = d$group, cost = d$cost, family = fam, max_steps = 2)
+    b <- fgseq(fgseq_chunks(padded), group = d$group, cost = d$cost, family = fam, max_steps = 2)
+    expect_identical(b$sequence, a$sequence)
+    beta <- function(f) unlist(lapply(if (is.list(f$beta)) f$beta else list(f$beta), as.matrix))
+    expect_equal(beta(b), beta(a), tolerance = 1e-12)
+    expect_equal(b$a0, a$a0, tolerance = 1e-12)
+    expect_identical(b$nobs, a$nobs)
+  }
+  # an empty chunk still has the other chunks' columns, and a y of no values
+  pieces <- lapply(d$chunks, function(i) list(x = x[i, ], y = d$y[i]))
+  wrong <- list(x = x[0, 2:1, drop = FALSE], y = numeric(0))
+  expect_error(fgseq(fgseq_chunks(c(pieces, list(wrong))), group = d$group), "chunk 6")
+  pieces01 <- lapply(d$chunks, function(i) list(x = x[i, ], y = ys$binomial[i]))
+  expect_error(fgseq(fgseq_chunks(c(pieces01, list(wrong))), group = d$group, family = "binomial"),
+               "chunk 6: its columns differ")
+  expect_error(fgseq(fgseq_chunks(c(pieces, list(list(x = x[0, ], y = 1)))), group = d$group), "chunk 6",
+               class = "fgseq_error_input")
+})
+
+test_that("a source whose every chunk has no rows is one classed error", {
+  d <- chunk_data(n = 30)
+  none <- list(x = d$x[0, ], y = numeric(0))
+  for (fam in c("gaussian", "binomial", "poisson")) {
+    expect_error(fgseq(fgseq_chunks(list(none, none)), group = d$group, family = fam), "every chunk",
+                 class = "fgseq_error_chunks_empty")
+  }
+  expect_error(fgseq_stats(list(none, none, none)), class = "fgseq_error_chunks_empty")
+})
