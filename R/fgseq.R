@@ -352,8 +352,9 @@
 #' non-canonical link (class `fgseq_error_family`); when an argument is unknown (class
 #' `fgseq_error_unknown_argument`). The formula method also stops when `data` is missing or not a data
 #' frame or the formula has no response or no term, or removes the intercept (`- 1` or `+ 0`: every
-#' engine centres the columns and the response, so the intercept is always fitted) (class
-#' `fgseq_error_formula`), when a model variable
+#' engine centres the columns and the response, so the intercept is always fitted), or a variable of the
+#' formula, `weights`, `offset` or `subset` is in neither `data` nor the formula's environment (R's error
+#' kept as the `parent`) (class `fgseq_error_formula`), when a model variable
 #' holds NA and `na.action` is missing or [stats::na.fail()], or `na.action` is another function (class
 #' `fgseq_error_na`), and when `subset` is not a logical vector with one value per row (without NA) or
 #' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has

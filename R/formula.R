@@ -29,7 +29,14 @@ model_design <- function(call, env) {
   n <- nrow(data)
   fenv <- environment(formula)
   if (is.null(fenv)) fenv <- env
-  in_data <- function(name) eval(args[[name]], data, fenv)
+  # an error of R's evaluation (a variable that neither `data` nor the formula's environment holds) is
+  # raised again naming the argument, with R's error as its parent
+  in_data <- function(name) {
+    tryCatch(eval(args[[name]], data, fenv), error = function(e) {
+      abort("`", name, "` cannot be evaluated in `data` (or the formula's environment): ", conditionMessage(e), ".",
+            class = "formula", parent = e)
+    })
+  }
 
   mf <- list(formula = formula, data = data, drop.unused.levels = FALSE)
   if (!is.null(args$subset)) mf$subset <- check_subset(in_data("subset"), n)
@@ -39,7 +46,12 @@ model_design <- function(call, env) {
   }
   na <- check_na_action(if (is.null(args$na.action)) NULL else eval(args$na.action, env))
   mf$na.action <- if (is.null(na)) stats::na.pass else na
-  frame <- do.call(stats::model.frame, mf)
+  frame <- tryCatch(do.call(stats::model.frame, mf), error = function(e) {
+    if (inherits(e, "fgseq_error")) stop(e)
+    abort("the model frame of `", form, "` (the formula) cannot be built from `data`: ", conditionMessage(e),
+          ". Give `data` every variable the formula uses (or define it in the formula's environment).",
+          class = "formula", parent = e)
+  })
   if (anyNA(frame)) {
     bad <- names(frame)[vapply(frame, anyNA, logical(1))]
     abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows, or give ",
