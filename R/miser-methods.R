@@ -90,6 +90,7 @@ check_forest <- function(object) {
   size <- tabulate(tr$tree, n_trees)[tr$tree]
   split <- !is.na(tr$column)
   if (any(tr$column[split] < 1 | tr$column[split] > length(object$group))) bad("`trees$column`", "is not a column of x")
+  if (!is.numeric(tr$threshold)) bad("`trees$threshold`", "is not numeric")
   if (any(is.na(tr$threshold[split]))) bad("`trees$threshold`", "is missing at a split")
   child_ok <- function(ch) !is.na(ch) & ch > tr$node & ch <= size
   if (!all(child_ok(tr$left)[split] & child_ok(tr$right)[split])) {

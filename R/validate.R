@@ -300,7 +300,8 @@ validate_miser <- function(object, arg = "object") {
       object$cost_penalty < 0) {
     bad("`cost_penalty`", "is not a single finite number >= 0")
   }
-  if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1) {
+  if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1 ||
+      object$depth != round(object$depth)) {
     bad("`depth`", "is not a whole number >= 1")
   }
   split <- !is.na(tr$column)

@@ -161,6 +161,8 @@ tamper_miser <- list(
   cost = function(f) { f$cost[1L] <- NA; f },
   label = function(f) { f$label <- NULL; f },
   depth = function(f) { f$depth <- "4"; f },
+  depth = function(f) { f$depth <- 2.5; f },
+  `trees$threshold` = function(f) { f$trees$threshold <- as.character(f$trees$threshold); f },
   cost_penalty = function(f) { f$cost_penalty <- -1; f },
   `trees$feature` = function(f) { s <- which(!is.na(f$trees$column))[1L]; f$trees$feature[s] <- "v9"; f },
   paid_groups = function(f) { f$paid_groups$group_cost[1L] <- f$paid_groups$group_cost[1L] + 1; f },
