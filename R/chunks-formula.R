@@ -289,7 +289,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
-                           n = data$n, source = data$source, read = data$read),
+                           n = data$n, source = data$source, read = data$read, arg = "data"),
                       class = "fgseq_chunks")
   args <- list(...)
   core <- offset_paid_costs(meas, args$max_cost)  # the offset's measurements are paid at step 0

@@ -129,7 +129,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial
     deadline <- started + max_time
-    stats <- map_chunks(x$items, x$get, group, deadline)
+    stats <- map_chunks(x$items, x$get, group, deadline, arg = x$arg %||% "x")
     return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
                      cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = c_min,
                      max_time = max_time, progress = progress, needs = needs, call = call, started = started))
@@ -342,7 +342,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # pass 1: column moments (weighted), the response's totals and the rows of the null model, the checks
   # of every chunk; on the fit's clock: a chunk started after max_time adds its response alone
   # "the first chunk": the first that holds rows (chunks of no rows add nothing, wherever they are)
-  got <- first_chunk_with_rows(chunks)
+  got <- first_chunk_with_rows(chunks, chunks$arg %||% "x")
   chunk1 <- got$chunk
   multi <- family == "multinomial"
   # the classes of a multinomial fit: the first chunk's factor levels (or sorted labels)

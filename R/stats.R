@@ -131,10 +131,11 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # With a `deadline` (a time in seconds since the epoch on the clock now(); a fit's started + max_time), a
 # chunk started after it adds the moments of its y alone (its x is not read): the sum is then of y
 # alone (class "fgseq_y_stats", 0 columns of moments, the names and groups of the columns), from which
-# the fit is the null model, marked partial (fit_stats()).
-map_chunks <- function(items, get_chunk, group, deadline = Inf) {
+# the fit is the null model, marked partial (fit_stats()). Chunks of no rows add nothing; when every
+# chunk has none, the error names `arg`, the argument that gave them.
+map_chunks <- function(items, get_chunk, group, deadline = Inf, arg = "x") {
   out <- map_reduce_chunks(items, get_chunk, chunk_stats(group, deadline), add_chunk_stats)
-  if (inherits(out, "fgseq_no_rows")) abort_empty_chunks("x")
+  if (inherits(out, "fgseq_no_rows")) abort_empty_chunks(arg)
   out
 }
 

@@ -188,9 +188,9 @@ test_that("formula chunks of no rows add nothing: the fit without them (three fa
   # every chunk empty: one classed error
   for (fam in c("gaussian", "binomial")) {
     expect_error(fgseq(forms[[fam]], data = fgseq_chunks(list(none, none)), cost = heart_cost, family = fam),
-                 class = "fgseq_error_chunks_empty")
+                 "every chunk of `data`", class = "fgseq_error_chunks_empty")
     expect_error(fgseq(forms[[fam]], data = fgseq_chunks(list(none, none)), cost = heart_cost, family = fam,
-                       template = d[0, ]), class = "fgseq_error_chunks_empty")
+                       template = d[0, ]), "every chunk of `data`", class = "fgseq_error_chunks_empty")
   }
 })
 
