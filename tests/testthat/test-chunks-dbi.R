@@ -115,6 +115,18 @@ test_that("a key with a gap: its empty ranges are dropped, and the fit is the fi
   expect_identical(b$sequence, kept$sequence)
   expect_equal(as.matrix(b$beta), as.matrix(kept$beta), tolerance = 1e-12)
   expect_equal(b$a0, kept$a0, tolerance = 1e-12)
+  # the Gaussian and multinomial families alike
+  for (fam in c("gaussian", "multinomial")) {
+    g <- if (fam == "gaussian") age ~ sex + cp + thal + chol else cp ~ age + sex + thal
+    by_db <- fgseq(g, data = ch, cost = heart_cost, family = fam, lambda = 1e-3, max_steps = 2)
+    by_list <- fgseq(g, data = fgseq_chunks(unname(cut)), cost = heart_cost, family = fam, lambda = 1e-3,
+                     max_steps = 2, template = heart[0, ])
+    expect_identical(by_db$sequence, by_list$sequence)
+    expect_equal(unlist(lapply(if (is.list(by_db$beta)) by_db$beta else list(by_db$beta), as.matrix)),
+                 unlist(lapply(if (is.list(by_list$beta)) by_list$beta else list(by_list$beta), as.matrix)),
+                 tolerance = 1e-12)
+    expect_equal(by_db$a0, by_list$a0, tolerance = 1e-12)
+  }
   # and the in-memory fit of the table's rows
   a <- fgseq(f, data = heart, cost = heart_cost, family = "binomial", lambda = 1e-3, max_steps = 3)
   expect_identical(b$sequence, a$sequence)
