@@ -10,7 +10,9 @@
 #'
 #' The chunks are cut either by `key`, a numeric column (such as a row id), into `n_chunks` ranges of
 #' equal width between its smallest and largest value (`key >= lo AND key < hi`, the last range closed),
-#' which every database reads in the same way and fast with an index on `key`; or, without `key`, into
+#' which every database reads in the same way and fast with an index on `key` (the ranges that hold no
+#' row, at gaps in the key, are dropped when the chunks are described: each range is counted once, and
+#' the result may have fewer than `n_chunks` chunks); or, without `key`, into
 #' `n_chunks` row ranges of the table's count (`LIMIT ... OFFSET ...`), which relies on the database
 #' returning the rows in the same order at every query (SQLite does for a table without deletions;
 #' give `key` for other databases). Rows with a `NULL` key are in no chunk.
@@ -21,8 +23,9 @@
 #' levels of the text columns when the formula fit builds its design.
 #'
 #' @param connect A function of no arguments returning an open DBI connection, for example
-#'   `function() DBI::dbConnect(RSQLite::SQLite(), path)`. Called once to count the rows (or the range
-#'   of `key`) and once per chunk and pass, in the process that reads the chunk.
+#'   `function() DBI::dbConnect(RSQLite::SQLite(), path)`. Called once to count the rows (or to read the
+#'   range of `key` and count the rows of each of its ranges) and once per chunk and pass, in the process
+#'   that reads the chunk.
 #' @param table Character string: the name of the table (quoted with [DBI::dbQuoteIdentifier()]).
 #' @param n_chunks Whole number >= 1: the number of chunks.
 #' @param key `NULL` (row ranges) or a character string naming a numeric column whose ranges cut the
@@ -34,8 +37,10 @@
 #' @section Errors: Stops (class `fgseq_error_input`) when the DBI package is not installed, when
 #'   `connect` is not a function or does not return a DBI connection, when `table`, `key` or `columns`
 #'   are not character strings, when `n_chunks` is not a whole number >= 1, when `key` is not a numeric
-#'   column or is `NULL` on every row, when the table is empty, and when `template` is not a data frame.
-#'   A fit stops, naming the chunk, when a chunk cannot be read.
+#'   column or is `NULL` on every row, when the table is empty, and when `template` is not a data frame;
+#'   when `connect()` fails, and when the database refuses the query counting the rows or reading the
+#'   range of `key` (a table or a column that does not exist): the error names `table` (and `key`) and
+#'   keeps the driver's error as its `parent`. A fit stops, naming the chunk, when a chunk cannot be read.
 #' @seealso [fgseq_chunks()]; `vignette("chunks", package = "fgseq")` fits `heart` from a SQLite table.
 #' @examples
 #' if (requireNamespace("RSQLite", quietly = TRUE)) {
@@ -73,7 +78,8 @@ dbi_chunks <- function(connect, table, n_chunks, key = NULL, columns = NULL, tem
     paste(vapply(columns, function(v) as.character(DBI::dbQuoteIdentifier(con, v)), ""), collapse = ", "),
     "FROM", from)
   if (is.null(key)) {
-    n <- DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", from))$n
+    n <- dbi_query(con, paste("SELECT COUNT(*) AS n FROM", from), paste0("count the rows of `table` (\"", table, "\")"),
+                   "check that `table` names a table of the database")$n
     if (!n) abort("table `", table, "` has no rows.")
     ends <- round(seq(0, n, length.out = min(n_chunks, n) + 1L))
     queries <- lapply(seq_len(length(ends) - 1L), function(i) {
@@ -81,16 +87,28 @@ dbi_chunks <- function(connect, table, n_chunks, key = NULL, columns = NULL, tem
     })
   } else {
     k <- DBI::dbQuoteIdentifier(con, key)
-    range <- DBI::dbGetQuery(con, paste0("SELECT MIN(", k, ") AS lo, MAX(", k, ") AS hi FROM ", from))
+    range <- dbi_query(con, paste0("SELECT MIN(", k, ") AS lo, MAX(", k, ") AS hi FROM ", from),
+                       paste0("read the range of `key` (\"", key, "\") in `table` (\"", table, "\")"),
+                       "check that `table` names a table of the database and `key` one of its columns")
     if (!is.numeric(range$lo) || !is.numeric(range$hi) || is.na(range$lo)) {
       abort("`key` must name a numeric column of `", table, "` with values (it cuts the chunks into ranges).")
     }
     breaks <- seq(range$lo, range$hi, length.out = n_chunks + 1L)
+    where <- function(i) paste0(" WHERE ", k, " >= ? AND ", k, if (i == n_chunks) " <= ?" else " < ?")
     queries <- lapply(seq_len(n_chunks), function(i) {
-      last <- i == n_chunks
-      list(sql = paste0(select, " WHERE ", k, " >= ? AND ", k, if (last) " <= ?" else " < ?"),
-           params = list(breaks[i], breaks[i + 1L]))
+      list(sql = paste0(select, where(i)), params = list(breaks[i], breaks[i + 1L]))
     })
+    # the ranges that hold no row (gaps in the key, more chunks than the key's values) are dropped: each
+    # range counted with the condition its chunk reads
+    if (n_chunks > 1L) {
+      rows <- vapply(seq_len(n_chunks), function(i) {
+        as.numeric(dbi_query(con, paste0("SELECT COUNT(*) AS n FROM ", from, where(i)),
+                             paste0("count the rows of chunk ", i, " of `table` (\"", table, "\")"),
+                             "check that `key` names a numeric column of `table`",
+                             params = queries[[i]]$params)$n)
+      }, numeric(1))
+      queries <- queries[rows > 0]
+    }
   }
   read <- dbi_reader(connect, queries, template)
   chunks <- fgseq_chunks(read, n_chunks = length(queries))
@@ -123,8 +141,19 @@ check_identifier <- function(value, name) {
   value
 }
 
+# The result of the query `sql` on `con`; an error of the database (a table or a column that does not
+# exist, ...) is raised again naming what the query was for (`what`) and what to check (`remedy`), with the
+# driver's error as its parent.
+dbi_query <- function(con, sql, what, remedy, params = NULL) {
+  tryCatch(if (is.null(params)) DBI::dbGetQuery(con, sql) else DBI::dbGetQuery(con, sql, params = params), error = function(e) {
+    abort("dbi_chunks() could not ", what, ": ", conditionMessage(e), "; ", remedy, ".", parent = e)
+  })
+}
+
 open_connection <- function(connect) {
-  con <- connect()
+  con <- tryCatch(connect(), error = function(e) {
+    abort("`connect()` failed to open a DBI connection: ", conditionMessage(e), parent = e)
+  })
   if (!methods::is(con, "DBIConnection")) abort("`connect()` must return a DBI connection (a DBIConnection).")
   con
 }

@@ -16,9 +16,11 @@
 #' `fgseq(formula, data = fgseq_chunks(...), cost, needs, family, template, ...)` fits a formula from
 #' chunks that are data frames (files of data frames, a list of them, a function returning chunk `i`, or
 #' [dbi_chunks()] for a database table), as the formula method fits `data` in memory: one group per
-#' model term, `cost` by variable and `needs` by variable, `weights` and `offset` (and `offset()` terms)
-#' evaluated in each chunk, for the gaussian, binomial, Poisson and multinomial families. The terms, the factor
-#' levels and the contrasts are fixed once and applied to every chunk:
+#' model term, `cost` by variable and `needs` by variable, `weights` evaluated in each chunk, for the
+#' gaussian, binomial, Poisson and multinomial families; `offset` (and `offset()` terms), evaluated in
+#' each chunk too, for the binomial, Poisson and multinomial families only: a Gaussian fit from chunks
+#' refuses an offset (class `fgseq_error_chunk_offset`; subtract it from the response). The terms, the
+#' factor levels and the contrasts are fixed once and applied to every chunk:
 #' * from `template`, a data frame whose columns give the types and factor levels of the model
 #'   variables (for example `data[0, ]` of the full data, or a data frame of a few rows with every
 #'   level); a character variable of the template is read with the sorted distinct values it holds;
@@ -34,7 +36,11 @@
 #' `fgseq_error_na`). A chunk whose variable holds a level the template lacks stops with an error of
 #' class `fgseq_error_chunk_level`, one whose variable has another type (numeric where the template has a
 #' factor, a missing variable, ...) with class `fgseq_error_chunk_type`; both name the chunk and the
-#' variable.
+#' variable. Without `template`, the columns of chunk 1 fix what `.` in the formula stands for: chunk 1
+#' lacking a variable the formula names, or a later chunk holding a column that chunk 1 lacks (a variable
+#' `.` would take in that chunk only), stops the fit with class `fgseq_error_chunk_type`, naming the
+#' chunk and the column. A chunk of no rows holds the model variables but adds nothing (their types are
+#' not checked: a database gives no type to no values).
 #' @examples
 #'
 #' # a formula fit from chunks of data frames, with factors and an interaction
@@ -70,7 +76,8 @@ frame_signature <- function(df, vars, where) {
   if (!is.data.frame(df)) abort(where, " must be a data frame holding the variables of the formula.", class = "formula")
   missing <- setdiff(vars, names(df))
   if (length(missing)) {
-    abort(where, " lacks the model variable(s) ", paste(missing, collapse = ", "), ".", class = "chunk_type")
+    abort(where, " lacks the model variable(s) ", paste(missing, collapse = ", "), ": give every chunk every ",
+          "variable of the model.", class = "chunk_type")
   }
   lapply(stats::setNames(vars, vars), function(v) {
     col <- df[[v]]
@@ -131,7 +138,12 @@ chunk_design <- function(formula, tmpl, sig, data_names) {
   }
   labels <- attr(mt, "term.labels")
   if (!length(labels)) abort("the formula must have at least one term on its right-hand side.", class = "formula")
-  frame <- stats::model.frame(mt, tmpl, drop.unused.levels = FALSE, na.action = stats::na.pass)
+  frame <- tryCatch(stats::model.frame(mt, tmpl, drop.unused.levels = FALSE, na.action = stats::na.pass),
+                    error = function(e) {
+                      abort("the formula's model frame cannot be built from the variables of the chunks: ",
+                            conditionMessage(e), ". Give every chunk (or `template`) each variable the formula uses.",
+                            class = "formula", parent = e)
+                    })
   mm <- stats::model.matrix(mt, frame)
   assign <- attr(mm, "assign")
   keep <- assign > 0L
@@ -155,6 +167,12 @@ chunk_converter <- function(design, sig, weights, offset) {
   env <- environment(tt)
   function(df, i) {
     got <- frame_signature(df, names(sig), paste("chunk", i))
+    if (!nrow(df)) {
+      # a chunk of no rows: its columns may have any type (a database or a text file gives no type to no
+      # values); it adds nothing to any pass
+      y <- if (isTRUE(design$multinomial)) factor(character(0), levels = design$response_levels) else numeric(0)
+      return(list(x = matrix(0, 0L, length(design$columns), dimnames = list(NULL, design$columns)), y = y))
+    }
     for (v in names(sig)) {
       if (!same_kind(got[[v]]$type, sig[[v]]$type)) {
         abort("chunk ", i, ": variable `", v, "` is ", got[[v]]$type, " where the template has it ", sig[[v]]$type,
@@ -167,7 +185,11 @@ chunk_converter <- function(design, sig, weights, offset) {
               class = "chunk_level")
       }
     }
-    mf <- stats::model.frame(tt, df, xlev = design$xlevels, na.action = stats::na.pass)
+    mf <- tryCatch(stats::model.frame(tt, df, xlev = design$xlevels, na.action = stats::na.pass),
+                   error = function(e) {
+                     abort("chunk ", i, ": its model frame cannot be built: ", conditionMessage(e), ". Give it the ",
+                           "variables of the formula with the template's types.", class = "chunk_type", parent = e)
+                   })
     bad <- names(mf)[vapply(mf, anyNA, logical(1))]
     if (length(bad)) {
       abort("chunk ", i, ": variable(s) ", paste(bad, collapse = ", "), " hold NA; remove or impute those rows ",
@@ -201,23 +223,44 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   offset <- call$offset
   if (is.null(template)) template <- data$template  # dbi_chunks(template = )
   vars_of <- function(df) intersect(all.vars(stats::terms(formula, data = df)), names(df))
+  # the formula's variables that `df` lacks and the formula's environment does not hold (as data)
+  absent_from <- function(df) {
+    absent <- setdiff(all.vars(formula), c(".", names(df)))
+    env <- environment(formula) %||% globalenv()
+    absent[!vapply(absent, function(v) {
+      val <- get0(v, envir = env)
+      !is.null(val) && !is.function(val)
+    }, logical(1))]
+  }
   if (is.null(template)) {
-    # the first pass: the types and levels of the model variables over every chunk
+    # the first pass: the types and levels of the model variables over every chunk, and the columns of
+    # chunk 1, which fix what `.` stands for
     first <- read_chunk(data$get, data$items[[1L]], 1L)
     if (!is.data.frame(first)) {
       abort("chunk 1 must be a data frame holding the variables of the formula.", class = "formula")
     }
+    absent <- absent_from(first)
+    if (length(absent)) {
+      abort("chunk 1 lacks the model variable(s) ", paste(absent, collapse = ", "), " of the formula: give every ",
+            "chunk every variable the formula uses (or a `template` of the data's columns).", class = "chunk_type")
+    }
     vars <- vars_of(first)
     data_names <- names(first)
     rm(first)
-    sig <- map_reduce_chunks(data$items, data$get, signature_part(vars), add_signature_parts)$sig
+    # with `.`, a column of a later chunk that chunk 1 lacks would be a model variable left out; a
+    # variable of the formula that chunk 1 lacks is read from the formula's environment, and a later
+    # chunk holding it would be read otherwise there
+    dot_names <- if ("." %in% all.vars(formula)) data_names
+    env_vars <- setdiff(all.vars(formula), c(".", data_names))
+    sig <- map_reduce_chunks(data$items, data$get, signature_part(vars, dot_names, env_vars), add_signature_parts)
+    if (is.null(sig)) abort_empty_chunks("data")
+    sig <- sig$sig
   } else {
     if (!is.data.frame(template)) {
       abort("`template` must be a data frame with the model variables' types and factor levels (for example ",
             "the first rows of the data).", class = "formula")
     }
-    absent <- setdiff(all.vars(formula), c(".", names(template)))
-    absent <- absent[!vapply(absent, exists, logical(1), envir = environment(formula) %||% globalenv())]
+    absent <- absent_from(template)
     if (length(absent)) {
       abort("`template` lacks the model variable(s) ", paste(absent, collapse = ", "), ": give it every column ",
             "the formula uses (a `.` in the formula stands for the template's columns).", class = "formula")
@@ -246,7 +289,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
-                           n = data$n, source = data$source, read = data$read),
+                           n = data$n, source = data$source, read = data$read, arg = "data"),
                       class = "fgseq_chunks")
   args <- list(...)
   core <- offset_paid_costs(meas, args$max_cost)  # the offset's measurements are paid at step 0
@@ -274,8 +317,27 @@ design_reader <- function(get, convert) {
 # would carry the frame it was made in).
 add_signature_parts <- function(a, b) list(sig = merge_signature(a$sig, b$sig, b$i), i = b$i)
 
-# A chunk's part of the first pass: the signature of its model variables and its number.
-signature_part <- function(vars) {
+# A chunk's part of the first pass: the signature of its model variables and its number; NULL for a
+# chunk of no rows (it holds the variables, but their types say nothing: a database or a text file
+# gives the columns of no rows any type). `dot_names`: NULL, or for a formula with `.` the columns of
+# chunk 1, which `.` stands for: a chunk with another column is an error (that variable would be in the
+# model of its rows only).
+signature_part <- function(vars, dot_names = NULL, env_vars = character(0)) {
   force(vars)
-  function(chunk, i) list(sig = frame_signature(chunk, vars, paste("chunk", i)), i = i)
+  force(dot_names)
+  force(env_vars)
+  function(chunk, i) {
+    where <- paste("chunk", i)
+    sig <- frame_signature(chunk, vars, where)
+    extra <- union(intersect(names(chunk), env_vars), if (!is.null(dot_names)) setdiff(names(chunk), dot_names))
+    if (length(extra)) {
+      abort(where, " has column(s) ", paste(utils::head(extra, 5L), collapse = ", "), if (length(extra) > 5L) ", ...",
+            " that chunk 1 lacks: the columns of chunk 1 fix the model's variables (what the formula's `.` stands ",
+            "for, and which of its variables come from the data), so these would be model variables of some ",
+            "chunks only. Give every chunk the same columns, name the variables in the formula instead of `.`, or ",
+            "give a `template` (its columns are what `.` stands for).", class = "chunk_type")
+    }
+    if (!nrow(chunk)) return(NULL)
+    list(sig = sig, i = i)
+  }
 }

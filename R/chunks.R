@@ -14,7 +14,10 @@
 #' only with `newoffset`, as an in-memory fit with an offset; a Gaussian fit from chunks refuses it,
 #' subtract it from `y`). The classes of a multinomial fit are the levels of the first chunk's `y` (in
 #' their order; its sorted labels when it is not a factor): a chunk may lack some classes, but every
-#' class needs at least two rows over all chunks. The passes read the chunks in parallel when a future
+#' class needs at least two rows over all chunks. A chunk may have no rows (an `x` of 0 rows and a `y`
+#' of length 0; a data frame of 0 rows for a formula fit): it adds nothing to any pass, and the fit is
+#' that of the other chunks; "the first chunk" (its columns, its classes) is then the first chunk that
+#' holds rows. The passes read the chunks in parallel when a future
 #' plan is set (for example `future::plan(future::multisession, workers = 2)`, or a cluster backend as in
 #' the recipe of [fgseq_stats()]); each worker keeps the chunks it has read for the later passes of the
 #' same fit, within the memory budget `cache_bytes` of [fgseq()], and reads again those beyond it. The
@@ -32,7 +35,8 @@
 #'   first chunk's, or, for the Gaussian family, carries an `offset` (class `fgseq_error_chunk_offset`).
 #'   A multinomial fit stops (class `fgseq_error_chunk_classes`) when a chunk's `y` has a label that is not
 #'   a level of the first chunk's `y` (naming the chunk), or when a level of the first chunk's `y` has no
-#'   row, or fewer than two, in all chunks.
+#'   row, or fewer than two, in all chunks. A fit stops (class `fgseq_error_chunks_empty`) when every
+#'   chunk has no rows.
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group
 #'   sequencing for anytime linear prediction, first version, appendix B.
 #'   \url{https://arxiv.org/abs/1409.5495v1}
@@ -125,7 +129,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial
     deadline <- started + max_time
-    stats <- map_chunks(x$items, x$get, group, deadline)
+    stats <- map_chunks(x$items, x$get, group, deadline, arg = x$arg %||% "x")
     return(fit_stats(stats, cost = cost, method = method, lambda = lambda, criterion = criterion,
                      cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = c_min,
                      max_time = max_time, progress = progress, needs = needs, call = call, started = started))
@@ -161,6 +165,7 @@ checked_chunk_part <- function(f, classes = NULL, cache = NULL) {
   force(classes)
   force(cache)
   function(chunk, i) {
+    if (!inherits(chunk, "fgseq_checked_chunk") && in_chunk(i, empty_chunk(chunk))) return(NULL)  # no rows
     in_chunk(i, f(if (inherits(chunk, "fgseq_checked_chunk")) chunk else
       keep_chunk(cache, i, check_chunk(chunk, i, classes = classes))))
   }
@@ -242,6 +247,42 @@ chunk_forgetter <- function(key) {
   function(j) forget_chunks(key)
 }
 
+# Whether `chunk` (a list with x and y, see check_chunk()) has no rows: then it adds nothing to any pass.
+# Its x must still be a matrix (of no rows) and its y, weights and offset of length 0 (an x of no rows
+# beside a y of some is an error, not an empty chunk); `names_x`: the fit's columns, which an empty
+# chunk's named columns must be too (NULL: not checked).
+empty_chunk <- function(chunk, names_x = NULL) {
+  if (!is.list(chunk) || is.null(chunk$x) || NROW(chunk$x) > 0L) return(FALSE)
+  x <- chunk$x
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (!is.matrix(x)) abort("`x` must be a numeric matrix (n rows, p columns).")
+  if (NROW(chunk$y) != 0L) abort("`x` has no rows but `y` has ", NROW(chunk$y), " values; give them the same rows.")
+  for (v in c("weights", "offset")) {
+    if (NROW(chunk[[v]]) != 0L) abort("`x` has no rows but `", v, "` has ", NROW(chunk[[v]]), "; give them the same rows.")
+  }
+  if (!is.null(names_x) && !is.null(colnames(x)) && !identical(colnames(x), names_x)) {
+    abort("its columns differ from the first chunk's; give every chunk the same columns of `x` in the same order.")
+  }
+  TRUE
+}
+
+# The error of a source whose every chunk has no rows (`arg`: the argument that gave the chunks).
+abort_empty_chunks <- function(arg) {
+  abort("every chunk of `", arg, "` is empty (0 rows): there is no row to fit. Check the source of the chunks ",
+        "(files, queries or the function that returns them).", class = "chunks_empty")
+}
+
+# The first chunk that holds rows, read in turn from chunk 1: list(chunk, i); an error when every chunk is
+# empty. It stands for "the first chunk" of a fit (the columns, the classes of a multinomial fit), so
+# that chunks of no rows before it change nothing.
+first_chunk_with_rows <- function(chunks, arg = "x") {
+  for (i in seq_len(chunks$n)) {
+    chunk <- read_chunk(chunks$get, chunks$items[[i]], i)
+    if (!in_chunk(i, empty_chunk(chunk))) return(list(chunk = chunk, i = i))
+  }
+  abort_empty_chunks(arg)
+}
+
 # `read_x = FALSE`: the checks that read no value of x (a chunk of the moments pass started after
 # max_time, whose x is not used). `classes`: for a multinomial fit, the classes (the levels of the first
 # chunk's `y`); y is then returned as its n x K class indicators and the offset as an n x K matrix.
@@ -274,7 +315,7 @@ check_chunk <- function(chunk, i, read_x = TRUE, classes = NULL) {
 chunk_class_levels <- function(y) {
   if (is.factor(y)) return(levels(y))
   if (!(is.character(y) || is.logical(y) || is.numeric(y)) || !is.null(dim(y))) {
-    abort("chunk 1: `y` must be a factor (or a vector of class labels) for family = \"multinomial\".")
+    abort("`y` must be a factor (or a vector of class labels) for family = \"multinomial\".")
   }
   sort(unique(as.character(y)))
 }
@@ -300,11 +341,13 @@ chunk_classes <- function(y, n, classes) {
 chunked_glm <- function(chunks, group, cost, needs, family, control, progress, call, started, cache_bytes) {
   # pass 1: column moments (weighted), the response's totals and the rows of the null model, the checks
   # of every chunk; on the fit's clock: a chunk started after max_time adds its response alone
-  chunk1 <- read_chunk(chunks$get, chunks$items[[1L]], 1L)
+  # "the first chunk": the first that holds rows (chunks of no rows add nothing, wherever they are)
+  got <- first_chunk_with_rows(chunks, chunks$arg %||% "x")
+  chunk1 <- got$chunk
   multi <- family == "multinomial"
   # the classes of a multinomial fit: the first chunk's factor levels (or sorted labels)
-  levels_y <- if (multi && is.list(chunk1) && !is.null(chunk1$y)) chunk_class_levels(chunk1$y)
-  first <- check_chunk(chunk1, 1L, read_x = FALSE, classes = levels_y)
+  levels_y <- if (multi && is.list(chunk1) && !is.null(chunk1$y)) in_chunk(got$i, chunk_class_levels(chunk1$y))
+  first <- in_chunk(got$i, check_chunk(chunk1, got$i, read_x = FALSE, classes = levels_y))
   rm(chunk1)
   names_x <- first$names
   group <- check_group(group, first$x)
@@ -324,7 +367,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   if (multi) {
     absent <- levels_y[mom$counts == 0]
     if (length(absent)) {
-      abort("chunk 1: class(es) ", paste0("'", absent, "'", collapse = ", "), " of its `y` levels have no row in any ",
+      abort("chunk ", got$i, ": class(es) ", paste0("'", absent, "'", collapse = ", "), " of its `y` levels have no row in any ",
             "chunk; drop those levels (droplevels()) or give the classes of the fit as the first chunk's levels.",
             class = "chunk_classes")
     }
@@ -354,7 +397,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     # max_time was spent in the pass: the null model, marked partial (it reads no column of x)
     return(finish_fit(null_model, names_x = names_x, group = group, meas = meas, control = control,
                       method = control$method, family = family, response = response, has_offset = mom$offsets > 0,
-                      fr_gain = control$fr_gain, nobs = as.integer(mom$n), call = call))
+                      fr_gain = control$fr_gain, nobs = row_count(mom$n), call = call))
   }
   wh <- chunk_whitening(Reduce(.merge_group_moments, mom$moments), group, labels, 1e-9)
   if (all(wh$rank == 0L)) abort("every column of `x` is constant; there is nothing to sequence.")
@@ -387,7 +430,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   }
   finish_fit(raw, names_x = names_x, group = group, meas = meas, control = control, method = control$method,
              family = family, response = response, has_offset = mom$offsets > 0, fr_gain = control$fr_gain,
-             nobs = as.integer(mom$n), call = call, moments = moments)
+             nobs = row_count(mom$n), call = call, moments = moments)
 }
 
 # One chunk's weighted cross-product of the columns `cols` centred at `mean` (a list of one matrix, added
@@ -423,6 +466,7 @@ moments_part <- function(names_x, family, group_of, n_groups, deadline, classes 
   force(cache)
   function(chunk, i) {
     in_chunk(i, {
+      if (empty_chunk(chunk, names_x)) return(NULL)  # no rows: nothing to add
       on_time <- now() < deadline
       ch <- check_chunk(chunk, i, read_x = on_time, classes = classes)
       if (!identical(ch$names, names_x)) {

@@ -9,7 +9,9 @@
 #             cannot be written), internal, invalid_object (statistics or a fit not as the package
 #             made them: edited, or damaged in a file; raised by the validators of R/validate.R),
 #             chunk_offset (a Gaussian fit's chunk carries an offset), chunk_classes (a multinomial
-#             fit's chunks disagree on the classes);
+#             fit's chunks disagree on the classes), chunk_level and chunk_type (a formula fit's chunk
+#             whose variable has a level, a type or columns the design does not), chunks_empty (every
+#             chunk of a source has no rows);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot
@@ -18,9 +20,12 @@
 #             cv_folds (folds too small for their held-out metric), cv_edge (a cross-validated choice at
 #             the most shrunk end of the lambda grid).
 
-# Stop with the message pasted from `...` (no call: the message names the argument).
-abort <- function(..., class = "input") {
-  stop(errorCondition(paste0(...), class = c(paste0("fgseq_error_", class), "fgseq_error"), call = NULL))
+# Stop with the message pasted from `...` (no call: the message names the argument). `parent`: the
+# condition raised below the package (by DBI, model.frame(), set.seed(), ...) that this error explains,
+# kept as the error's `parent` field.
+abort <- function(..., class = "input", parent = NULL) {
+  stop(errorCondition(paste0(...), class = c(paste0("fgseq_error_", class), "fgseq_error"), call = NULL,
+                      parent = parent))
 }
 
 # Warn with the message pasted from `...`.
@@ -30,10 +35,14 @@ warn <- function(..., class) {
 }
 
 # Evaluate `expr` (work on chunk `i` of a chunked fit); an error is raised again with "chunk <i>: "
-# before its message, keeping its fgseq class.
+# before its message, keeping its fgseq class (an error from below the package becomes the parent of an
+# "fgseq_error_input"). An fgseq error that already names the chunk is raised as it is.
 in_chunk <- function(i, expr) {
   tryCatch(expr, error = function(e) {
+    msg <- conditionMessage(e)
+    if (inherits(e, "fgseq_error") && grepl(paste0("^chunk ", i, "([^0-9]|$)"), msg)) stop(e)
     kind <- grep("^fgseq_error_", class(e), value = TRUE)
-    abort("chunk ", i, ": ", conditionMessage(e), class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
+    abort("chunk ", i, ": ", msg, class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input",
+          parent = if (!inherits(e, "fgseq_error")) e else e$parent)
   })
 }

@@ -10,11 +10,11 @@
 prediction_types <- c("link", "response", "class", "groups", "measurements", "coefficients", "nonzero")
 
 # `type` completed by partial matching against `choices`, as match.arg() completes it for
-# predict.glm() ("resp" is "response"); a method's default vector (several choices) is its first
-# element. A value that matches no choice, or several, is returned as it is, for check_choice() to
-# report.
+# predict.glm() ("resp" is "response"); a method's default vector (the whole of `choices`) is its first
+# element. A value that matches no choice, or several, and a vector of several values other than the
+# default (which predict.glm() refuses too), are returned as they are, for check_choice() to report.
 match_type <- function(type, choices) {
-  if (is.character(type) && length(type) > 1L && all(type %in% choices)) return(type[1L])
+  if (identical(type, choices)) return(choices[1L])
   if (is.character(type) && length(type) == 1L && !is.na(type) && nzchar(type)) {
     hit <- pmatch(type, choices)
     if (!is.na(hit)) return(choices[hit])

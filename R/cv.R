@@ -111,7 +111,8 @@
 #' @section Errors: An error in a fold's fit names the fold and its `lambda` and suggests other folds. Stops when `lambda` holds negative, NA or infinite values; when `nlambda` is above 10000 or not a
 #'   whole number `>= 2`; when `nfolds` is not a whole number between 2 and the number of rows
 #'   (queries); when `foldid` has the wrong length, NA or a single fold; when `alpha` is not in `(0, 1]`;
-#'   when `seed` is not a single number; when `stop_cost` is not a positive number; when `weights` come
+#'   when `seed` is not a single number that set.seed() takes (whose whole part is an integer of R: the
+#'   error keeps set.seed()'s as its `parent`); when `stop_cost` is not a positive number; when `weights` come
 #'   with `metric = "ndcg"`; as [anytime_curve()]
 #'   for `metric`, `query` and `k` (with `query` checked on all rows); and as [fgseq()] for `x`, `y`,
 #'   `group`, `cost`, `weights`, `offset`, the arguments in `...` and the fits of the folds.
@@ -181,22 +182,38 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   weights <- fits[[ref]]$weights
   offset <- fits[[ref]]$offset
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
+  if (!(B > 0)) {
+    # the fit on all rows took no group: the timeliness of every curve would be over a stopping cost of 0
+    why <- if (isTRUE(fits[[ref]]$partial)) {
+      "`max_time` stopped it before its first group: give a larger `max_time`"
+    } else {
+      "no group was taken before the fit stopped (`max_cost`, `max_steps`): give a larger `max_cost` or `max_steps`"
+    }
+    abort("the fit on all rows at the smallest `lambda` (", format(lambda[ref]), ") has an alpha-stopping cost of ",
+          "0 (its sequence is empty), so there is no stopping cost to cross-validate the timeliness up to; ", why,
+          ", or give `stop_cost` (a positive cost).")
+  }
   if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
   fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
   # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
   # theirs (the held-out metric weighted as the fit's loss is)
-  fold_curve <- function(l, f) in_fold(f, lambda[l], sum(foldid != f), {
+  fold_curve <- function(l, f) {
     test <- foldid == f
-    fit <- quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
-                                                 lambda = lambda[l], weights = weights[!test],
-                                                 offset = if (!is.null(offset)) take_rows(offset, !test)),
-                                            fit_args)))
-    curve <- anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                           query = if (metric == "ndcg") query[test], k = k,
-                           newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    fit <- in_fold(f, lambda[l], sum(!test), {
+      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
+                                       lambda = lambda[l], weights = weights[!test],
+                                       offset = if (!is.null(offset)) take_rows(offset, !test)),
+                                  fit_args)))
+    })
+    # the held-out metric: an error here is one of the fold's own rows, not of its training rows
+    curve <- in_fold(f, lambda[l], sum(test), held_out = TRUE, {
+      anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
+                    query = if (metric == "ndcg") query[test], k = k,
+                    newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    })
     attr(curve, "partial") <- isTRUE(fit$partial)
     curve
-  })
+  }
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
@@ -367,15 +384,22 @@ quiet_fold <- function(expr) {
   })
 }
 
-# Evaluate `expr`, the work of fold `f` at `lambda` (fitted on `n_train` rows); an error is raised again
-# with the fold, the lambda and what to change before its message, keeping its fgseq class.
-in_fold <- function(f, lambda, n_train, expr) {
+# Evaluate `expr`, the work of fold `f` at `lambda` on `n_rows` rows: its fit on the other folds' rows, or
+# (`held_out`) its metric on its own rows; an error is raised again with the fold, the lambda, which rows
+# failed and what to change before its message, keeping its fgseq class.
+in_fold <- function(f, lambda, n_rows, expr, held_out = FALSE) {
   tryCatch(expr, error = function(e) {
     kind <- grep("^fgseq_error_", class(e), value = TRUE)
-    abort("cross-validation fold ", f, " (lambda = ", format(lambda, digits = 3), ", fitted on the other folds' ",
-          n_train, " rows) failed: ", conditionMessage(e), " The training rows of a fold must allow the fit: ",
-          "give fewer folds (`nfolds`) or other folds (`foldid`, `seed`).",
-          class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input")
+    what <- if (held_out) {
+      c("scored on its own ", " held-out rows", " The held-out rows of a fold must allow its metric (for example ",
+        "some rows of positive weight): ")
+    } else {
+      c("fitted on the other folds' ", " rows", " The training rows of a fold must allow the fit: ", "")
+    }
+    abort("cross-validation fold ", f, " (lambda = ", format(lambda, digits = 3), ", ", what[1L], n_rows, what[2L],
+          ") failed: ", conditionMessage(e), what[3L], what[4L], "give fewer folds (`nfolds`) or other folds ",
+          "(`foldid`, `seed`).", class = if (length(kind)) sub("^fgseq_error_", "", kind[1L]) else "input",
+          parent = if (!inherits(e, "fgseq_error")) e)
   })
 }
 
@@ -412,7 +436,8 @@ with_seed <- function(seed, expr) {
   env <- globalenv()
   had <- exists(".Random.seed", envir = env, inherits = FALSE)
   old <- if (had) get(".Random.seed", envir = env, inherits = FALSE)
-  on.exit(if (had) assign(".Random.seed", old, envir = env) else rm(".Random.seed", envir = env))
+  on.exit(if (had) assign(".Random.seed", old, envir = env) else
+    if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env))
   set.seed(seed)
   expr
 }
@@ -584,9 +609,17 @@ check_foldid <- function(foldid, n) {
   match(foldid, sort(unique(foldid)))
 }
 
+# seed: NULL or a number set.seed() takes (a single finite number whose whole part is an integer of R);
+# tried on a copy of the session's random-number state, which is left as it was.
 check_seed <- function(seed) {
-  if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed))) {
+  if (is.null(seed)) return(seed)
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed)) {
     abort("`seed` must be NULL or a single finite number.")
   }
+  tryCatch(suppressWarnings(with_seed(seed, NULL)), error = function(e) {
+    abort("`seed` (", format(seed), ") is not a seed set.seed() takes: give a whole number between -",
+          .Machine$integer.max, " and ", .Machine$integer.max, " (set.seed(): ", conditionMessage(e), ").",
+          parent = e)
+  })
   seed
 }

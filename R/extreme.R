@@ -5,7 +5,9 @@
 # [1, 2) before the core sees them: exact in floating point, and invisible to the fit, which
 # standardizes every column (the sequence, r2 and whitening do not change). The fit is then mapped
 # back: coefficients and intercepts to the original units, objectives and scores by the square of y's
-# factor. Data of ordinary scale are passed through untouched (no copy).
+# factor. Data of ordinary scale are passed through untouched (no copy). A y whose squared loss in its
+# own units overflows (magnitudes near 1e154 and beyond) has no finite objective: new_fgseq() refuses
+# that fit (refuse_nonfinite_objective()).
 
 # The magnitudes a column (or y) may reach without rescaling (the core's pass over a dense x of the Gram
 # engine checks its columns against them: control$plain_scale).

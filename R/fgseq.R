@@ -196,7 +196,9 @@
 #' such a `y` for the Gaussian families, is multiplied by a power of two (exact in floating point)
 #' before the fit, so that squares and cross-products neither overflow nor lose digits in subnormal
 #' numbers; the fit is reported in the original units (coefficients, intercepts, objectives). Whether
-#' `y` is constant is judged relative to its magnitude, so `y` in any unit is accepted.
+#' `y` is constant is judged relative to its magnitude, so `y` in any unit is accepted, up to the unit in
+#' which its squared loss, the objective, still fits in double precision: a `y` of magnitude near
+#' `1e154` or more is refused (rescale it).
 #'
 #' @section Constant columns:
 #' A column of zero variance keeps coefficient 0 and a warning names it; a group whose columns are all
@@ -344,13 +346,15 @@
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
 #' length, or `offset` has the wrong length; when `weights` leave a class with fewer than two rows of
 #' positive weight, or a constant response on those rows; when Poisson counts exceed `2^400` (their
-#' squared gradients would overflow); when a named `group` is not named by the columns of `x`; when the
+#' squared gradients would overflow); when the fit's objective is not finite (for the Gaussian families a
+#' `y` whose squared loss overflows double precision, values near `1e154` or more: rescale `y`); when a named `group` is not named by the columns of `x`; when the
 #' option `fgseq.threads` exceeds 4 threads per core; when `family` is unknown or a family object with a
 #' non-canonical link (class `fgseq_error_family`); when an argument is unknown (class
 #' `fgseq_error_unknown_argument`). The formula method also stops when `data` is missing or not a data
 #' frame or the formula has no response or no term, or removes the intercept (`- 1` or `+ 0`: every
-#' engine centres the columns and the response, so the intercept is always fitted) (class
-#' `fgseq_error_formula`), when a model variable
+#' engine centres the columns and the response, so the intercept is always fitted), or a variable of the
+#' formula, `weights`, `offset` or `subset` is in neither `data` nor the formula's environment (R's error
+#' kept as the `parent`) (class `fgseq_error_formula`), when a model variable
 #' holds NA and `na.action` is missing or [stats::na.fail()], or `na.action` is another function (class
 #' `fgseq_error_na`), and when `subset` is not a logical vector with one value per row (without NA) or
 #' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has
@@ -625,6 +629,7 @@ gram_backend <- function() {
 new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost_sensitive, family, response,
                       has_offset, fr_gain, nobs, call, baseline = NULL, engine = NULL, cost_unit = NULL,
                       data = NULL, moments = NULL) {
+  refuse_nonfinite_objective(raw, family)
   cost <- meas$cost
   labels <- names(cost)
   sequence <- labels[raw$sequence]
@@ -659,6 +664,23 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
                      moments = moments), data,
                 baseline$fields)
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "fgseq")
+}
+
+# A fit whose objective (the training loss of each step, or of the null model) is not finite cannot be
+# used: every method would refuse it as damaged. A Gaussian y whose squares overflow (magnitudes near
+# 1e154 and beyond: the core fits y rescaled, but the loss in y's units is Inf) is the usual cause.
+refuse_nonfinite_objective <- function(raw, family) {
+  bad <- which(!is.finite(raw$objective))
+  if (!length(bad) && is.finite(raw$null_risk %||% 0)) return(invisible())
+  at <- if (length(bad)) paste0("at step ", bad[1L] - 1L) else "of the null model"
+  abort("the fit's objective (its training loss) is not finite ", at, ": ",
+        if (family_def(family)$linear) {
+          paste0("the squares of `y` overflow double precision (values of magnitude near 1e154 or more). Rescale ",
+                 "`y` (divide it by a constant such as a power of 10; the sequence does not change) and multiply ",
+                 "the predictions back")
+        } else {
+          "the loss overflows; check the scale of `offset` and of the columns of `x`"
+        }, ".", class = "input")
 }
 
 # The p x (K + 1) coefficients of one response as a Matrix::dgCMatrix, from the core's parts (0-based

@@ -29,7 +29,14 @@ model_design <- function(call, env) {
   n <- nrow(data)
   fenv <- environment(formula)
   if (is.null(fenv)) fenv <- env
-  in_data <- function(name) eval(args[[name]], data, fenv)
+  # an error of R's evaluation (a variable that neither `data` nor the formula's environment holds) is
+  # raised again naming the argument, with R's error as its parent
+  in_data <- function(name) {
+    tryCatch(eval(args[[name]], data, fenv), error = function(e) {
+      abort("`", name, "` cannot be evaluated in `data` (or the formula's environment): ", conditionMessage(e), ".",
+            class = "formula", parent = e)
+    })
+  }
 
   mf <- list(formula = formula, data = data, drop.unused.levels = FALSE)
   if (!is.null(args$subset)) mf$subset <- check_subset(in_data("subset"), n)
@@ -39,7 +46,12 @@ model_design <- function(call, env) {
   }
   na <- check_na_action(if (is.null(args$na.action)) NULL else eval(args$na.action, env))
   mf$na.action <- if (is.null(na)) stats::na.pass else na
-  frame <- do.call(stats::model.frame, mf)
+  frame <- tryCatch(do.call(stats::model.frame, mf), error = function(e) {
+    if (inherits(e, "fgseq_error")) stop(e)
+    abort("the model frame of `", form, "` (the formula) cannot be built from `data`: ", conditionMessage(e),
+          ". Give `data` every variable the formula uses (or define it in the formula's environment).",
+          class = "formula", parent = e)
+  })
   if (anyNA(frame)) {
     bad <- names(frame)[vapply(frame, anyNA, logical(1))]
     abort("`data` has NA in ", paste(bad, collapse = ", "), "; remove or impute those rows, or give ",
@@ -190,7 +202,12 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
     newdata[missing] <- lapply(missing, absent_variable, object = object, n = nrow(newdata))
   }
   check_newdata_types(object, newdata)
-  mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  check_newdata_levels(object, newdata)
+  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+                 error = function(e) {
+                   abort("`newdata` cannot be turned into the fit's model frame: ", conditionMessage(e),
+                         ". Give it the model variables as they were in the training data.", parent = e)
+                 })
   offset <- stats::model.offset(mf)
   call_offset <- object$call$offset
   if (!is.null(call_offset)) {
@@ -225,6 +242,24 @@ absent_variable <- function(name, object, n) {
   if (!is.null(levels)) return(factor(rep(NA_character_, n), levels = levels))
   switch(if (is.na(type %||% NA)) "numeric" else type, logical = rep(NA, n), character = rep(NA_character_, n),
          rep(NA_real_, n))
+}
+
+# Each factor (or character) model variable of newdata holds only levels the fit was trained with (its
+# `xlevels`): a level the fit never saw has no coefficient (model.frame() would stop on it, unclassed).
+check_newdata_levels <- function(object, newdata) {
+  for (v in intersect(names(object$xlevels), names(newdata))) {
+    got <- newdata[[v]]
+    if (!(is.factor(got) || is.character(got))) next
+    new <- setdiff(unique(as.character(got[!is.na(got)])), object$xlevels[[v]])
+    if (length(new)) {
+      abort("`newdata` variable '", v, "' has level(s) ", paste0("\"", utils::head(new, 5L), "\"", collapse = ", "),
+            if (length(new) > 5L) ", ...", " that the fit was not trained with (its levels: ",
+            paste0("\"", utils::head(object$xlevels[[v]], 10L), "\"", collapse = ", "),
+            if (length(object$xlevels[[v]]) > 10L) ", ...", "); recode them to training levels, or set them to NA and ",
+            "predict with missing = \"prefix\".", class = "input")
+    }
+  }
+  invisible()
 }
 
 # Each model variable of newdata has the type it was fitted with (the terms' "dataClasses", as

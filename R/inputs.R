@@ -147,10 +147,15 @@ check_group <- function(group, x) {
     # a named group is matched to the columns by name (as `cost` is matched to groups by name)
     cols <- x_names(x)
     if (anyNA(named) || !setequal(named, cols) || anyDuplicated(named)) {
-      abort("`group` is named, but its names are not the column names of `x` (each once): unknown ",
-            paste(utils::head(setdiff(named, cols), 5L), collapse = ", "), "; missing ",
-            paste(utils::head(setdiff(cols, named), 5L), collapse = ", "), ". Name `group` by column, or give ",
-            "it without names in the order of the columns.")
+      # only the problems there are: names not among the columns, columns without a name, names repeated
+      list_of <- function(what, v) {
+        if (length(v)) paste0(what, " ", paste(utils::head(v, 5L), collapse = ", "), if (length(v) > 5L) ", ...")
+      }
+      problems <- c(list_of("unknown", setdiff(named[!is.na(named)], cols)), if (anyNA(named)) "a name NA",
+                    list_of("missing", setdiff(cols, named)), list_of("repeated", unique(named[duplicated(named)])))
+      abort("`group` is named, but its names are not the column names of `x` (each once): ",
+            paste(problems, collapse = "; "), ". Name `group` by column, or give it without names in the order of ",
+            "the columns.")
     }
     group <- group[cols]
   }

@@ -34,6 +34,8 @@ no_training_data <- function(object) {
           "keep_data = TRUE (the default) for fitted(), residuals(), deviance(), logLik(), model.matrix() ",
           "and augment() without new data.", class = "no_data")
   }
+  # a formula fit (from chunks of data frames) takes its new observations as `newdata`
+  arg <- if (!is.null(object$terms)) "`newdata`, a data frame" else "`newx`"
   abort("this fit holds no training data (it was made from chunks or sufficient statistics): give new ",
-        "observations (`newx`) instead.", class = "no_data")
+        "observations instead, as ", arg, ".", class = "no_data")
 }

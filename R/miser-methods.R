@@ -60,7 +60,8 @@ predictor_model.miser <- function(fit) {
 
 # A fit may come from a file: before its trees reach the core, they must be what new_miser() made.
 # Trees numbered 1..(n_trees * P) in order, each with nodes 1..size; at a split a column of x, a
-# threshold and children that are later nodes of the same tree; finite leaf values, init and eta.
+# threshold and children that are later nodes of the same tree; finite leaf values, init (doubles) and
+# eta (in (0, 1], as miser() takes it).
 check_forest <- function(object) {
   bad <- function(field, what) {
     abort("`object` is not a valid \"miser\" fit: ", field, " ", what, ". Refit with miser(); a file ",
@@ -73,7 +74,11 @@ check_forest <- function(object) {
   }
   P <- length(object$init)
   if (!is.numeric(object$init) || P < 1L || !all(is.finite(object$init))) bad("`init`", "is not finite numbers")
-  if (!is.numeric(object$eta) || length(object$eta) != 1L || !is.finite(object$eta)) bad("`eta`", "is not a finite number")
+  if (!is.double(object$init)) bad("`init`", paste0("is stored as ", typeof(object$init), ", not as double"))
+  if (!is.numeric(object$eta) || length(object$eta) != 1L || !is.finite(object$eta) || object$eta <= 0 ||
+      object$eta > 1) {
+    bad("`eta`", "is not a number in (0, 1] (the shrinkage of each tree)")
+  }
   if (!is.data.frame(object$path) || nrow(object$path) < 1L) bad("`path`", "is not a data frame of steps")
   n_trees <- (nrow(object$path) - 1L) * P
   whole <- function(v) is.numeric(v) && all(is.na(v) | (is.finite(v) & v == round(v)))
@@ -85,6 +90,7 @@ check_forest <- function(object) {
   size <- tabulate(tr$tree, n_trees)[tr$tree]
   split <- !is.na(tr$column)
   if (any(tr$column[split] < 1 | tr$column[split] > length(object$group))) bad("`trees$column`", "is not a column of x")
+  if (!is.numeric(tr$threshold)) bad("`trees$threshold`", "is not numeric")
   if (any(is.na(tr$threshold[split]))) bad("`trees$threshold`", "is missing at a split")
   child_ok <- function(ch) !is.na(ch) & ch > tr$node & ch <= size
   if (!all(child_ok(tr$left)[split] & child_ok(tr$right)[split])) {

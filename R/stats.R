@@ -131,13 +131,17 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # With a `deadline` (a time in seconds since the epoch on the clock now(); a fit's started + max_time), a
 # chunk started after it adds the moments of its y alone (its x is not read): the sum is then of y
 # alone (class "fgseq_y_stats", 0 columns of moments, the names and groups of the columns), from which
-# the fit is the null model, marked partial (fit_stats()).
-map_chunks <- function(items, get_chunk, group, deadline = Inf) {
-  map_reduce_chunks(items, get_chunk, chunk_stats(group, deadline), add_chunk_stats)
+# the fit is the null model, marked partial (fit_stats()). Chunks of no rows add nothing; when every
+# chunk has none, the error names `arg`, the argument that gave them.
+map_chunks <- function(items, get_chunk, group, deadline = Inf, arg = "x") {
+  out <- map_reduce_chunks(items, get_chunk, chunk_stats(group, deadline), add_chunk_stats)
+  if (inherits(out, "fgseq_no_rows")) abort_empty_chunks(arg)
+  out
 }
 
 # The statistics of one chunk (see map_reduce_chunks() for f's contract); of its y alone after the
-# deadline.
+# deadline; for a chunk of no rows, its columns and groups alone (class "fgseq_no_rows", which adds
+# nothing).
 chunk_stats <- function(group, deadline = Inf) {
   force(group)
   force(deadline)
@@ -150,6 +154,13 @@ chunk_stats <- function(group, deadline = Inf) {
       in_chunk(i, abort("an `offset` has no place in the Gaussian statistics of chunks: subtract it from `y` ",
                         "(a Gaussian fit with an offset is the fit of y - offset) and add it to the predictions.",
                         class = "chunk_offset"))
+    }
+    if (in_chunk(i, empty_chunk(chunk))) {
+      # no rows: nothing to add, but its columns and groups are checked against the other chunks'
+      return(in_chunk(i, {
+        x <- check_dense_x(chunk$x, min_rows = 0L)
+        structure(list(names = x_names(x), group = check_group(group, x)), class = "fgseq_no_rows")
+      }))
     }
     if (now() < deadline) {
       return(in_chunk(i, fgseq_stats.default(chunk$x, chunk$y, group = group, weights = chunk$weights)))
@@ -167,6 +178,13 @@ chunk_stats <- function(group, deadline = Inf) {
 # The sum of the statistics of two parts of the chunks: `+` for statistics of x and y; of y alone when
 # either part is (add_chunk_stats() of map_chunks()).
 add_chunk_stats <- function(a, b) {
+  if (inherits(a, "fgseq_no_rows") || inherits(b, "fgseq_no_rows")) {
+    # a chunk of no rows (chunk_stats()) adds nothing; its columns and groups must be the others'
+    if (!identical(a$names, b$names) || !identical(a$group, b$group)) {
+      abort("the chunks have different columns or groups; give every chunk the same columns of `x` in the same order.")
+    }
+    return(if (inherits(a, "fgseq_no_rows")) b else a)
+  }
   if (inherits(a, "fgseq_stats") && inherits(b, "fgseq_stats")) return(a + b)
   y_only <- function(s) {
     s$mean <- numeric(0)
@@ -182,8 +200,9 @@ add_chunk_stats <- function(a, b) {
 
 # The map-reduce over chunks shared by fgseq_stats() and the GLM passes of fgseq(<fgseq_chunks>).
 # `items` holds one element per chunk and `get_chunk(item)` returns the chunk (NULL: the item is the
-# chunk); `f(chunk, i)` returns chunk i's part (its errors name the chunk) and `combine(a, b)` adds two
-# parts. The chunks are cut into as many contiguous batches as there are future workers (one batch
+# chunk); `f(chunk, i)` returns chunk i's part (its errors name the chunk), or NULL for a chunk that adds
+# nothing (one of no rows), and `combine(a, b)` adds two parts. The result is NULL when no chunk added
+# a part. The chunks are cut into as many contiguous batches as there are future workers (one batch
 # without the future package); each worker reads its chunks one at a time, keeps a running sum of their
 # parts and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
 # `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
@@ -195,7 +214,11 @@ map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shippe
   n_batches <- if (is.null(shipped)) 1 else min(n_chunks, future::nbrOfWorkers())
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  Reduce(combine, map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache), shipped))
+  parts <- map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache), shipped)
+  # a batch of chunks of no rows adds nothing (NULL); NULL when every chunk is empty
+  parts <- parts[!vapply(parts, is.null, logical(1))]
+  if (!length(parts)) return(NULL)
+  Reduce(combine, parts)
 }
 
 # run(job) for every job: one future each (future::future(), under the session's plan) with the globals
@@ -258,6 +281,7 @@ chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL) {
       chunk <- cached_chunk(cache, i) %||% read_chunk(get_chunk, job$items[[k]], i)
       part <- f(chunk, i)
       rm(chunk)
+      if (is.null(part)) next  # a chunk of no rows adds nothing
       total <- if (is.null(total)) {
         part
       } else {
@@ -289,6 +313,7 @@ check_stats <- function(s, arg = "x") {
   }
   if (p < 1L) bad("mean", "is empty")
   if (length(s$n) != 1L || s$n < 1 || s$n != round(s$n)) bad("n", "is not a whole number >= 1")
+  if (s$n > 2^53) bad("n", paste0("(", format(s$n), ") is larger than 2^53, beyond any count of rows"))
   if (length(s$weight_sum) != 1L || s$weight_sum <= 0) bad("weight_sum", "is not a single positive number")
   if (length(s$y_mean) != 1L) bad("y_mean", "is not a single number")
   if (length(s$yy) != 1L || s$yy < 0) bad("yy", "is not a single non-negative number")
@@ -307,9 +332,10 @@ check_stats <- function(s, arg = "x") {
 read_chunk <- function(get_chunk, item, i) {
   if (is.null(get_chunk)) return(item)
   tryCatch(get_chunk(item), error = function(e) {
-    if (inherits(e, "fgseq_error")) stop(e)  # raised by the package on reading the chunk: it names the chunk
+    # raised by the package on reading the chunk: named by it when it does not name the chunk itself
+    if (inherits(e, "fgseq_error")) in_chunk(i, stop(e))
     what <- if (is.character(item)) paste0(" (file ", item, ")") else ""
-    abort("chunk ", i, what, " could not be read: ", conditionMessage(e))
+    abort("chunk ", i, what, " could not be read: ", conditionMessage(e), parent = e)
   })
 }
 
@@ -381,6 +407,10 @@ fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_co
                       timed_control(control, started), report)
   finish_fit(raw, names_x = x$names, group = x$group, meas = meas, control = control, method = method,
              family = default_family, response = list(classes = NULL, responses = "y"),
-             has_offset = FALSE, fr_gain = "exact", nobs = as.integer(x$n), call = call,
+             has_offset = FALSE, fr_gain = "exact", nobs = row_count(x$n), call = call,
              moments = stats_moments(x, labels[raw$sequence]))
 }
+
+# A count of rows as a fit's `nobs`: an integer, or a double beyond the largest integer R holds
+# (statistics of more than 2^31 - 1 rows).
+row_count <- function(n) if (n <= .Machine$integer.max) as.integer(n) else as.double(n)

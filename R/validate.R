@@ -222,6 +222,10 @@ validate_fgseq <- function(object, arg = "object") {
                          else "a coefficient matrix"))
   }
   a0 <- if (multi) object$a0 else matrix(object$a0, nrow = 1L)
+  if (is.numeric(object$a0) && !is.double(object$a0)) {
+    bad("`a0`", paste0("is stored as ", typeof(object$a0), ", not as double (numbers of type \"double\", as a fit ",
+                       "holds them)"))
+  }
   if (!is.numeric(object$a0) || (multi && !is.matrix(object$a0)) || (!multi && !is.null(dim(object$a0))) ||
       !identical(dim(a0), c(P, K + 1L)) || !all(is.finite(a0))) {
     bad("`a0`", paste0("is not ", if (multi) paste0("a ", P, " x ", K + 1L, " matrix") else paste0(K + 1L),
@@ -233,6 +237,15 @@ validate_fgseq <- function(object, arg = "object") {
   for (b in beta) {
     # a dgCMatrix (a dense matrix in fits saved before the coefficients were kept sparse)
     sparse <- methods::is(b, "dgCMatrix")
+    if (!sparse && !is.matrix(b)) {
+      kind <- if (methods::is(b, "Matrix")) paste0("a \"", class(b)[1L], "\" of the Matrix package") else
+        paste0("of class \"", class(b)[1L], "\"")
+      bad("`beta`", paste0("is ", kind, ", not a sparse \"dgCMatrix\" (or a base R numeric matrix); convert it with ",
+                           "methods::as(methods::as(beta, \"CsparseMatrix\"), \"generalMatrix\")"))
+    }
+    if (is.matrix(b) && is.numeric(b) && !is.double(b)) {
+      bad("`beta`", paste0("is stored as ", typeof(b), ", not as double (numbers of type \"double\", as a fit holds them)"))
+    }
     if (!(sparse && isTRUE(methods::validObject(b, test = TRUE)) || is.matrix(b) && is.numeric(b)) ||
         !identical(dim(b), c(length(cols), K + 1L)) ||
         sparse && (length(b@i) != b@p[K + 2L] || length(b@x) != b@p[K + 2L])) {
@@ -297,7 +310,8 @@ validate_miser <- function(object, arg = "object") {
       object$cost_penalty < 0) {
     bad("`cost_penalty`", "is not a single finite number >= 0")
   }
-  if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1) {
+  if (!is.numeric(object$depth) || length(object$depth) != 1L || !is.finite(object$depth) || object$depth < 1 ||
+      object$depth != round(object$depth)) {
     bad("`depth`", "is not a whole number >= 1")
   }
   split <- !is.na(tr$column)

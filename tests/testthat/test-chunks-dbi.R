@@ -63,3 +63,90 @@ test_that("dbi_chunks() checks its arguments", {
   expect_error(dbi_chunks(connect, "patients", 2, template = "heart"), class = "fgseq_error_input")
   expect_error(dbi_chunks(connect, "patients", 2, columns = 1:3), class = "fgseq_error_input")
 })
+
+test_that("the database's errors on the row count and the key range are fgseq errors keeping the driver's", {
+  path <- sqlite_heart()
+  on.exit(unlink(path))
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  driver <- function(sql) {
+    con <- connect()
+    on.exit(DBI::dbDisconnect(con))
+    tryCatch(DBI::dbGetQuery(con, sql), error = identity)
+  }
+  e <- tryCatch(dbi_chunks(connect, "no_such_table", 2), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`table`", fixed = TRUE)
+  expect_identical(conditionMessage(e$parent), conditionMessage(driver("SELECT COUNT(*) FROM no_such_table")))
+  e <- tryCatch(dbi_chunks(connect, "patients", 2, key = "no_such_column"), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`key`", fixed = TRUE)
+  expect_identical(conditionMessage(e$parent), conditionMessage(driver("SELECT MIN(no_such_column) FROM patients")))
+  e <- tryCatch(dbi_chunks(connect, "no_such_table", 2, key = "id"), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  # a connect() that fails
+  e <- tryCatch(dbi_chunks(function() stop("the server is down"), "patients", 2), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_identical(conditionMessage(e$parent), "the server is down")
+})
+
+test_that("a key with a gap: its empty ranges are dropped, and the fit is the fit without them", {
+  path <- tempfile(fileext = ".sqlite")
+  on.exit(unlink(path))
+  # ids 1..150 and 1001..1153: of 8 ranges of equal width, those between hold no row
+  ids <- c(seq_len(150), 1000 + seq_len(nrow(heart) - 150))
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbWriteTable(con, "patients", cbind(id = ids, heart))
+  DBI::dbDisconnect(con)
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  ch <- dbi_chunks(connect, "patients", n_chunks = 8, key = "id", template = heart[0, ])
+  breaks <- seq(min(ids), max(ids), length.out = 9)
+  held <- tabulate(findInterval(ids, breaks, rightmost.closed = TRUE), 8)
+  expect_true(any(held == 0))                       # the gap leaves ranges without rows
+  expect_identical(ch$n, sum(held > 0))
+  rows <- lapply(seq_len(ch$n), ch$get)
+  expect_true(all(vapply(rows, nrow, 1L) > 0))
+  expect_identical(vapply(rows, nrow, 1L), held[held > 0])
+  f <- diagnosis ~ age + sex * cp + thal
+  b <- fgseq(f, data = ch, cost = heart_cost, family = "binomial", lambda = 1e-3, max_steps = 3)
+  # the same chunks with the empty ranges kept as data frames of no rows: the same fit
+  cut <- split(heart, factor(findInterval(ids, breaks, rightmost.closed = TRUE), levels = 1:8))
+  kept <- fgseq(f, data = fgseq_chunks(unname(cut)), cost = heart_cost, family = "binomial", lambda = 1e-3,
+                max_steps = 3, template = heart[0, ])
+  expect_identical(b$sequence, kept$sequence)
+  expect_equal(as.matrix(b$beta), as.matrix(kept$beta), tolerance = 1e-12)
+  expect_equal(b$a0, kept$a0, tolerance = 1e-12)
+  # the Gaussian and multinomial families alike
+  for (fam in c("gaussian", "multinomial")) {
+    g <- if (fam == "gaussian") age ~ sex + cp + thal + chol else cp ~ age + sex + thal
+    by_db <- fgseq(g, data = ch, cost = heart_cost, family = fam, lambda = 1e-3, max_steps = 2)
+    by_list <- fgseq(g, data = fgseq_chunks(unname(cut)), cost = heart_cost, family = fam, lambda = 1e-3,
+                     max_steps = 2, template = heart[0, ])
+    expect_identical(by_db$sequence, by_list$sequence)
+    expect_equal(unlist(lapply(if (is.list(by_db$beta)) by_db$beta else list(by_db$beta), as.matrix)),
+                 unlist(lapply(if (is.list(by_list$beta)) by_list$beta else list(by_list$beta), as.matrix)),
+                 tolerance = 1e-12)
+    expect_equal(by_db$a0, by_list$a0, tolerance = 1e-12)
+  }
+  # and the in-memory fit of the table's rows
+  a <- fgseq(f, data = heart, cost = heart_cost, family = "binomial", lambda = 1e-3, max_steps = 3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-8)
+  # rows deleted after the chunks were described: the chunk that reads none adds nothing
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbExecute(con, "DELETE FROM patients WHERE id <= 150")
+  DBI::dbDisconnect(con)
+  now <- lapply(seq_len(ch$n), ch$get)
+  expect_identical(nrow(now[[1L]]), 0L)
+  late <- fgseq(f, data = ch, cost = heart_cost, family = "binomial", lambda = 1e-3, max_steps = 3)
+  rest <- fgseq(f, data = fgseq_chunks(now[vapply(now, nrow, 1L) > 0]), cost = heart_cost, family = "binomial",
+                lambda = 1e-3, max_steps = 3, template = heart[0, ])
+  expect_identical(late$sequence, rest$sequence)
+  expect_equal(as.matrix(late$beta), as.matrix(rest$beta), tolerance = 1e-12)
+  expect_identical(late$nobs, nrow(heart) - 150L)
+  # a table whose every chunk then reads no row: one classed error
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbExecute(con, "DELETE FROM patients")
+  DBI::dbDisconnect(con)
+  expect_error(fgseq(f, data = ch, cost = heart_cost, family = "binomial"), class = "fgseq_error_chunks_empty")
+  expect_error(fgseq(age ~ sex + cp, data = ch, cost = heart_cost), class = "fgseq_error_chunks_empty")
+})

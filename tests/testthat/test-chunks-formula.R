@@ -153,3 +153,77 @@ test_that("a multinomial formula fit from chunks equals the in-memory fit (class
                tolerance = 1e-8)
   expect_identical(predict(b, newdata = new, type = "class"), predict(a, newdata = new, type = "class"))
 })
+
+# The fits `b` and `a` of the same rows, chunked alike except for chunks of no rows: the same sequence,
+# and coefficients and intercepts to 1e-12.
+expect_same_rows_fit <- function(b, a) {
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(unlist(lapply(if (is.list(b$beta)) b$beta else list(b$beta), as.matrix)),
+               unlist(lapply(if (is.list(a$beta)) a$beta else list(a$beta), as.matrix)), tolerance = 1e-12)
+  expect_equal(b$a0, a$a0, tolerance = 1e-12)
+  expect_identical(b$nobs, a$nobs)
+}
+
+test_that("formula chunks of no rows add nothing: the fit without them (three families)", {
+  d <- heart
+  pieces <- heart_pieces(d)
+  none <- d[0, ]
+  padded <- list(none, pieces[[1]], none, pieces[[2]], pieces[[3]], none)
+  forms <- list(gaussian = age ~ sex + cp + thal + chol, binomial = diagnosis ~ age + sex * cp + thal,
+                multinomial = cp ~ age + sex + thal)
+  for (fam in names(forms)) {
+    tmpl <- if (fam == "binomial") d[0, ]   # the design from a template, or from the first pass
+    a <- fgseq(forms[[fam]], data = fgseq_chunks(pieces), cost = heart_cost, family = fam, lambda = 1e-3,
+               template = tmpl, max_steps = 3)
+    b <- fgseq(forms[[fam]], data = fgseq_chunks(padded), cost = heart_cost, family = fam, lambda = 1e-3,
+               template = tmpl, max_steps = 3)
+    expect_same_rows_fit(b, a)
+    if (fam == "binomial") {
+      # a chunk of no rows whose columns have other types (a database gives no type to no values) is empty
+      odd <- as.data.frame(lapply(d[0, ], as.character), stringsAsFactors = FALSE)
+      expect_same_rows_fit(fgseq(forms[[fam]], data = fgseq_chunks(c(list(odd), pieces)), cost = heart_cost,
+                                 family = fam, lambda = 1e-3, max_steps = 3), a)
+    }
+  }
+  # every chunk empty: one classed error
+  for (fam in c("gaussian", "binomial")) {
+    expect_error(fgseq(forms[[fam]], data = fgseq_chunks(list(none, none)), cost = heart_cost, family = fam),
+                 "every chunk of `data`", class = "fgseq_error_chunks_empty")
+    expect_error(fgseq(forms[[fam]], data = fgseq_chunks(list(none, none)), cost = heart_cost, family = fam,
+                       template = d[0, ]), "every chunk of `data`", class = "fgseq_error_chunks_empty")
+  }
+})
+
+test_that("the columns of chunk 1 fix the model: a column it lacks is an error naming the chunk and column", {
+  pieces <- heart_pieces()
+  # chunk 1 without `chol`, which `.` would take in the later chunks only
+  drift <- pieces
+  drift[[1]]$chol <- NULL
+  e <- expect_error(fgseq(age ~ . - diagnosis, data = fgseq_chunks(drift), cost = heart_cost), class = "fgseq_error_chunk_type")
+  expect_match(conditionMessage(e), "^chunk 2 has column\\(s\\) chol")
+  # without the drift the same formula fits, with chol in the model
+  fit <- fgseq(age ~ . - diagnosis, data = fgseq_chunks(pieces), cost = heart_cost)
+  expect_true("chol" %in% fit$group)
+  # a variable the formula names that chunk 1 lacks: named, with the chunk (not base R's "object not found")
+  e <- expect_error(fgseq(diagnosis ~ age + chol, data = fgseq_chunks(drift), cost = heart_cost,
+                          family = "binomial"), class = "fgseq_error_chunk_type")
+  expect_match(conditionMessage(e), "chunk 1 lacks the model variable\\(s\\) chol")
+  # ... also when a variable of that name exists in the formula's environment
+  chol <- seq_len(nrow(heart))
+  e <- expect_error(fgseq(diagnosis ~ age + chol, data = fgseq_chunks(drift), cost = heart_cost,
+                          family = "binomial"), class = "fgseq_error_chunk_type")
+  expect_match(conditionMessage(e), "chunk 2 has column\\(s\\) chol")
+  # a later chunk without it: named too, with and without a template
+  gone <- pieces
+  gone[[3]]$chol <- NULL
+  for (tmpl in list(NULL, heart[0, ])) {
+    e <- expect_error(fgseq(age ~ . - diagnosis, data = fgseq_chunks(gone), cost = heart_cost, template = tmpl),
+                      class = "fgseq_error_chunk_type")
+    expect_match(conditionMessage(e), "chunk 3 lacks the model variable\\(s\\) chol")
+  }
+  # with a template, `.` stands for the template's columns: a chunk's other columns are not in the model
+  extra <- lapply(pieces, function(p) cbind(p, id = seq_len(nrow(p))))
+  a <- fgseq(age ~ . - diagnosis, data = fgseq_chunks(extra), cost = heart_cost, template = heart[0, ])
+  expect_identical(a$sequence, fit$sequence)
+  expect_false("id" %in% a$group)
+})

@@ -157,3 +157,74 @@ test_that("a missing chunk file is named in the error", {
                paste0("chunk 2 \\(file ", missing, "\\) could not be read"), fixed = FALSE,
                class = "fgseq_error_input")
 })
+
+test_that("an error naming its chunk is not named twice", {
+  d <- chunk_data(n = 100)
+  ok <- list(x = d$x[1:50, ], y = d$y[1:50])
+  for (family in c("gaussian", "binomial")) {
+    y <- if (family == "binomial") as.numeric(d$y > median(d$y)) else d$y
+    ok$y <- y[1:50]
+    e <- tryCatch(fgseq(fgseq_chunks(list(ok, "not a chunk")), group = d$group, family = family), error = identity)
+    expect_s3_class(e, "fgseq_error_input")
+    expect_match(conditionMessage(e), "^chunk 2 ")
+    expect_false(grepl("chunk 2: chunk 2", conditionMessage(e), fixed = TRUE))
+  }
+  # a formula fit whose chunks disagree on a variable's type
+  df <- data.frame(y = d$y, a = d$x[, 1], f = factor(rep(c("u", "v"), 50)))
+  pieces <- split(df, rep(1:2, each = 50))
+  pieces[[2]]$f <- as.numeric(pieces[[2]]$f)
+  e <- tryCatch(fgseq(y ~ ., data = fgseq_chunks(pieces), cost = c(a = 1, f = 1)), error = identity)
+  expect_s3_class(e, "fgseq_error_chunk_type")
+  expect_match(conditionMessage(e), "^chunk 2: variable `f`")
+  expect_false(grepl("chunk 2: chunk 2", conditionMessage(e), fixed = TRUE))
+})
+
+test_that("a chunked formula fit without training data asks for newdata, a matrix fit for newx", {
+  d <- chunk_data(n = 100)
+  df <- data.frame(y = d$y, a = d$x[, 1], b = d$x[, 2])
+  f <- fgseq(y ~ ., data = fgseq_chunks(split(df, rep(1:2, each = 50))), cost = c(a = 1, b = 1))
+  expect_error(predict(f), "`newdata`", class = "fgseq_error_no_data")
+  e <- tryCatch(fitted(f), error = identity)
+  expect_false(grepl("`newx`", conditionMessage(e), fixed = TRUE))
+  m <- fgseq(fgseq_chunks(lapply(d$chunks, function(i) list(x = d$x[i, ], y = d$y[i]))), group = d$group, cost = d$cost)
+  expect_error(predict(m), "`newx`", class = "fgseq_error_no_data")
+})
+
+test_that("chunks of no rows add nothing: the fit without them (gaussian, binomial, multinomial)", {
+  d <- chunk_data(n = 300)
+  x <- d$x
+  ys <- list(gaussian = d$y, binomial = as.numeric(d$y > median(d$y)),
+             multinomial = factor(cut(d$y, 3, labels = c("lo", "mid", "hi"))))
+  for (fam in names(ys)) {
+    y <- ys[[fam]]
+    pieces <- lapply(d$chunks, function(i) list(x = x[i, ], y = y[i]))
+    none <- list(x = x[0, , drop = FALSE], y = y[0])
+    padded <- c(list(none), pieces[1:2], list(none, none), pieces[-(1:2)], list(none))
+    a <- fgseq(fgseq_chunks(pieces), group = d$group, cost = d$cost, family = fam, max_steps = 2)
+    b <- fgseq(fgseq_chunks(padded), group = d$group, cost = d$cost, family = fam, max_steps = 2)
+    expect_identical(b$sequence, a$sequence)
+    beta <- function(f) unlist(lapply(if (is.list(f$beta)) f$beta else list(f$beta), as.matrix))
+    expect_equal(beta(b), beta(a), tolerance = 1e-12)
+    expect_equal(b$a0, a$a0, tolerance = 1e-12)
+    expect_identical(b$nobs, a$nobs)
+  }
+  # an empty chunk still has the other chunks' columns, and a y of no values
+  pieces <- lapply(d$chunks, function(i) list(x = x[i, ], y = d$y[i]))
+  wrong <- list(x = x[0, 2:1, drop = FALSE], y = numeric(0))
+  expect_error(fgseq(fgseq_chunks(c(pieces, list(wrong))), group = d$group), "chunk 6")
+  pieces01 <- lapply(d$chunks, function(i) list(x = x[i, ], y = ys$binomial[i]))
+  expect_error(fgseq(fgseq_chunks(c(pieces01, list(wrong))), group = d$group, family = "binomial"),
+               "chunk 6: its columns differ")
+  expect_error(fgseq(fgseq_chunks(c(pieces, list(list(x = x[0, ], y = 1)))), group = d$group), "chunk 6",
+               class = "fgseq_error_input")
+})
+
+test_that("a source whose every chunk has no rows is one classed error", {
+  d <- chunk_data(n = 30)
+  none <- list(x = d$x[0, ], y = numeric(0))
+  for (fam in c("gaussian", "binomial", "poisson")) {
+    expect_error(fgseq(fgseq_chunks(list(none, none)), group = d$group, family = fam), "every chunk",
+                 class = "fgseq_error_chunks_empty")
+  }
+  expect_error(fgseq_stats(list(none, none, none)), class = "fgseq_error_chunks_empty")
+})

@@ -36,6 +36,15 @@ test_that("type is partially matched as predict.glm() matches it", {
   # as match.arg(): an ambiguous prefix ("c": class, coefficients) and a non-prefix are errors
   expect_error(predict(fit, newdata = new, type = "c"), class = "fgseq_error_input")
   expect_error(predict(fit, newdata = new, type = "probability"), class = "fgseq_error_input")
+  # several values other than the default are an error, as predict.glm() (match.arg()) stops on them
+  ref <- stats::glm(diagnosis ~ ., data = heart, family = binomial)
+  expect_error(stats::predict(ref, new, type = c("link", "response")))
+  expect_error(predict(fit, newdata = new, type = c("link", "response")), "`type` must be one of",
+               class = "fgseq_error_input")
+  expect_error(predict(fit, newdata = new, type = c("response", "link")), class = "fgseq_error_input")
+  expect_error(residuals(fit, type = c("pearson", "deviance")), class = "fgseq_error_input")
+  # the default vector is its first element
+  expect_identical(predict(fit, newdata = new), predict(fit, newdata = new, type = "link"))
 })
 
 test_that("coef(cv) and predict(cv) give the one model chosen, as coef(cv.glmnet) at lambda.1se", {

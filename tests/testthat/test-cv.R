@@ -238,6 +238,22 @@ test_that("a bad seed", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = "a"), "`seed` must be NULL or a single finite number")
 })
 
+test_that("a seed set.seed() refuses is an fgseq error keeping set.seed()'s as its parent", {
+  for (seed in c(1e10, 2^31, -2^31)) {
+    ref <- tryCatch(suppressWarnings(set.seed(seed)), error = identity)
+    expect_s3_class(ref, "error")  # base R refuses it
+    e <- tryCatch(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = seed, progress = FALSE), error = identity)
+    expect_s3_class(e, "fgseq_error_input")
+    expect_match(conditionMessage(e), "`seed`", fixed = TRUE)
+    expect_identical(conditionMessage(e$parent), conditionMessage(ref))
+  }
+  # the check leaves the session's random-number state as it was
+  set.seed(5)
+  before <- .Random.seed
+  expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, seed = 1e10, progress = FALSE), class = "fgseq_error_input")
+  expect_identical(.Random.seed, before)
+})
+
 test_that("a bad progress flag", {
   expect_error(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, progress = NA), "`progress` must be TRUE or FALSE")
 })
@@ -392,4 +408,30 @@ test_that("cross-validation of a formula with a priced offset charges it at step
   # the same model, at a budget 4 higher
   expect_equal(unname(predict(priced, newdata = d[1:3, ], budget = "budget.1se")),
                unname(predict(free, newdata = d[1:3, ], budget = "budget.1se")))
+})
+
+test_that("a max_time that leaves the fit on all rows empty names max_time, not stop_cost", {
+  e <- tryCatch(suppressWarnings(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(1, 1e-6), nfolds = 3,
+                                          max_time = 1e-9, progress = FALSE)), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "`max_time`", fixed = TRUE)
+  expect_false(grepl("`stop_cost` must", conditionMessage(e), fixed = TRUE))
+  # the fit on all rows is indeed empty and partial there
+  f <- suppressWarnings(fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = 1e-6, max_time = 1e-9))
+  expect_true(f$partial)
+  expect_identical(stop_cost(f), 0)
+})
+
+test_that("a fold whose held-out rows all have weight 0 is reported as its held-out rows, not its training rows", {
+  w <- rep(1, nrow(vd$x))
+  foldid <- rep(1:3, length.out = nrow(vd$x))
+  w[foldid == 2] <- 0
+  # the training rows of fold 2 fit (they are the rows of positive weight)
+  expect_s3_class(fgseq(vd$x[foldid != 2, ], vd$y[foldid != 2], vd$group, vd$cost, weights = w[foldid != 2]), "fgseq")
+  e <- tryCatch(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, weights = w, foldid = foldid, lambda = c(1, 1e-6),
+                         progress = FALSE), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "fold 2 .*held-out rows")
+  expect_false(grepl("fitted on the other folds", conditionMessage(e), fixed = TRUE))
+  expect_false(grepl("training rows of a fold", conditionMessage(e), fixed = TRUE))
 })

@@ -35,10 +35,28 @@ test_that("x * 1e154 gives the fit of x (not an empty fit)", {
   expect_lm(fgseq(d$x * 1e154, d$y, group = d$group, lambda = 0, engine = "sample"), d$x, d$y, fx = 1e154)
 })
 
-test_that("y of magnitude 1e154 and more: finite r2, the fit of lm()", {
+test_that("y beyond 2^400 (rescaled for the core): the fit of lm(), while its loss is finite", {
   d <- ext()
-  expect_lm(fgseq(d$x, d$y * 1e200, group = d$group, lambda = 0), d$x, d$y, fy = 1e200)
-  expect_lm(fgseq(d$x, d$y * 1e200, group = d$group, lambda = 0, method = "fr"), d$x, d$y, fy = 1e200)
+  expect_lm(fgseq(d$x, d$y * 1e150, group = d$group, lambda = 0), d$x, d$y, fy = 1e150)
+  expect_lm(fgseq(d$x, d$y * 1e150, group = d$group, lambda = 0, method = "fr"), d$x, d$y, fy = 1e150)
+  expect_true(all(is.finite(fgseq(d$x, d$y * 1e150, group = d$group, lambda = 0)$path$objective)))
+})
+
+test_that("a y whose squared loss overflows is refused at fit time, with the advice to rescale it", {
+  d <- ext()
+  # the loss in y's units is beyond the largest double: the objective of such a fit could not be stored
+  expect_identical(sum((d$y * 1e200 - mean(d$y * 1e200))^2), Inf)
+  for (s in c(1e200, 1e300)) {
+    expect_error(fgseq(d$x, d$y * s, group = d$group, lambda = 0), "Rescale `y`", class = "fgseq_error_input")
+    expect_error(fgseq(d$x, d$y * s, group = d$group, lambda = 0, method = "fr"), "Rescale `y`",
+                 class = "fgseq_error_input")
+    expect_error(fgseq(d$x, d$y * s, group = d$group, lambda = 0, engine = "sample"), "Rescale `y`",
+                 class = "fgseq_error_input")
+    expect_error(fgseq(d$x, cbind(u = d$y, v = -d$y) * s, group = d$group, family = "mgaussian"), "Rescale `y`",
+                 class = "fgseq_error_input")
+  }
+  # rescaled as the message says, the fit is lm()'s
+  expect_lm(fgseq(d$x, d$y * 1e200 / 1e190, group = d$group, lambda = 0), d$x, d$y, fy = 1e10)
 })
 
 test_that("y * 1e-20 is not constant: the fit of lm()", {

@@ -167,6 +167,36 @@ test_that("predict(newdata) with a variable of another type names it and both ty
   expect_equal(predict(fit, newdata = nd, budget = 500), predict(fit, newdata = heart[1:3, ], budget = 500))
 })
 
+test_that("a variable in neither data nor the environment is an fgseq error keeping R's as its parent", {
+  d <- heart[1:100, ]
+  ref <- tryCatch(stats::glm(diagnosis ~ age + no_such_variable, data = d, family = binomial), error = identity)
+  e <- tryCatch(fgseq(diagnosis ~ age + no_such_variable, data = d, cost = heart_cost), error = identity)
+  expect_s3_class(e, "fgseq_error_formula")
+  expect_match(conditionMessage(e), "no_such_variable", fixed = TRUE)
+  expect_identical(conditionMessage(e$parent), conditionMessage(ref))
+  e <- tryCatch(fgseq(diagnosis ~ age, data = d, cost = heart_cost, weights = no_such_weights), error = identity)
+  expect_s3_class(e, "fgseq_error_formula")
+  expect_match(conditionMessage(e), "`weights`", fixed = TRUE)
+  expect_false(is.null(e$parent))
+})
+
+test_that("a level of newdata the fit was not trained with is an fgseq error naming the variable", {
+  fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+  nd <- heart[1:3, ]
+  nd$cp <- factor(replace(as.character(nd$cp), 2L, "unseen"))
+  ref <- tryCatch(stats::predict(stats::glm(diagnosis ~ ., data = heart, family = binomial), nd), error = identity)
+  expect_s3_class(ref, "error")   # glm refuses it too, in base R's words
+  expect_false(inherits(ref, "fgseq_error"))
+  expect_error(predict(fit, newdata = nd, budget = 500), "'cp'.*\"unseen\"", class = "fgseq_error_input")
+  # as text too
+  nd$cp <- as.character(nd$cp)
+  expect_error(predict(fit, newdata = nd, budget = 500), "'cp'", class = "fgseq_error_input")
+  # set to NA, the row is predicted by the longest prefix it has, as the message says
+  nd$cp[2L] <- NA
+  p <- predict(fit, newdata = nd, budget = 500, missing = "prefix")
+  expect_equal(p[c(1L, 3L), ], predict(fit, newdata = heart[c(1L, 3L), ], budget = 500)[, 1L], ignore_attr = TRUE)
+})
+
 test_that("under missing = \"prefix\", a variable absent from newdata is a missing value", {
   fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
   j <- match("thalach", fit$sequence)

@@ -310,6 +310,14 @@ test_that("a named group is matched to the columns by name, as cost is", {
   expect_identical(m$group[["cyl"]], "engine")
   expect_error(fgseq(x, mtcars$mpg, group = stats::setNames(ordered, c("cyl", "disp", "carb", "wt"))),
                "wt", class = "fgseq_error_input")
+  # a column named twice: the message lists what is wrong (repeated, missing), and no empty list
+  twice <- stats::setNames(ordered, c("cyl", "cyl", "carb", "hp"))
+  e <- tryCatch(fgseq(x, mtcars$mpg, group = twice, cost = cost), error = identity)
+  expect_s3_class(e, "fgseq_error_input")
+  expect_match(conditionMessage(e), "repeated cyl", fixed = TRUE)
+  expect_match(conditionMessage(e), "missing disp", fixed = TRUE)
+  expect_false(grepl("unknown ;", conditionMessage(e), fixed = TRUE))
+  expect_false(grepl("unknown", conditionMessage(e), fixed = TRUE))
 })
 
 test_that("zero-row newx and an empty step are clear errors", {

@@ -39,6 +39,9 @@ tamper_fgseq <- list(
   beta = function(f) { f$beta <- f$beta[, -1L]; f },
   a0 = function(f) { f$a0 <- f$a0[-1L]; f },
   a0 = function(f) { f$a0[1L] <- NA; f },
+  a0 = function(f) { f$a0 <- as.integer(round(f$a0)); f },                # integer storage (RcppEigen maps doubles)
+  beta = function(f) { b <- round(as.matrix(f$beta)); storage.mode(b) <- "integer"; f$beta <- b; f },
+  beta = function(f) { f$beta <- Matrix::Matrix(as.matrix(f$beta), sparse = FALSE); f },  # a dense dgeMatrix
   sequence = function(f) { f$sequence[1L] <- "zz"; f },
   sequence = function(f) { f$sequence <- f$sequence[-1L]; f },
   path = function(f) { f$path <- f$path[-nrow(f$path), ]; f },
@@ -145,6 +148,9 @@ tamper_miser <- list(
   `trees$value` = function(f) { l <- which(is.na(f$trees$column))[1L]; f$trees$value[l] <- NaN; f },
   init = function(f) { f$init[1L] <- NaN; f },
   eta = function(f) { f$eta <- Inf; f },
+  eta = function(f) { f$eta <- 5; f },                                     # outside (0, 1]
+  eta = function(f) { f$eta <- 0; f },
+  init = function(f) { f$init <- as.integer(round(f$init)); f },           # integer storage
   `trees$tree` = function(f) { f$path <- f$path[-nrow(f$path), ]; f },
   sequence = function(f) { f$sequence[1L] <- "zz"; f },
   n_steps = function(f) { f$n_steps <- 1e6; f },
@@ -155,6 +161,8 @@ tamper_miser <- list(
   cost = function(f) { f$cost[1L] <- NA; f },
   label = function(f) { f$label <- NULL; f },
   depth = function(f) { f$depth <- "4"; f },
+  depth = function(f) { f$depth <- 2.5; f },
+  `trees$threshold` = function(f) { f$trees$threshold <- as.character(f$trees$threshold); f },
   cost_penalty = function(f) { f$cost_penalty <- -1; f },
   `trees$feature` = function(f) { s <- which(!is.na(f$trees$column))[1L]; f$trees$feature[s] <- "v9"; f },
   paid_groups = function(f) { f$paid_groups$group_cost[1L] <- f$paid_groups$group_cost[1L] + 1; f },
@@ -229,4 +237,38 @@ test_that("a chunk description edited one field at a time is refused before any 
   for (i in seq_along(edits)) {
     expect_error(fgseq(edits[[i]](ch)), names(edits)[i], fixed = TRUE, class = "fgseq_error_invalid_object")
   }
+})
+
+test_that("edited fields of the wrong storage type or range are refused in R, not in the core", {
+  # an integer a0 or beta would stop in the core's mapping ("Wrong R type for mapped matrix")
+  b <- vfit
+  b$a0 <- as.integer(round(b$a0))
+  expect_error(predict(b, vx[1:2, ]), "stored as integer", class = "fgseq_error_invalid_object")
+  # a dense Matrix beta of the right shape is named as what it is, not as a matrix of another shape
+  d <- vfit
+  d$beta <- Matrix::Matrix(as.matrix(vfit$beta), sparse = FALSE)
+  e <- tryCatch(coef(d), error = identity)
+  expect_s3_class(e, "fgseq_error_invalid_object")
+  expect_match(conditionMessage(e), class(d$beta)[1L], fixed = TRUE)
+  expect_false(grepl(paste0("not a ", nrow(vfit$beta), " x "), conditionMessage(e), fixed = TRUE))
+  # converted as the message says, it is the fit again
+  d$beta <- methods::as(methods::as(d$beta, "CsparseMatrix"), "generalMatrix")
+  expect_equal(predict(d, vx[1:3, ]), predict(vfit, vx[1:3, ]), tolerance = 0)
+  # a Miser eta outside (0, 1] (miser() refuses it) would predict with any shrinkage
+  m <- vmis
+  m$eta <- 1e6
+  expect_error(predict(m, vx[1:2, ]), "`eta`", class = "fgseq_error_invalid_object")
+  # statistics whose row count is beyond any count of rows (the core refuses it unclassed)
+  st <- fgseq_stats(vx, vy)
+  st$n <- 1e300
+  expect_error(fgseq(st), "`n`", class = "fgseq_error_invalid_object")
+})
+
+test_that("statistics of more rows than an integer holds fit, with their row count as nobs", {
+  st <- fgseq_stats(vx, vy)
+  big <- st
+  big$n <- 3e9
+  a <- expect_silent(fgseq(big))
+  expect_identical(a$nobs, 3e9)
+  expect_identical(a$sequence, fgseq(st)$sequence)
 })
