@@ -185,3 +185,19 @@ test_that("missing = \"condition\" refuses what it cannot condition, naming the 
   expect_error(predict(fit, d$x[1:2, ], missing = "condtion"), class = "fgseq_error_input")
   expect_error(predict(fit, d$x[1:2, ], missing = "condition", condition_prefixes = NA), class = "fgseq_error_input")
 })
+
+test_that("the block sweep equals the sweep pivot by pivot, also for a group with collinear columns", {
+  set.seed(9)
+  x <- matrix(rnorm(200 * 6), 200)
+  x[, 3] <- x[, 1] + x[, 2]  # collinear within the group
+  A <- cbind(rbind(stats::cov(x), rnorm(6)), c(rnorm(6), 3))
+  A[7, 1:6] <- A[1:6, 7]
+  d0 <- diag(A)[1:6]
+  for (k in list(1:3, 4:6, c(2, 5))) {
+    one <- fgseq:::sweep_pivots(A, k, d0[k])
+    block <- fgseq:::sweep_block(A, k, d0[k])
+    expect_identical(block$swept, one$swept)
+    expect_equal(block$A, one$A, tolerance = 1e-10)
+  }
+  expect_identical(fgseq:::sweep_block(A, 1:3, d0[1:3])$swept, 1:2)
+})
