@@ -457,8 +457,8 @@ policy_stops <- function(pol, ev, threshold) {
 }
 
 # Runs the policy on the rows of x (dense, complete in the model's columns) with per-row budgets,
-# breadth-first: the rows at one node (the same groups bought in the same order) share its conditional
-# model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
+# breadth-first: the rows at one node (the same set of groups bought, in any order) share its
+# conditional model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
 # runs until no group fits (tau = 0 for the adaptive rules, the whole sequence for the cascade) and every
 # node of its path is recorded (for calibration): n x (D + 1) matrices `score` (the stop statistic at
 # the node: the best score, or the cascade's margin), `cost`, `decision`, `bought` (the group bought at
@@ -476,11 +476,14 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
     depth <- integer(n)
   } else {
     out <- list(groups = vector("list", n), cost = numeric(n), link = matrix(0, n, P), rlink = matrix(0, n, P))
+    trail <- matrix(NA_character_, n, D)  # the groups each row bought, in order
   }
   paid0 <- as.character(fit$offset_needs)
   frontier <- list(list(rows = seq_len(n), state = observe_groups(pol$cm, character(0)), paid = paid0,
                         spent = sum(fit$measurement_cost[paid0])))
   while (length(frontier)) {
+    # the nodes of the next depth, one per set of groups bought (whatever the order: what is known, paid
+    # and spent depends on the set only), keyed by the set
     next_frontier <- list()
     for (node in frontier) {
       r <- node$rows
@@ -496,18 +499,23 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
       } else {
         stop_here <- policy_stops(pol, ev, threshold)
         s <- r[stop_here]
-        out$groups[s] <- list(node$state$groups)
         out$cost[s] <- node$spent
         out$link[s, ] <- ev$link[stop_here, , drop = FALSE]
         out$rlink[s, ] <- ev$rlink[stop_here, , drop = FALSE]
+        for (i in s) out$groups[[i]] <- trail[i, seq_len(d - 1L)]
         go <- !stop_here
+        trail[r[go], d] <- ev$best[go]
       }
       for (g in unique(ev$best[go])) {
         child <- r[go & ev$best %in% g]
-        paid <- union(node$paid, fit$needs[[g]])
-        next_frontier[[length(next_frontier) + 1L]] <- list(
-          rows = child, state = observe_groups(pol$cm, g, node$state), paid = paid,
-          spent = node$spent + candidate_costs(fit, g, node$paid))
+        key <- paste(sort(match(c(node$state$groups, g), pol$cm$groups)), collapse = ",")
+        if (!is.null(next_frontier[[key]])) {
+          next_frontier[[key]]$rows <- c(next_frontier[[key]]$rows, child)
+          next
+        }
+        next_frontier[[key]] <- list(rows = child, state = observe_groups(pol$cm, g, node$state),
+                                     paid = union(node$paid, fit$needs[[g]]),
+                                     spent = node$spent + candidate_costs(fit, g, node$paid))
       }
     }
     frontier <- next_frontier
