@@ -15,12 +15,13 @@
 ## The default learners are omp, frq, miser and lightgbm; fr (CS-G-FR with the exact gain, a refit of
 ## every candidate at every step) runs only when listed. glmnet runs whenever it is installed.
 ##
-## Feature groups: what an image system computes, each at its own price. The cost of a group is its
-## measured extraction time per image on this machine, in microseconds: the CPU time of extracting the
-## group from the 10,000 test images (best of 3), divided by their number (the training images are
-## extracted once, untimed: the cost per image does not depend on which images). Every extractor starts
-## from the raw
-## pixels (a group that shares work with another, e.g. the two gradient histograms, pays for it again).
+## Feature groups: what an image system computes, each at its own price; the reader, the extractors and
+## the timing are in bench/fashion-mnist-features.R (shared with bench/bench-adaptive.R). The cost of a
+## group is its measured extraction time per image on this machine, in microseconds: the CPU time of
+## extracting the group from the 10,000 test images (best of 3), divided by their number (the training
+## images are extracted once, untimed: the cost per image does not depend on which images). Every
+## extractor starts from the raw pixels (a group that shares work with another, e.g. the two gradient
+## histograms, pays for it again).
 ##   blocks7   7 x 7 means of 4 x 4 pixel blocks (49)
 ##   blocks14  14 x 14 means of 2 x 2 pixel blocks (196)
 ##   rows, cols  the 28 row sums and the 28 column sums (projections)
@@ -73,90 +74,18 @@ stopifnot(all(learners %in% c("omp", "frq", "fr", "miser", "lightgbm")))
 bench_started <- proc.time()[["elapsed"]]
 have_glmnet <- requireNamespace("glmnet", quietly = TRUE)
 
-# ---- data ------------------------------------------------------------------------------------------
+# ---- data and feature extractors (bench/fashion-mnist-features.R) -----------------------------------
 
-read_idx <- function(file) {
-  con <- gzfile(file, "rb")
-  on.exit(close(con))
-  magic <- readBin(con, "integer", 1L, size = 4L, endian = "big")
-  dims <- readBin(con, "integer", magic %% 256L, size = 4L, endian = "big")
-  v <- readBin(con, "integer", prod(dims), size = 1L, signed = FALSE)
-  if (length(dims) == 1L) v else matrix(v, dims[1L], prod(dims[-1L]), byrow = TRUE)
-}
-classes <- c("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-             "Ankle boot")
-img_train <- read_idx(files[1L]) / 255
-lab_train <- factor(classes[read_idx(files[2L]) + 1L], levels = classes)
-img_test <- read_idx(files[3L]) / 255
-lab_test <- factor(classes[read_idx(files[4L]) + 1L], levels = classes)
+source("bench/fashion-mnist-features.R")
+list2env(fashion_read(files), environment())  # img_train, lab_train, img_test, lab_test, classes
 set.seed(2017)
 train <- sort(sample(nrow(img_train), min(n_train, nrow(img_train))))
-
-# ---- feature extractors (pixel k of an image is row (k - 1) %/% 28, column (k - 1) %% 28) -------------
-
-pix_r <- (seq_len(784) - 1L) %/% 28L
-pix_c <- (seq_len(784) - 1L) %% 28L
-pool <- function(size) {  # 784 x cells: the mean over size x size blocks
-  cell <- (pix_r %/% size) * (28L %/% size) + pix_c %/% size + 1L
-  m <- matrix(0, 784, max(cell))
-  m[cbind(seq_len(784), cell)] <- 1 / size^2
-  m
-}
-P4 <- pool(4L)
-P2 <- pool(2L)
-P7 <- pool(7L) * 49
-P14 <- pool(14L) * 196
-Prow <- outer(pix_r, 0:27, "==") + 0
-Pcol <- outer(pix_c, 0:27, "==") + 0
-# the first 50 principal components of the training images, learned once, offline (not part of any cost):
-# the eigenvectors of their covariance matrix (784 x 784), as prcomp() finds them up to sign, without
-# the singular value decomposition of all the images
-pca_center <- colMeans(img_train[train, ])
-pca_rotation <- eigen(stats::cov(img_train[train, ]), symmetric = TRUE)$vectors[, 1:50]
-hog <- function(X, cells) {
-  left <- c(1L, seq_len(783))  # neighbours, clamped at the image border
-  right <- c(2:784, 784L)
-  up <- ifelse(pix_r == 0L, seq_len(784), seq_len(784) - 28L)
-  down <- ifelse(pix_r == 27L, seq_len(784), seq_len(784) + 28L)
-  right[pix_c == 27L] <- which(pix_c == 27L)
-  left[pix_c == 0L] <- which(pix_c == 0L)
-  dx <- X[, right] - X[, left]
-  dy <- X[, down] - X[, up]
-  mag <- sqrt(dx^2 + dy^2)
-  bin <- pmin(floor((atan2(dy, dx) %% pi) / (pi / 8)), 7)
-  do.call(cbind, lapply(0:7, function(b) (mag * (bin == b)) %*% cells))
-}
-extract <- list(
-  blocks7 = function(X) X %*% P4,
-  blocks14 = function(X) X %*% P2,
-  rows = function(X) X %*% Prow,
-  cols = function(X) X %*% Pcol,
-  moments = function(X) {
-    m <- rowSums(X) + 1e-12
-    cr <- drop(X %*% pix_r) / m
-    cc <- drop(X %*% pix_c) / m
-    vr <- drop(X %*% pix_r^2) / m - cr^2
-    vc <- drop(X %*% pix_c^2) / m - cc^2
-    cv <- drop(X %*% (pix_r * pix_c)) / m - cr * cc
-    cbind(m, cr, cc, sqrt(pmax(vr, 0)), sqrt(pmax(vc, 0)), cv)
-  },
-  hog2 = function(X) hog(X, P14),
-  hog4 = function(X) hog(X, P7),
-  pca10 = function(X) sweep(X, 2L, pca_center) %*% pca_rotation[, 1:10],
-  pca50 = function(X) sweep(X, 2L, pca_center) %*% pca_rotation[, 11:50])
-
-cpu <- function(expr) {
-  t <- system.time(expr, gcFirst = TRUE)
-  t[["user.self"]] + t[["sys.self"]]
-}
-feat_test <- list()
-cost_us <- numeric(0)
-for (g in names(extract)) {
-  times <- numeric(3L)
-  for (k in 1:3) times[k] <- cpu(f <- extract[[g]](img_test))
-  feat_test[[g]] <- f
-  cost_us[g] <- 1e6 * min(times) / nrow(img_test)
-}
+# the principal components from the training images (offline, not part of any cost)
+extract <- fashion_extractors(img_train[train, ])
+timing <- fashion_group_costs(extract, img_test)
+feat_test <- timing$features
+cost_us <- timing$cost
+rm(timing)
 feat_train <- lapply(extract, function(e) e(img_train[train, , drop = FALSE]))
 ncols <- vapply(feat_test, ncol, integer(1))
 group <- rep(names(extract), ncols)
