@@ -180,9 +180,12 @@ coef.fgseq <- function(object, ..., budget = NULL, step = NULL) {
 #' not others is an error (class `fgseq_error_partial_group`). The prediction carries the attributes
 #' `step` (the step whose model was used), `cost` (what the groups the prediction reads cost: the
 #' prefix's path cost, or the measurements of the groups conditioned on, cost units) and `conditioned`
-#' (`TRUE` where the row's groups were not a prefix). Fits from `x` in memory, from [fgseq_stats()] and
-#' from chunks store the moments; fits whose sequence uses more than `getOption("fgseq.moment_columns",
-#' 5000)` columns do not (`q` columns take `8 q^2` bytes), and conditioning them is an error (class
+#' (`TRUE` where the row's groups were not a prefix). A fit that keeps its training `x` forms the
+#' moments from it when first conditioned (one pass over the sequence's columns; the fit itself pays
+#' nothing for them); a lean fit (`keep_data = FALSE`) forms them before it drops `x` and stores them as
+#' `moments`, as do fits from [fgseq_stats()] (from its cross-product) and GLM fits from chunks (one more
+#' pass over the chunks). Sequences that use more than `getOption("fgseq.moment_columns", 5000)` columns
+#' get none (`q` columns take `8 q^2` bytes), and conditioning them is an error (class
 #' `fgseq_error_no_moments`) that says so. [fgseq_policy()] builds a per-row acquisition policy on this
 #' predictor.
 #'

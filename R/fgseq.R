@@ -487,8 +487,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   fit <- finish_fit(raw, names_x = x_names(x), group = group, meas = meas, control = control, method = method,
                     family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
-                    cost_unit = cost_unit, data = data,
-                    moments = sequence_moments(x, weights, group, labels[raw$sequence]))
+                    cost_unit = cost_unit, data = data)
   check_boundary(fit, response$y)
   fit
 }

@@ -15,6 +15,10 @@ training_fields <- c("x", "y", "weights", "offset", "model")
 # a fit with weights (the rows of positive weight) is kept as `nobs_positive`.
 lean_fit <- function(fit) {
   if (!is.null(fit[["weights"]])) fit$nobs_positive <- sum(fit[["weights"]] != 0)
+  # the moments of x that conditioning needs (fit_moments()), from the training x before it goes
+  if (inherits(fit, "fgseq") && is.null(fit$moments) && !is.null(fit[["x"]])) {
+    fit["moments"] <- list(fit_moments(fit, required = FALSE))
+  }
   fit[names(fit) %in% training_fields] <- NULL
   fit$keep_data <- FALSE
   fit

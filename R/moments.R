@@ -64,9 +64,16 @@ stats_moments <- function(st, sequence) {
   list(columns = names_x, mean = stats::setNames(as.double(st$mean)[cols], names_x), cov = cov)
 }
 
-# The moments of a fit, or an error saying why it has none.
-fit_moments <- function(object, what = "conditioning on the observed groups") {
+# The moments of a fit: those it stores (lean fits, fits from chunks or statistics), or those of the
+# training x it keeps, formed on first use (a fit from x in memory pays no pass for them unless it is
+# conditioned, or made lean); NULL (required = FALSE) or an error saying why it has none.
+fit_moments <- function(object, what = "conditioning on the observed groups", required = TRUE) {
   if (!is.null(object$moments)) return(object$moments)
+  if (!is.null(object[["x"]]) && length(object$sequence)) {
+    mom <- sequence_moments(object[["x"]], object[["weights"]], unname(object$group), object$sequence)
+    if (!is.null(mom) || !required) return(mom)
+  }
+  if (!required) return(NULL)
   q <- sum(object$group %in% object$sequence)
   why <- if (q > moment_column_limit()) {
     paste0("its sequence uses ", q, " columns, more than the ", moment_column_limit(), " whose moments a fit ",

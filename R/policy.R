@@ -72,7 +72,7 @@
 #' `y` is used only to report accuracy.
 #'
 #' @param fit An `"fgseq"` fit ([fgseq()]) of the binomial, multinomial or gaussian family that stores the moments
-#'   of `x` (fits from in-memory `x` or from [fgseq_stats()] do).
+#'   of `x` or keeps it (see the section Missing groups of [predict.fgseq()]).
 #' @param x Calibration rows: a numeric matrix (or sparse matrix) with the training columns, complete
 #'   in the columns of the model's groups (matrix fits).
 #' @param y `NULL` or the response of the calibration rows (length `n`; for reporting accuracy only).
@@ -195,7 +195,8 @@ policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget,
   K <- length(fit$sequence)
   if (!K) abort("`fit` has no step: a policy needs at least one group in the sequence.")
   step <- if (is.null(step)) K else check_number(step, "step", lower = 1, upper = K, whole = TRUE)
-  list(fit = lean_fit(fit), family = family, rule = rule, epsilon = epsilon, delta = delta, tau = tau,
+  fit <- lean_fit(fit)  # the moments formed once, from the training x if the fit keeps it
+  list(fit = fit, family = family, rule = rule, epsilon = epsilon, delta = delta, tau = tau,
        margin = margin, tol = tol, budget = budget, step = as.integer(step),
        cm = conditional_model(fit, step))
 }

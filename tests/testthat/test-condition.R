@@ -19,23 +19,26 @@ observe_only <- function(x, group, O) {
   x
 }
 
-test_that("fits store the weighted moments of the columns of their sequence, from x and from fgseq_stats()", {
+test_that("fits give the weighted moments of the columns of their sequence, from x, lean, and from fgseq_stats()", {
   d <- condition_data()
   fit <- fgseq(d$x, d$y, group = d$group, weights = d$w, lambda = 0)
+  expect_null(fit$moments)  # a fit keeping x forms them when conditioned
+  mom <- fgseq:::fit_moments(fit)
   ref <- ref_moments(d$x, d$w)
-  expect_equal(fit$moments$mean, ref$mean, tolerance = 1e-12)
-  expect_equal(fit$moments$cov, ref$cov, tolerance = 1e-12)
-  expect_equal(fit$moments$cov, stats::cov.wt(d$x, d$w, method = "ML")$cov, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(mom$mean, ref$mean, tolerance = 1e-12)
+  expect_equal(mom$cov, ref$cov, tolerance = 1e-12)
+  expect_equal(mom$cov, stats::cov.wt(d$x, d$w, method = "ML")$cov, tolerance = 1e-12, ignore_attr = TRUE)
+  lean <- fgseq(d$x, d$y, group = d$group, weights = d$w, lambda = 0, keep_data = FALSE)
+  expect_equal(lean$moments, mom)
   sparse <- fgseq(Matrix::Matrix(d$x, sparse = TRUE), d$y, group = d$group, weights = d$w, lambda = 0)
-  expect_equal(sparse$moments$cov, ref$cov, tolerance = 1e-10)
+  expect_equal(fgseq:::fit_moments(sparse)$cov, ref$cov, tolerance = 1e-10)
   st <- fgseq_stats(d$x, d$y, group = d$group)
   from_stats <- fgseq(st, lambda = 0)
   expect_equal(from_stats$moments$cov, ref_moments(d$x)$cov, tolerance = 1e-10)
   expect_equal(from_stats$moments$mean, ref_moments(d$x)$mean, tolerance = 1e-12)
   # a sequence of two groups stores the moments of their four columns only
   short <- fgseq(d$x, d$y, group = d$group, max_steps = 2)
-  expect_setequal(short$moments$columns, names(d$x[1, ])[d$group %in% short$sequence])
-  expect_equal(fgseq(d$x, d$y, group = d$group, keep_data = FALSE)$moments, fgseq(d$x, d$y, group = d$group)$moments)
+  expect_setequal(fgseq:::fit_moments(short)$columns, colnames(d$x)[d$group %in% short$sequence])
 })
 
 test_that("a GLM fit from chunks makes one more pass for the moments, equal to the fit in memory", {
@@ -45,7 +48,8 @@ test_that("a GLM fit from chunks makes one more pass for the moments, equal to t
                    function(r) list(x = d$x[r, ], y = yb[r], weights = d$w[r]))
   from_chunks <- fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", fr_gain = "quadratic")
   rows <- unlist(split(seq_len(nrow(d$x)), rep(1:3, length.out = nrow(d$x))))
-  in_memory <- fgseq(d$x[rows, ], yb[rows], group = d$group, family = "binomial", weights = d$w[rows])
+  in_memory <- fgseq(d$x[rows, ], yb[rows], group = d$group, family = "binomial", weights = d$w[rows],
+                     keep_data = FALSE)
   expect_identical(from_chunks$sequence, in_memory$sequence)
   expect_equal(from_chunks$moments, in_memory$moments, tolerance = 1e-10)
   edited <- in_memory
@@ -99,8 +103,8 @@ test_that("the conditional mean and variance equal the reference and a Monte Car
   d <- condition_data()
   fit <- fgseq(d$x, d$y, group = d$group, family = "gaussian", lambda = 1e-3, weights = d$w)
   K <- length(fit$sequence)
-  mu <- fit$moments$mean
-  Sigma <- fit$moments$cov
+  mu <- fgseq:::fit_moments(fit)$mean
+  Sigma <- fgseq:::fit_moments(fit)$cov
   cm <- fgseq:::conditional_model(fit, K)
   set.seed(5)
   draws <- matrix(rnorm(2e5 * length(mu)), ncol = length(mu)) %*% chol(Sigma) + rep(mu, each = 2e5)
@@ -150,8 +154,8 @@ test_that("multinomial conditioned predictions: the conditional mean vector of t
   last <- fit$sequence[K]
   newdata[, setdiff(names(iris)[1:4], last)] <- NA_real_
   got <- predict(fit, newdata = newdata, step = K, missing = "condition")
-  mu <- fit$moments$mean
-  Sigma <- fit$moments$cov
+  mu <- fgseq:::fit_moments(fit)$mean
+  Sigma <- fgseq:::fit_moments(fit)$cov
   x <- as.matrix(iris[c(1, 60, 120), 1:4])
   for (cl in levels(iris$Species)) {
     sub <- list(sequence = fit$sequence, beta = fit$beta[[cl]], a0 = fit$a0[cl, ], group = fit$group)
@@ -174,7 +178,7 @@ test_that("missing = \"condition\" refuses what it cannot condition, naming the 
   old <- options(fgseq.moment_columns = 2)
   on.exit(options(old))
   wide <- fgseq(d$x, d$y, group = d$group)
-  expect_null(wide$moments)
+  expect_null(fgseq:::fit_moments(wide, required = FALSE))
   expect_error(predict(wide, observe_only(d$x[1:2, ], d$group, "g3"), missing = "condition"),
                class = "fgseq_error_no_moments")
   expect_error(predict(wide, observe_only(d$x[1:2, ], d$group, "g3"), missing = "condition"),

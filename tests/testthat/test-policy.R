@@ -19,6 +19,9 @@ policy_data <- function(n = 400, seed = 11) {
   list(x = x, y = y, group = group, needs = needs, cost = cost)
 }
 
+# The training moments of a fit that keeps its x, computed here (helper-adaptive-reference.R).
+ref_mom <- function(fit) ref_moments(as.matrix(fit$x), fit$weights)
+
 policy_fit <- function(d, rows = 1:200, family = "binomial", y = d$y) {
   fgseq(d$x[rows, ], y[rows], group = d$group, cost = d$cost, needs = d$needs, family = family, lambda = 1e-3)
 }
@@ -63,8 +66,8 @@ test_that("the adaptive policy chooses the reference's groups on 200 rows, and p
     rows <- if (tau > 0) 201:400 else 201:220  # tau = 0 buys every group: 20 rows suffice
     pol <- fgseq_policy(fit, tau = tau)
     got <- predict(pol, d$x[rows, ])
-    mu <- fit$moments$mean
-    Sigma <- fit$moments$cov
+    mu <- ref_mom(fit)$mean
+    Sigma <- ref_mom(fit)$cov
     for (i in seq_along(rows)) {
       ref <- ref_policy_row(fit, d$x[rows[i], ], mu, Sigma, tau = tau)
       expect_identical(attr(got, "groups")[[i]], ref$groups)
@@ -76,7 +79,7 @@ test_that("the adaptive policy chooses the reference's groups on 200 rows, and p
   pol <- fgseq_policy(fit, tau = 1e-3, budget = 9, rule = "sequence")
   got <- predict(pol, d$x[201:240, ])
   for (i in 1:40) {
-    ref <- ref_policy_row(fit, d$x[200 + i, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, budget = 9,
+    ref <- ref_policy_row(fit, d$x[200 + i, ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 1e-3, budget = 9,
                           order = "sequence")
     expect_identical(attr(got, "groups")[[i]], ref$groups)
   }
@@ -88,10 +91,10 @@ test_that("a gaussian policy buys in one order for every row, as the reference d
   fit <- policy_fit(d, family = "gaussian", y = yy)
   pol <- fgseq_policy(fit, tau = 1e-3, tol = 0.5)
   got <- predict(pol, d$x[201:230, ])
-  ref <- ref_policy_row(fit, d$x[201, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, tol = 0.5)
+  ref <- ref_policy_row(fit, d$x[201, ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 1e-3, tol = 0.5)
   expect_true(all(vapply(attr(got, "groups"), identical, logical(1), ref$groups)))
   for (i in 1:30) {
-    r <- ref_policy_row(fit, d$x[200 + i, ], fit$moments$mean, fit$moments$cov, tau = 1e-3, tol = 0.5)
+    r <- ref_policy_row(fit, d$x[200 + i, ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 1e-3, tol = 0.5)
     expect_equal(unname(got[i]), r$response, tolerance = 1e-10)
   }
 })
@@ -182,7 +185,7 @@ test_that("a formula fit's policy calibrates on `data` and reads rows as data fr
   got <- predict(pol, newdata = heart[train[1:10], ])
   x <- fgseq:::new_design(fit, newdata = heart[train[1:10], ])$x
   for (i in 1:10) {
-    ref <- ref_policy_row(fit, x[i, ], fit$moments$mean, fit$moments$cov, tau = pol$tau)
+    ref <- ref_policy_row(fit, x[i, ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = pol$tau)
     expect_identical(attr(got, "groups")[[i]], ref$groups)
   }
   nxt <- next_group(pol, heart[1, c("age", "sex", "cp")])
@@ -231,7 +234,7 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   far <- d$x[1, ] * 1e6
   far[!(d$group %in% c("z", "b"))] <- NA
   got <- next_group(pol, far)
-  ref <- ref_conditional(fit, far, c("z", "b"), fit$moments$mean, fit$moments$cov)
+  ref <- ref_conditional(fit, far, c("z", "b"), ref_mom(fit)$mean, ref_mom(fit)$cov)
   expect_equal(got$link, ref$mean, tolerance = 1e-8)
 })
 
