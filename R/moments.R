@@ -88,11 +88,11 @@ fit_moments <- function(object, what = "conditioning on the observed groups", re
 }
 
 # The conditional model of step `step` of a sequence: the joint covariance `J` of (x_S, eta) over the
-# columns S of the step's groups (in column order) and the P linear predictors, the unconditional mean
+# columns S of the step's groups (in column order) and the P linear predictors (`mom`: the fit's
+# moments, fit_moments()), the unconditional mean
 # `base` of eta (P), the column means `mu`, the original variances `diag0` (the rank tolerance of the
 # sweep), and the group of each column.
-conditional_model <- function(object, step) {
-  mom <- fit_moments(object)
+conditional_model <- function(object, step, mom = fit_moments(object)) {
   groups <- object$sequence[seq_len(step)]
   names_x <- names(object$group)
   cols <- which(object$group %in% groups)
@@ -271,6 +271,7 @@ condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE
                        if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L),
                        if (is.list(object$beta)) object$beta else list(object$beta))
   key <- apply(have, 1L, function(r) paste(as.integer(r), collapse = ""))
+  mom <- NULL
   for (b in seq_len(ncol(requested))) {
     for (s in unique(requested[, b])) {
       rows <- which(requested[, b] == s)
@@ -289,7 +290,8 @@ condition_link <- function(object, x, steps, per_row, condition_prefixes = FALSE
       cost[keep, b] <- object$path$cost[pre$step[keep, b] + 1L]
       todo <- rows[need]
       if (!length(todo)) next
-      cm <- conditional_model(object, s)
+      if (is.null(mom)) mom <- fit_moments(object)  # once per call: formed from the kept x, if need be
+      cm <- conditional_model(object, s, mom)
       for (k in unique(key[todo])) {
         r <- todo[key[todo] == k]
         held <- object$sequence[seq_len(s)][have[r[1L], seq_len(s)]]
