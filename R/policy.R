@@ -3,7 +3,8 @@
 #' A fitted sequence pays the same prefix of groups for every row. `fgseq_policy()` turns it into a
 #' policy that buys, for each row, only the groups that row needs: at each point the next group is the
 #' one whose measurement is expected to reduce the decision risk the most per unit of its marginal cost,
-#' and the row stops when no group reduces it by more than `tau` per cost unit, or its budget is spent.
+#' and the row stops when no group reduces it by more than `tau` per cost unit (`stopping =
+#' "reduction"`), or when its risk itself is below `tau` (`stopping = "risk"`), or its budget is spent.
 #' `tau` is chosen on calibration rows so that the policy's decision differs from the full model's on at
 #' most a fraction `epsilon` of rows, with probability at least `1 - delta` (Learn-then-Test,
 #' Angelopoulos, Bates, Candes, Jordan and Lei 2021).
@@ -38,8 +39,10 @@
 #' expectation of the risk cannot exceed it), divided by the marginal cost of `g` (its measurements not
 #' yet paid: a measurement already paid is free, as everywhere in the package; a group of marginal cost
 #' 0 with a positive reduction is taken first). Ties (within a relative `1e-10`) go to the group earlier
-#' in the fit's sequence. A row stops when the best score is below `tau`, or no group fits in its
-#' budget. Its prediction is the fit's own prefix model when the groups bought are a prefix of the
+#' in the fit's sequence. A row stops when the best score is below `tau` (`stopping = "reduction"`,
+#' the rule of the expected reduction per cost) or when the risk of stopping now is below `tau`
+#' (`stopping = "risk"`: the row goes on while its decision may still change, whatever the price of the
+#' next group, as the cascade does on its margin), or when no group fits in its budget. Its prediction is the fit's own prefix model when the groups bought are a prefix of the
 #' sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
 #' them (probabilities by the probit approximation `plogis(m / sqrt(1 + pi V_O / 8))`).
 #'
@@ -81,8 +84,12 @@
 #' @param epsilon The tolerated rate of disagreement with the full model, in (0, 1).
 #' @param delta The probability that the guarantee may fail, in (0, 1).
 #' @param rule `"adaptive"`, `"sequence"` or `"cascade"` (see the section Rules).
+#' @param stopping For the rules `"adaptive"` and `"sequence"`: what `tau` bounds, `"reduction"` (the
+#'   best expected risk reduction per cost unit, the default) or `"risk"` (the risk of stopping, a
+#'   probability); see the section Working model and risk. Not for the cascade, which stops on `margin`.
 #' @param tau `NULL` (calibrate on the rows given) or a fixed threshold `>= 0` on the risk reduction per
-#'   cost unit (`"adaptive"`, `"sequence"`): no calibration then, and `x` may be omitted.
+#'   cost unit, or on the risk with `stopping = "risk"` (`"adaptive"`, `"sequence"`): no calibration
+#'   then, and `x` may be omitted.
 #' @param margin `NULL` (calibrate) or a fixed margin in `[0, 0.5]` (`"cascade"`).
 #' @param tol Gaussian family: the tolerance, in the units of `y`, within which a prediction agrees
 #'   with the full model's (a positive number; required). Not used for binomial fits.
@@ -90,7 +97,7 @@
 #' @param step The step of the fit whose model is the full model (a whole number, by default the last).
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_policy"`: a list with `fit` (the fit without its training data),
-#'   `rule`, `step`, `tau` or `margin` (the threshold in use), `tol`, `budget`, `epsilon`, `delta`,
+#'   `rule`, `stopping` (`"reduction"`, `"risk"`, or `"margin"` for the cascade), `step`, `tau` or `margin` (the threshold in use), `tol`, `budget`, `epsilon`, `delta`,
 #'   `calibration` (a data frame, one row per threshold of the grid: `threshold`, `disagreement` (rate),
 #'   `p_value`, `mean_cost`, `passed`), `n_calibration`, `chosen` (the row of `calibration` in use), and
 #'   on the calibration rows at that threshold `cost` (the cost each row spent, cost units), `groups`
@@ -99,7 +106,7 @@
 #' @section Errors:
 #' Stops (class `fgseq_error_input`, naming the argument) when `epsilon` or `delta` is not in (0, 1),
 #' `tau` is negative, `margin` outside `[0, 0.5]`, `tol` missing or not positive for a gaussian fit,
-#' `budget` negative, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
+#' `budget` negative, `stopping` not one of its values or given for the cascade, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
 #' gaussian, or the cascade is asked of a gaussian fit (class `fgseq_error_family`); when the fit stores
 #' no moments of `x` (class `fgseq_error_no_moments`, saying why); when there are fewer calibration
 #' rows than the guarantee needs, saying how many are needed, or not even the strictest threshold meets
@@ -132,12 +139,13 @@
 #' next_group(policy, heart[1, c("age", "sex", "cp")])
 #' @export
 fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
-                         rule = c("adaptive", "sequence", "cascade"), tau = NULL, margin = NULL, tol = NULL,
-                         budget = Inf, step = NULL, ...) {
+                         rule = c("adaptive", "sequence", "cascade"), stopping = c("reduction", "risk"),
+                         tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
   if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()): a policy conditions its linear predictor.")
-  pol <- policy_settings(fit, rule, epsilon, delta, tau, margin, tol, budget, step)
+  pol <- policy_settings(fit, rule, if (missing(stopping)) NULL else stopping, epsilon, delta, tau, margin, tol,
+                         budget, step)
   fixed <- if (pol$rule == "cascade") margin else tau
   if (is.null(x) && is.null(data)) {
     if (is.null(fixed)) {
@@ -159,8 +167,14 @@ fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, d
 }
 
 # The checked settings of a policy, with its conditional model.
-policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget, step) {
+policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step) {
   rule <- check_choice(rule, c("adaptive", "sequence", "cascade"), "rule")
+  if (rule == "cascade") {
+    if (!is.null(stopping)) abort("`stopping` is for the rules \"adaptive\" and \"sequence\"; the cascade stops on `margin`.")
+    stopping <- "margin"
+  } else {
+    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "risk"), "stopping")
+  }
   family <- family_def(fit$family)$name
   if (!family %in% c("binomial", "multinomial", "gaussian")) {
     abort("fgseq_policy() takes binomial, multinomial and gaussian fits; this fit's family is ", family, ".",
@@ -196,7 +210,7 @@ policy_settings <- function(fit, rule, epsilon, delta, tau, margin, tol, budget,
   if (!K) abort("`fit` has no step: a policy needs at least one group in the sequence.")
   step <- if (is.null(step)) K else check_number(step, "step", lower = 1, upper = K, whole = TRUE)
   fit <- lean_fit(fit)  # the moments formed once, from the training x if the fit keeps it
-  list(fit = fit, family = family, rule = rule, epsilon = epsilon, delta = delta, tau = tau,
+  list(fit = fit, family = family, rule = rule, stopping = stopping, epsilon = epsilon, delta = delta, tau = tau,
        margin = margin, tol = tol, budget = budget, step = as.integer(step),
        cm = conditional_model(fit, step))
 }
@@ -451,10 +465,19 @@ leading_two <- function(m) {
   list(first = first, second = max.col(rest, ties.method = "first"))
 }
 
+# The statistic a node's rows stop on: the cascade's margin, the best score (stopping = "reduction")
+# or the risk of stopping (stopping = "risk").
+stop_statistic <- function(pol, ev) {
+  switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, ev$score)
+}
+
+# How a policy stops (a policy made before `stopping` existed stops on the reduction).
+policy_stopping <- function(pol) if (pol$rule == "cascade") "margin" else if (is.null(pol$stopping)) "reduction" else pol$stopping
+
 # Whether the rows of a node stop there, at the threshold (tau, or the cascade's margin).
 policy_stops <- function(pol, ev, threshold) {
   if (pol$rule == "cascade") return(is.na(ev$best) | ev$margin >= threshold)
-  is.na(ev$best) | ev$score < threshold
+  is.na(ev$best) | stop_statistic(pol, ev) < threshold
 }
 
 # Runs the policy on the rows of x (dense, complete in the model's columns) with per-row budgets,
@@ -491,7 +514,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
       ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r])
       d <- length(node$state$groups) + 1L
       if (record) {
-        mats$score[r, d] <- if (pol$rule == "cascade") ev$margin else ev$score
+        mats$score[r, d] <- stop_statistic(pol, ev)
         mats$cost[r, d] <- node$spent
         mats$decision[r, d] <- ev$decision
         bought[r, d] <- ev$best
@@ -699,7 +722,9 @@ validate_policy <- function(policy, arg = "object") {
   P <- length(policy$fit$responses)
   ok <- is.list(cm) && is.matrix(cm$J) && all(dim(cm$J) == q + P) && all(is.finite(cm$J)) && identical(cm$P, P) &&
     length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == P &&
-    all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade")
+    all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade") &&
+    (is.null(policy$stopping) || identical(policy$stopping, if (policy$rule == "cascade") "margin" else policy$stopping) &&
+       policy$stopping %in% c("reduction", "risk", "margin"))
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
     abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",
@@ -806,7 +831,8 @@ print.fgseq_policy <- function(x, ...) {
                   cascade = "Cascade on the fit's sequence")
   cat(label, " (", family_def(fit$family)$name, ", model of step ", x$step, " of ", length(fit$sequence), ", ",
       length(x$cm$groups), " groups)\n", sep = "")
-  cat(if (x$rule == "cascade") "margin" else "tau", " = ", format(policy_threshold(x), digits = 4),
+  cat(if (x$rule == "cascade") "margin" else paste0("tau (on the ", policy_stopping(x), ")"), " = ",
+      format(policy_threshold(x), digits = 4),
       if (!is.null(x$tol)) paste0(", tol = ", format(x$tol)), ", budget = ", format(x$budget), "\n", sep = "")
   if (!is.null(x$n_calibration)) {
     full <- fit$path$cost[x$step + 1L]

@@ -53,8 +53,9 @@
 #'   run the policy on a row as [predict.fgseq_policy()] and [next_group()] do (see the sections of
 #'   [fgseq_policy()]): `rule` (`"adaptive"`, `"sequence"` or `"cascade"`), `family`, `step` (the step
 #'   whose model is the full model), `groups` (the groups of its model, in the order of the sequence:
-#'   the candidates, and the order in which ties are broken), `threshold` (the one in use: `tau`, or
-#'   `margin` for the cascade), `tau` and `margin` (`null` when not the rule's), `tol` (gaussian; else
+#'   the candidates, and the order in which ties are broken), `stopping` (what the threshold bounds:
+#'   `"reduction"`, the best score, `"risk"`, the risk of stopping, or `"margin"` for the cascade),
+#'   `threshold` (the one in use: `tau`, or `margin` for the cascade), `tau` and `margin` (`null` when not the rule's), `tol` (gaussian; else
 #'   `null`), `budget`, `paid` (measurements paid before any group: a formula's offset), `epsilon`,
 #'   `delta`, `calibration` (`n`, the calibration rows, and `disagreement`, their rate of disagreement
 #'   with the full model at the threshold; `null` when `tau` or `margin` was given); the conditional
@@ -313,8 +314,8 @@ policy_document <- function(policy) {
   fit <- policy$fit
   cm <- policy$cm
   calibrated <- !is.null(policy$n_calibration)
-  list(rule = policy$rule, family = policy$family, step = as.integer(cm$step), groups = I(cm$groups),
-       threshold = json_limit(policy_threshold(policy)),
+  list(rule = policy$rule, stopping = policy_stopping(policy), family = policy$family, step = as.integer(cm$step),
+       groups = I(cm$groups), threshold = json_limit(policy_threshold(policy)),
        tau = if (policy$rule != "cascade") json_limit(policy$tau),
        margin = if (policy$rule == "cascade") json_number(policy$margin),
        tol = if (!is.null(policy$tol)) json_number(policy$tol),

@@ -139,7 +139,9 @@ fit_fgseq <- function(d) {
 }
 
 make_policy <- function(fit, d, rows, epsilon, rule) {
-  a <- c(list(fit), rows_of(d, rows), list(epsilon = epsilon, delta = DELTA, rule = rule))
+  stopping <- if (rule == "adaptive_risk") "risk" else if (rule != "cascade") "reduction"
+  rule <- sub("_risk$", "", rule)
+  a <- c(list(fit), rows_of(d, rows), list(epsilon = epsilon, delta = DELTA, rule = rule, stopping = stopping))
   if (is.null(d$formula)) a$y <- d$y[rows]
   do.call(fgseq_policy, a)
 }
@@ -293,7 +295,7 @@ run_set <- function(d) {
       cat(sprintf("epsilon = %g needs at least %d calibration rows (has %d): skipped\n", eps, need, n_cal))
       next
     }
-    for (rule in c("adaptive", "cascade")) {
+    for (rule in c("adaptive", "adaptive_risk", "cascade")) {
       r <- tryCatch({
         tc <- timed(make_policy(fit, d, d$cal, eps, rule))
         tp <- timed(policy_predict(tc$value, d, d$test))

@@ -233,6 +233,9 @@ class Policy:
             raise PolicyError("unknown rule %r" % self.rule)
         if self.family not in ("binomial", "multinomial", "gaussian"):
             raise PolicyError("unknown family %r" % self.family)
+        self.stopping = pol.get("stopping") or ("margin" if self.rule == "cascade" else "reduction")
+        if self.stopping not in ("reduction", "risk", "margin") or (self.stopping == "margin") != (self.rule == "cascade"):
+            raise PolicyError("unknown stopping %r for the rule %r" % (self.stopping, self.rule))
         self.threshold = _limit(pol["threshold"])
         self.tol = None if pol.get("tol") is None else float(pol["tol"])
         self.budget = _limit(pol["budget"])
@@ -516,6 +519,8 @@ class Policy:
             return True
         if self.rule == "cascade":
             return ev["margin"] >= threshold
+        if self.stopping == "risk":
+            return ev["risk"] < threshold
         return ev["score"] < threshold
 
     def response(self, rlink):

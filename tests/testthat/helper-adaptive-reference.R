@@ -204,12 +204,14 @@ ref_adaptive_predict <- function(fit, x_row, observed, mu, Sigma, step, family) 
 # red(g) / mc(g) with red(g) = r(O) - E r(O + g) (mc = 0: Inf if red > 0,
 # else 0; red(g) clamped at 0, as the risk's expectation never exceeds it);
 # the best (ties within a relative 1e-10: earliest in fit$sequence) is bought
-# unless its score < tau (so tau = 0 never stops before the budget). Everything is recomputed at every step.
+# unless its score < tau (so tau = 0 never stops before the budget); with stopping = "risk" the row stops
+# instead when its current risk r(O) < tau. Everything is recomputed at every step.
 # Returns the groups bought in order, the cost spent and the prediction.
 ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
-                           order = c("adaptive", "sequence"),
+                           order = c("adaptive", "sequence"), stopping = c("reduction", "risk"),
                            step = length(fit$sequence)) {
   order <- match.arg(order)
+  stopping <- match.arg(stopping)
   family <- ref_adaptive_family(fit)
   x <- ref_adaptive_row(fit, x_row)
   pool <- fit$sequence[seq_len(step)]
@@ -233,7 +235,7 @@ ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
     top <- max(score)
     tied <- if (is.infinite(top)) score == top else score >= top - 1e-10 * max(abs(top), 1e-300)
     best <- cand[which(tied)[1L]]
-    if (score[[best]] < tau) break
+    if ((if (stopping == "risk") r else score[[best]]) < tau) break
     O <- c(O, best)
     spent <- spent + mc[[best]]
   }

@@ -112,6 +112,12 @@ test_that("binomial formula fit on heart: the scorer buys the groups of predict(
   cascade <- fgseq_policy(fit, data = v$calibration, epsilon = 0.1, delta = 0.1, rule = "cascade")
   write_predictor(cascade, json)
   expect_policy_scores(cascade, json, rows, newdata = rows)
+  # stopping on the risk of the row
+  risky <- fgseq_policy(fit, data = v$calibration, epsilon = 0.1, delta = 0.1, stopping = "risk")
+  write_predictor(risky, json)
+  expect_identical(jsonlite::fromJSON(json)$policy$stopping, "risk")
+  res <- expect_policy_scores(risky, json, rows, newdata = rows)
+  expect_gt(length(unique(res$groups)), 2L)
 })
 
 test_that("the scorer's next_group() is next_group() for partially measured rows", {

@@ -75,6 +75,15 @@ test_that("the adaptive policy chooses the reference's groups on 200 rows, and p
       expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
     }
   }
+  # stopping on the risk of the row rather than on the best reduction per cost
+  rows <- 201:400
+  got <- predict(fgseq_policy(fit, tau = 0.05, stopping = "risk"), d$x[rows, ])
+  for (i in seq_along(rows)) {
+    ref <- ref_policy_row(fit, d$x[rows[i], ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 0.05, stopping = "risk")
+    expect_identical(attr(got, "groups")[[i]], ref$groups)
+    expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
+  }
+  expect_gt(length(unique(lengths(attr(got, "groups")))), 1L)  # rows stop at different depths
   # with a budget, and the fit's own order
   pol <- fgseq_policy(fit, tau = 1e-3, budget = 9, rule = "sequence")
   got <- predict(pol, d$x[201:240, ])
@@ -130,8 +139,10 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
   d <- policy_data(n = 600)
   fit <- policy_fit(d)
   cal <- 201:600
-  for (rule in c("adaptive", "cascade")) {
-    pol <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = rule)
+  for (rule in c("adaptive", "risk", "cascade")) {
+    stopping <- if (rule == "risk") "risk" else if (rule == "adaptive") "reduction"
+    rule <- sub("risk", "adaptive", rule)
+    pol <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = rule, stopping = stopping)
     grid <- pol$calibration$threshold
     full <- predict(fit, d$x[cal, ], type = "class")[, length(fit$sequence) + 1L]
     keep <- unique(round(seq(1, length(grid), length.out = 12)))
@@ -139,7 +150,8 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
     keep <- keep[keep >= 1 & keep <= length(grid)]
     losses <- vapply(grid[keep], function(t) {
       if (rule == "cascade" && t > 0.5) return(numeric(length(cal)))  # above every margin: the whole path
-      fixed <- if (rule == "cascade") fgseq_policy(fit, rule = rule, margin = t) else fgseq_policy(fit, rule = rule, tau = t)
+      fixed <- if (rule == "cascade") fgseq_policy(fit, rule = rule, margin = t) else
+        fgseq_policy(fit, rule = rule, tau = t, stopping = stopping)
       as.numeric(predict(fixed, d$x[cal, ], type = "class") != full)
     }, numeric(length(cal)))
     expect_equal(colMeans(losses), pol$calibration$disagreement[keep], tolerance = 1e-12)
@@ -207,6 +219,8 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   expect_error(fgseq_policy(fit, cal, rule = "cascade", margin = 0.7), "`margin`")
   expect_error(fgseq_policy(fit, cal, tol = 1), "`tol`")
   expect_error(fgseq_policy(fit, cal, rule = "greedy"), "`rule`")
+  expect_error(fgseq_policy(fit, cal, stopping = "margin"), "`stopping`")
+  expect_error(fgseq_policy(fit, cal, rule = "cascade", stopping = "risk"), "`stopping` is for the rules")
   expect_error(fgseq_policy(fit, cal, epsilom = 0.1), class = "fgseq_error_unknown_argument")
   expect_error(fgseq_policy(fit), "calibration rows")
   expect_error(fgseq_policy(fit, cal[, 1:5]), "columns")
