@@ -42,8 +42,10 @@
 #' in the fit's sequence. A row stops when the best score is below `tau` (`stopping = "reduction"`,
 #' the rule of the expected reduction per cost) or when the risk of stopping now is below `tau`
 #' (`stopping = "risk"`: the row goes on while its decision may still change, whatever the price of the
-#' next group, as the cascade does on its margin), or when no group fits in its budget. Its prediction is the fit's own prefix model when the groups bought are a prefix of the
-#' sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
+#' next group), or when the probability of its prediction at that point is at least `margin` from 0.5
+#' (`stopping = "margin"`, binomial; multinomial: half the gap between the two largest probabilities,
+#' as the cascade stops), or when no group fits in its budget. Its prediction is the fit's own prefix
+#' model when the groups bought are a prefix of the sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
 #' them (probabilities by the probit approximation `plogis(m / sqrt(1 + pi V_O / 8))`).
 #'
 #' Values far outside the training range are not refused: the conditional mean is linear in the
@@ -84,13 +86,16 @@
 #' @param epsilon The tolerated rate of disagreement with the full model, in (0, 1).
 #' @param delta The probability that the guarantee may fail, in (0, 1).
 #' @param rule `"adaptive"`, `"sequence"` or `"cascade"` (see the section Rules).
-#' @param stopping For the rules `"adaptive"` and `"sequence"`: what `tau` bounds, `"reduction"` (the
-#'   best expected risk reduction per cost unit, the default) or `"risk"` (the risk of stopping, a
-#'   probability); see the section Working model and risk. Not for the cascade, which stops on `margin`.
+#' @param stopping For the rules `"adaptive"` and `"sequence"`: what the threshold bounds, `"reduction"`
+#'   (`tau` on the best expected risk reduction per cost unit, the default), `"risk"` (`tau` on the risk
+#'   of stopping, a probability) or `"margin"` (binomial and multinomial: the row stops once the
+#'   probability of its node's prediction is at least `margin` from 0.5, or the two largest
+#'   probabilities at least `2 margin` apart, as the cascade stops; the groups still chosen by the
+#'   rule); see the section Working model and risk. Not for the cascade, which stops on `margin`.
 #' @param tau `NULL` (calibrate on the rows given) or a fixed threshold `>= 0` on the risk reduction per
 #'   cost unit, or on the risk with `stopping = "risk"` (`"adaptive"`, `"sequence"`): no calibration
 #'   then, and `x` may be omitted.
-#' @param margin `NULL` (calibrate) or a fixed margin in `[0, 0.5]` (`"cascade"`).
+#' @param margin `NULL` (calibrate) or a fixed margin in `[0, 0.5]` (`"cascade"`, `stopping = "margin"`).
 #' @param tol Gaussian family: the tolerance, in the units of `y`, within which a prediction agrees
 #'   with the full model's (a positive number; required). Not used for binomial fits.
 #' @param budget The most a row may spend, in cost units (a single number `>= 0`, or `Inf`).
@@ -146,11 +151,11 @@ fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, d
   if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()): a policy conditions its linear predictor.")
   pol <- policy_settings(fit, rule, if (missing(stopping)) NULL else stopping, epsilon, delta, tau, margin, tol,
                          budget, step)
-  fixed <- if (pol$rule == "cascade") margin else tau
+  fixed <- if (on_margin(pol)) margin else tau
   if (is.null(x) && is.null(data)) {
     if (is.null(fixed)) {
       abort("give calibration rows (`x`, or `data` for a formula fit) to calibrate the policy, or a fixed `",
-            if (pol$rule == "cascade") "margin" else "tau", "`.")
+            if (on_margin(pol)) "margin" else "tau", "`.")
     }
     return(new_policy(pol, NULL))
   }
@@ -173,25 +178,25 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     if (!is.null(stopping)) abort("`stopping` is for the rules \"adaptive\" and \"sequence\"; the cascade stops on `margin`.")
     stopping <- "margin"
   } else {
-    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "risk"), "stopping")
+    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "risk", "margin"), "stopping")
   }
   family <- family_def(fit$family)$name
   if (!family %in% c("binomial", "multinomial", "gaussian")) {
     abort("fgseq_policy() takes binomial, multinomial and gaussian fits; this fit's family is ", family, ".",
           class = "family")
   }
-  if (rule == "cascade" && family == "gaussian") {
-    abort("`rule = \"cascade\"` stops on the margin of a probability: it needs a binomial or multinomial fit.",
-          class = "family")
+  if (stopping == "margin" && family == "gaussian") {
+    abort(if (rule == "cascade") "`rule = \"cascade\"`" else "`stopping = \"margin\"`",
+          " stops on the margin of a probability: it needs a binomial or multinomial fit.", class = "family")
   }
   epsilon <- check_number(epsilon, "epsilon", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   if (!is.null(tau)) {
-    if (rule == "cascade") abort("`tau` is for the rules \"adaptive\" and \"sequence\"; the cascade takes `margin`.")
+    if (stopping == "margin") abort("`tau` is for the rules \"adaptive\" and \"sequence\" stopping on the reduction or the risk; a policy stopping on the margin (the cascade) takes `margin`.")
     tau <- check_number(tau, "tau", lower = 0, allow_inf = TRUE)
   }
   if (!is.null(margin)) {
-    if (rule != "cascade") abort("`margin` is for `rule = \"cascade\"`; the other rules take `tau`.")
+    if (stopping != "margin") abort("`margin` is for `rule = \"cascade\"` and `stopping = \"margin\"`; the other policies take `tau`.")
     margin <- check_number(margin, "margin", lower = 0, upper = 0.5)
   }
   if (family == "gaussian") {
@@ -390,8 +395,10 @@ prefix_link <- function(fit, x, j) {
 # What a node of a policy decides for its rows (x: their rows; budget: theirs): the prediction at the
 # node (`link`, n x P, and `rlink`, whose inverse link is the response: the prefix model when its groups
 # are a prefix of the sequence, else the conditional mean and response_link()), the decision, and the
-# group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left).
-policy_node <- function(pol, node, x, budget) {
+# group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left). With
+# a `threshold` and stopping = "risk", the candidates are scored only for the rows whose risk is not
+# below it (the others stop whatever the scores: their `best` is NA).
+policy_node <- function(pol, node, x, budget, threshold = NULL) {
   fit <- pol$fit
   cm <- pol$cm
   st <- node$state
@@ -407,44 +414,50 @@ policy_node <- function(pol, node, x, budget) {
     rlink <- cond_rlink
   }
   con <- policy_contrast(pol, mom$mean, cond_rlink, mom$var)
+  r_now <- if (pol$rule != "cascade") policy_risk(pol, con$mean, con$var)
+  margin <- if (on_margin(pol)) policy_margin(pol, rlink)
   left <- setdiff(cm$groups, st$groups)
   cand <- if (pol$rule == "adaptive") left else utils::head(left, 1L)
   n <- nrow(x)
   best <- rep(NA_character_, n)
   score <- rep(-Inf, n)
   table <- NULL
-  if (length(cand)) {
+  # the rows whose candidates are scored
+  on <- if (is.null(threshold)) seq_len(n) else switch(policy_stopping(pol), risk = which(!(r_now < threshold)),
+                                                      margin = which(!(margin >= threshold)), seq_len(n))
+  if (length(cand) && length(on)) {
     mc <- candidate_costs(fit, cand, node$paid)
-    ok <- outer((node$spent + mc) * (1 - 1e-12), budget, "<=")  # candidates x rows
+    ok <- outer((node$spent + mc) * (1 - 1e-12), budget[on], "<=")  # candidates x rows
+    m_on <- con$mean[on]
+    v_on <- con$var[on]
+    A_on <- con$A[on, , drop = FALSE]
     if (pol$rule == "cascade") {
-      red <- matrix(NA_real_, length(cand), n)
-      sc <- matrix(Inf, length(cand), n)
+      red <- matrix(NA_real_, length(cand), length(on))
+      sc <- matrix(Inf, length(cand), length(on))
     } else {
-      r_now <- policy_risk(pol, con$mean, con$var)
-      red <- matrix(0, length(cand), n)
+      red <- matrix(0, length(cand), length(on))
       for (k in seq_along(cand)) {
-        v_new <- contrast_variance(con$A, candidate_variance(cm, st, cand[k]))
-        red[k, ] <- pmax(0, r_now - policy_expected_risk(pol, con$mean, con$var, v_new))
+        v_new <- contrast_variance(A_on, candidate_variance(cm, st, cand[k]))
+        red[k, ] <- pmax(0, r_now[on] - policy_expected_risk(pol, m_on, v_on, v_new))
       }
-      free <- matrix(mc == 0, length(cand), n)
+      free <- matrix(mc == 0, length(cand), length(on))
       sc <- red / mc
       sc[free] <- ifelse(red[free] > 0, Inf, 0)
     }
     sc[!ok] <- NA
     # the best per row; ties within a relative 1e-10 go to the group earlier in the sequence
-    top <- apply(replace(sc, is.na(sc), -Inf), 2L, max)
+    filled <- replace(sc, is.na(sc), -Inf)
+    top <- filled[cbind(max.col(t(filled), ties.method = "first"), seq_along(on))]
     slack <- ifelse(is.infinite(top), 0, 1e-10 * pmax(abs(top), 1e-300))
-    tied <- sc >= rep(top - slack, each = length(cand))
-    tied[is.na(tied)] <- FALSE
-    has <- colSums(tied) > 0 & top > -Inf
+    tied <- filled >= rep(top - slack, each = length(cand))
+    has <- top > -Inf
     k <- max.col(t(tied), ties.method = "first")
-    best[has] <- cand[k[has]]
-    score[has] <- sc[cbind(k[has], which(has))]
+    best[on[has]] <- cand[k[has]]
+    score[on[has]] <- sc[cbind(k[has], which(has))]
     table <- list(groups = cand, marginal_cost = mc, reduction = red, score = sc)
   }
   list(link = link, rlink = rlink, decision = policy_decision(pol, rlink), prefix = prefix, best = best,
-       score = score, margin = policy_margin(pol, rlink), risk = if (pol$rule != "cascade") policy_risk(pol, con$mean, con$var),
-       sd = sqrt(con$var), var = mom$var, table = table)
+       score = score, margin = margin, risk = r_now, sd = sqrt(con$var), var = mom$var, table = table)
 }
 
 # The cascade's statistic: half the gap between the two largest probabilities (binomial |p - 0.5|).
@@ -474,9 +487,13 @@ stop_statistic <- function(pol, ev) {
 # How a policy stops (a policy made before `stopping` existed stops on the reduction).
 policy_stopping <- function(pol) if (pol$rule == "cascade") "margin" else if (is.null(pol$stopping)) "reduction" else pol$stopping
 
+# Whether a policy stops on the margin (the cascade, or stopping = "margin"): it stops where the
+# statistic is at least the threshold, the others where it is below it.
+on_margin <- function(pol) policy_stopping(pol) == "margin"
+
 # Whether the rows of a node stop there, at the threshold (tau, or the cascade's margin).
 policy_stops <- function(pol, ev, threshold) {
-  if (pol$rule == "cascade") return(is.na(ev$best) | ev$margin >= threshold)
+  if (on_margin(pol)) return(is.na(ev$best) | ev$margin >= threshold)
   is.na(ev$best) | stop_statistic(pol, ev) < threshold
 }
 
@@ -511,7 +528,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
     next_frontier <- list()
     for (node in frontier) {
       r <- node$rows
-      ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r])
+      ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r], threshold)
       d <- length(node$state$groups) + 1L
       if (record) {
         mats$score[r, d] <- stop_statistic(pol, ev)
@@ -550,7 +567,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
 # The node at which each recorded path stops at `threshold`: an index into the columns of the records.
 stop_node <- function(pol, paths, threshold) {
   stat <- paths$score
-  hit <- if (pol$rule == "cascade") stat >= threshold else stat < threshold
+  hit <- if (on_margin(pol)) stat >= threshold else stat < threshold
   hit <- hit | col(stat) == paths$depth
   hit[is.na(hit)] <- FALSE
   max.col(hit, ties.method = "first")
@@ -565,13 +582,14 @@ threshold_sums <- function(pol, paths, value, grid) {
   stat <- paths$score
   D <- ncol(stat)
   last <- col(stat) == paths$depth
-  stat[last] <- if (pol$rule == "cascade") Inf else -Inf
+  margin <- on_margin(pol)
+  stat[last] <- if (margin) Inf else -Inf
   stat[col(stat) > paths$depth] <- NA
-  run <- t(apply(stat, 1L, if (pol$rule == "cascade") cummax else cummin))
+  run <- t(apply(stat, 1L, if (margin) cummax else cummin))
   if (D == 1L) run <- t(run)
-  before <- cbind(if (pol$rule == "cascade") -Inf else Inf, run[, -D, drop = FALSE])
-  lo <- if (pol$rule == "cascade") before else run
-  hi <- if (pol$rule == "cascade") run else before
+  before <- cbind(if (margin) -Inf else Inf, run[, -D, drop = FALSE])
+  lo <- if (margin) before else run
+  hi <- if (margin) run else before
   keep <- !is.na(run)
   sorted <- sort(grid)
   from <- findInterval(lo[keep], sorted, left.open = FALSE) + 1L  # the first grid point above lo
@@ -617,7 +635,7 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
   values <- sort(unique(paths$score[is.finite(paths$score)]))
   grid <- if (!is.null(fixed)) {
     fixed
-  } else if (pol$rule == "cascade") {
+  } else if (on_margin(pol)) {
     c(Inf, rev(values[values <= 0.5]) * (1 - 1e-12))
   } else {
     c(0, values[values > 0] * (1 + 1e-12))
@@ -655,13 +673,13 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
 
 # The "fgseq_policy" object.
 new_policy <- function(pol, cal) {
-  threshold <- if (!is.null(cal)) cal$threshold else if (pol$rule == "cascade") pol$margin else pol$tau
-  pol$tau <- if (pol$rule != "cascade") threshold
-  pol$margin <- if (pol$rule == "cascade") threshold
+  threshold <- if (!is.null(cal)) cal$threshold else if (on_margin(pol)) pol$margin else pol$tau
+  pol$tau <- if (!on_margin(pol)) threshold
+  pol$margin <- if (on_margin(pol)) threshold
   structure(c(pol, cal[setdiff(names(cal), "threshold")]), class = "fgseq_policy")
 }
 
-policy_threshold <- function(policy) if (policy$rule == "cascade") policy$margin else policy$tau
+policy_threshold <- function(policy) if (on_margin(policy)) policy$margin else policy$tau
 
 #' Run an acquisition policy on rows whose values are all known
 #'
@@ -723,8 +741,8 @@ validate_policy <- function(policy, arg = "object") {
   ok <- is.list(cm) && is.matrix(cm$J) && all(dim(cm$J) == q + P) && all(is.finite(cm$J)) && identical(cm$P, P) &&
     length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == P &&
     all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade") &&
-    (is.null(policy$stopping) || identical(policy$stopping, if (policy$rule == "cascade") "margin" else policy$stopping) &&
-       policy$stopping %in% c("reduction", "risk", "margin"))
+    (is.null(policy$stopping) || (policy$rule != "cascade" || identical(policy$stopping, "margin")) &&
+       identical(length(policy$stopping), 1L) && policy$stopping %in% c("reduction", "risk", "margin"))
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
     abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",
@@ -831,7 +849,8 @@ print.fgseq_policy <- function(x, ...) {
                   cascade = "Cascade on the fit's sequence")
   cat(label, " (", family_def(fit$family)$name, ", model of step ", x$step, " of ", length(fit$sequence), ", ",
       length(x$cm$groups), " groups)\n", sep = "")
-  cat(if (x$rule == "cascade") "margin" else paste0("tau (on the ", policy_stopping(x), ")"), " = ",
+  cat(if (x$rule == "cascade") "margin" else if (on_margin(x)) "margin (stopping)" else
+        paste0("tau (on the ", policy_stopping(x), ")"), " = ",
       format(policy_threshold(x), digits = 4),
       if (!is.null(x$tol)) paste0(", tol = ", format(x$tol)), ", budget = ", format(x$budget), "\n", sep = "")
   if (!is.null(x$n_calibration)) {

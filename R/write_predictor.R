@@ -316,8 +316,8 @@ policy_document <- function(policy) {
   calibrated <- !is.null(policy$n_calibration)
   list(rule = policy$rule, stopping = policy_stopping(policy), family = policy$family, step = as.integer(cm$step),
        groups = I(cm$groups), threshold = json_limit(policy_threshold(policy)),
-       tau = if (policy$rule != "cascade") json_limit(policy$tau),
-       margin = if (policy$rule == "cascade") json_number(policy$margin),
+       tau = if (!on_margin(policy)) json_limit(policy$tau),
+       margin = if (on_margin(policy)) json_number(policy$margin),
        tol = if (!is.null(policy$tol)) json_number(policy$tol),
        budget = json_limit(policy$budget),
        paid = I(as.character(fit$offset_needs)),

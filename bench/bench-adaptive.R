@@ -128,7 +128,29 @@ rows_of <- function(d, rows, arg_x = "x", arg_data = "data") {
     stats::setNames(list(d$df[rows, , drop = FALSE]), arg_data)
 }
 
+# With the environment variable BENCH_CACHE set to a directory, the Fashion-MNIST data (features and
+# their measured costs) and the fits are kept there as .rds files and read back by later runs of the
+# same sizes (for trying policies on one fit; the timings printed for a fit read back are not its own).
+cached <- function(key, expr) {
+  dir <- Sys.getenv("BENCH_CACHE")
+  if (!nzchar(dir)) return(expr)
+  file <- file.path(dir, paste0(key, ".rds"))
+  if (file.exists(file)) {
+    cat("(read from ", file, ")\n", sep = "")
+    return(readRDS(file))
+  }
+  value <- expr
+  dir.create(dir, showWarnings = FALSE, recursive = TRUE)
+  saveRDS(value, file)
+  value
+}
+
 fit_fgseq <- function(d) {
+  cached(paste("fit", gsub("[^A-Za-z0-9]", "", d$name), length(d$train), ncol(d$x), length(d$cal), length(d$test),
+               sep = "-"), fit_fgseq_now(d))
+}
+
+fit_fgseq_now <- function(d) {
   if (is.null(d$formula)) {
     fgseq(d$x[d$train, , drop = FALSE], d$y[d$train], group = d$group, cost = d$cost, needs = d$needs,
           family = d$family, lambda = d$lambda)
@@ -139,8 +161,8 @@ fit_fgseq <- function(d) {
 }
 
 make_policy <- function(fit, d, rows, epsilon, rule) {
-  stopping <- if (rule == "adaptive_risk") "risk" else if (rule != "cascade") "reduction"
-  rule <- sub("_risk$", "", rule)
+  stopping <- switch(rule, adaptive_risk = "risk", adaptive_margin = "margin", adaptive = "reduction")
+  rule <- sub("_(risk|margin)$", "", rule)
   a <- c(list(fit), rows_of(d, rows), list(epsilon = epsilon, delta = DELTA, rule = rule, stopping = stopping))
   if (is.null(d$formula)) a$y <- d$y[rows]
   do.call(fgseq_policy, a)
@@ -295,7 +317,7 @@ run_set <- function(d) {
       cat(sprintf("epsilon = %g needs at least %d calibration rows (has %d): skipped\n", eps, need, n_cal))
       next
     }
-    for (rule in c("adaptive", "adaptive_risk", "cascade")) {
+    for (rule in c("adaptive", "adaptive_risk", "adaptive_margin", "cascade")) {
       r <- tryCatch({
         tc <- timed(make_policy(fit, d, d$cal, eps, rule))
         tp <- timed(policy_predict(tc$value, d, d$test))
@@ -309,7 +331,7 @@ run_set <- function(d) {
       cost <- attr(r$pred, "cost")
       pols[[paste(rule, eps)]] <- r$pol
       pts[[length(pts) + 1L]] <- data.frame(
-        rule = rule, epsilon = eps, threshold = signif(if (rule == "cascade") r$pol$margin else r$pol$tau, 4),
+        rule = rule, epsilon = eps, threshold = signif(if (is.null(r$pol$tau)) r$pol$margin else r$pol$tau, 4),
         cal_disagree = round(r$pol$disagreement, 4), cal_cost = round(mean(r$pol$cost), 2),
         test_disagree = round(mean(pred != full_test), 4), mean_cost = mean(cost),
         cost_ratio = round(mean(cost) / budgets[K + 1L], 3), accuracy = mean(pred == d$label[d$test]),
@@ -518,37 +540,41 @@ if ("fashion" %in% sets) local({
     cat("Fashion-MNIST is not installed (", dir, "; Debian package dataset-fashion-mnist): skipped.\n\n", sep = "")
     return(invisible())
   }
-  # the reader, extractors and costs of bench/bench-fashion-mnist.R (bench/fashion-mnist-features.R)
-  source("bench/fashion-mnist-features.R", local = TRUE)
-  list2env(fashion_read(files), environment())  # img_train, lab_train, img_test, lab_test, classes
-  set.seed(2017)
-  chosen <- sample(nrow(img_train), min(n_fashion_train + n_fashion_cal, nrow(img_train)))
-  train <- sort(chosen[seq_len(min(n_fashion_train, length(chosen)))])
-  cal <- sort(setdiff(chosen, train))
-  # the principal components from the training images only (not the calibration images)
-  extract <- fashion_extractors(img_train[train, ])
-  timing <- fashion_group_costs(extract, img_test)
-  feat_test <- timing$features
-  cost_us <- timing$cost
-  test <- if (n_fashion_test < nrow(img_test)) sort(sample(nrow(img_test), n_fashion_test)) else seq_len(nrow(img_test))
-  feat_test <- lapply(feat_test, function(f) f[test, , drop = FALSE])
-  lab_test <- lab_test[test]
-  rows_tr <- c(train, cal)
-  feat_train <- lapply(extract, function(e) e(img_train[rows_tr, , drop = FALSE]))
-  ncols <- vapply(feat_test, ncol, integer(1))
-  group <- rep(names(extract), ncols)
-  x <- rbind(do.call(cbind, feat_train), do.call(cbind, feat_test))
-  colnames(x) <- paste0(group, "_", sequence(ncols))
-  y <- factor(c(as.character(lab_train[rows_tr]), as.character(lab_test)), levels = classes)
-  rm(img_train, img_test, feat_train, feat_test, timing)
+  built <- cached(paste("fashion-data", n_fashion_train, n_fashion_cal, n_fashion_test, sep = "-"), local({
+    # the reader, extractors and costs of bench/bench-fashion-mnist.R (bench/fashion-mnist-features.R)
+    source("bench/fashion-mnist-features.R", local = TRUE)
+    list2env(fashion_read(files), environment())  # img_train, lab_train, img_test, lab_test, classes
+    set.seed(2017)
+    chosen <- sample(nrow(img_train), min(n_fashion_train + n_fashion_cal, nrow(img_train)))
+    train <- sort(chosen[seq_len(min(n_fashion_train, length(chosen)))])
+    cal <- sort(setdiff(chosen, train))
+    # the principal components from the training images only (not the calibration images)
+    extract <- fashion_extractors(img_train[train, ])
+    timing <- fashion_group_costs(extract, img_test)
+    feat_test <- timing$features
+    cost_us <- timing$cost
+    test <- if (n_fashion_test < nrow(img_test)) sort(sample(nrow(img_test), n_fashion_test)) else seq_len(nrow(img_test))
+    feat_test <- lapply(feat_test, function(f) f[test, , drop = FALSE])
+    lab_test <- lab_test[test]
+    rows_tr <- c(train, cal)
+    feat_train <- lapply(extract, function(e) e(img_train[rows_tr, , drop = FALSE]))
+    ncols <- vapply(feat_test, ncol, integer(1))
+    group <- rep(names(extract), ncols)
+    x <- rbind(do.call(cbind, feat_train), do.call(cbind, feat_test))
+    colnames(x) <- paste0(group, "_", sequence(ncols))
+    y <- factor(c(as.character(lab_train[rows_tr]), as.character(lab_test)), levels = classes)
+    rm(img_train, img_test, feat_train, feat_test, timing)
+    n_tr <- length(train)
+    d <- list(name = "Fashion-MNIST", title = "Fashion-MNIST (multinomial, microseconds per image)",
+              family = "multinomial", lambda = 1e-6, x = x, y = y, y01 = y, label = as.character(y), group = group,
+              cost = cost_us, needs = NULL, train = seq_len(n_tr), cal = n_tr + seq_along(cal),
+              test = n_tr + length(cal) + seq_along(lab_test),
+              boost = list(lambdas = c(0.01, 0.1), trees = 30L, depth = 3L, eta = 0.3))
+    list(d = d, costs = data.frame(group = names(extract), columns = ncols, cost_us = round(cost_us, 2)))
+  }))
+  d <- built$d
   cat("Fashion-MNIST group costs (CPU microseconds per image, best of 3 over the 10,000 test images):\n")
-  print(data.frame(group = names(extract), columns = ncols, cost_us = round(cost_us, 2)), row.names = FALSE)
-  n_tr <- length(train)
-  d <- list(name = "Fashion-MNIST", title = "Fashion-MNIST (multinomial, microseconds per image)",
-            family = "multinomial", lambda = 1e-6, x = x, y = y, y01 = y, label = as.character(y), group = group,
-            cost = cost_us, needs = NULL, train = seq_len(n_tr), cal = n_tr + seq_along(cal),
-            test = n_tr + length(cal) + seq_along(lab_test),
-            boost = list(lambdas = c(0.01, 0.1), trees = 30L, depth = 3L, eta = 0.3))
+  print(built$costs, row.names = FALSE)
   r <- run_set(d)
   st <- r$static
   K <- nrow(st) - 1L

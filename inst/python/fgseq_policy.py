@@ -234,7 +234,7 @@ class Policy:
         if self.family not in ("binomial", "multinomial", "gaussian"):
             raise PolicyError("unknown family %r" % self.family)
         self.stopping = pol.get("stopping") or ("margin" if self.rule == "cascade" else "reduction")
-        if self.stopping not in ("reduction", "risk", "margin") or (self.stopping == "margin") != (self.rule == "cascade"):
+        if self.stopping not in ("reduction", "risk", "margin") or (self.rule == "cascade" and self.stopping != "margin"):
             raise PolicyError("unknown stopping %r for the rule %r" % (self.stopping, self.rule))
         self.threshold = _limit(pol["threshold"])
         self.tol = None if pol.get("tol") is None else float(pol["tol"])
@@ -517,7 +517,7 @@ class Policy:
     def _stops(self, ev, threshold):
         if ev["best"] is None:
             return True
-        if self.rule == "cascade":
+        if self.stopping == "margin":
             return ev["margin"] >= threshold
         if self.stopping == "risk":
             return ev["risk"] < threshold

@@ -205,10 +205,11 @@ ref_adaptive_predict <- function(fit, x_row, observed, mu, Sigma, step, family) 
 # else 0; red(g) clamped at 0, as the risk's expectation never exceeds it);
 # the best (ties within a relative 1e-10: earliest in fit$sequence) is bought
 # unless its score < tau (so tau = 0 never stops before the budget); with stopping = "risk" the row stops
-# instead when its current risk r(O) < tau. Everything is recomputed at every step.
+# instead when its current risk r(O) < tau, and with stopping = "margin" (binomial) when the prediction
+# at O is at least tau from 0.5: |response - 0.5| >= tau. Everything is recomputed at every step.
 # Returns the groups bought in order, the cost spent and the prediction.
 ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
-                           order = c("adaptive", "sequence"), stopping = c("reduction", "risk"),
+                           order = c("adaptive", "sequence"), stopping = c("reduction", "risk", "margin"),
                            step = length(fit$sequence)) {
   order <- match.arg(order)
   stopping <- match.arg(stopping)
@@ -235,7 +236,10 @@ ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
     top <- max(score)
     tied <- if (is.infinite(top)) score == top else score >= top - 1e-10 * max(abs(top), 1e-300)
     best <- cand[which(tied)[1L]]
-    if ((if (stopping == "risk") r else score[[best]]) < tau) break
+    if (stopping == "margin") {
+      now <- ref_adaptive_predict(fit, x, O, mu, Sigma, step, family)
+      if (abs(now$response - 0.5) >= tau) break
+    } else if ((if (stopping == "risk") r else score[[best]]) < tau) break
     O <- c(O, best)
     spent <- spent + mc[[best]]
   }

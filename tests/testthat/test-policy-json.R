@@ -118,6 +118,10 @@ test_that("binomial formula fit on heart: the scorer buys the groups of predict(
   expect_identical(jsonlite::fromJSON(json)$policy$stopping, "risk")
   res <- expect_policy_scores(risky, json, rows, newdata = rows)
   expect_gt(length(unique(res$groups)), 2L)
+  # stopping on the margin with the adaptive rule
+  margined <- fgseq_policy(fit, data = v$calibration, epsilon = 0.1, delta = 0.1, stopping = "margin")
+  write_predictor(margined, json)
+  expect_policy_scores(margined, json, rows, newdata = rows)
 })
 
 test_that("the scorer's next_group() is next_group() for partially measured rows", {

@@ -84,6 +84,14 @@ test_that("the adaptive policy chooses the reference's groups on 200 rows, and p
     expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
   }
   expect_gt(length(unique(lengths(attr(got, "groups")))), 1L)  # rows stop at different depths
+  # stopping on the margin of the prediction, the groups still chosen by the adaptive rule
+  got <- predict(fgseq_policy(fit, margin = 0.3, stopping = "margin"), d$x[rows, ])
+  for (i in seq_along(rows)) {
+    ref <- ref_policy_row(fit, d$x[rows[i], ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 0.3, stopping = "margin")
+    expect_identical(attr(got, "groups")[[i]], ref$groups)
+    expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
+  }
+  expect_gt(length(unique(lengths(attr(got, "groups")))), 1L)
   # with a budget, and the fit's own order
   pol <- fgseq_policy(fit, tau = 1e-3, budget = 9, rule = "sequence")
   got <- predict(pol, d$x[201:240, ])
@@ -139,9 +147,9 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
   d <- policy_data(n = 600)
   fit <- policy_fit(d)
   cal <- 201:600
-  for (rule in c("adaptive", "risk", "cascade")) {
-    stopping <- if (rule == "risk") "risk" else if (rule == "adaptive") "reduction"
-    rule <- sub("risk", "adaptive", rule)
+  for (rule in c("adaptive", "risk", "margin", "cascade")) {
+    stopping <- switch(rule, risk = "risk", margin = "margin", adaptive = "reduction")
+    rule <- sub("risk|margin", "adaptive", rule)
     pol <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = rule, stopping = stopping)
     grid <- pol$calibration$threshold
     full <- predict(fit, d$x[cal, ], type = "class")[, length(fit$sequence) + 1L]
@@ -149,9 +157,10 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
     keep <- sort(unique(c(keep, pol$chosen + (-2:2))))
     keep <- keep[keep >= 1 & keep <= length(grid)]
     losses <- vapply(grid[keep], function(t) {
-      if (rule == "cascade" && t > 0.5) return(numeric(length(cal)))  # above every margin: the whole path
-      fixed <- if (rule == "cascade") fgseq_policy(fit, rule = rule, margin = t) else
-        fgseq_policy(fit, rule = rule, tau = t, stopping = stopping)
+      on_margin <- rule == "cascade" || identical(stopping, "margin")
+      if (on_margin && t > 0.5) return(numeric(length(cal)))  # above every margin: the whole path
+      fixed <- if (rule == "cascade") fgseq_policy(fit, rule = rule, margin = t) else if (on_margin)
+        fgseq_policy(fit, rule = rule, margin = t, stopping = stopping) else fgseq_policy(fit, rule = rule, tau = t, stopping = stopping)
       as.numeric(predict(fixed, d$x[cal, ], type = "class") != full)
     }, numeric(length(cal)))
     expect_equal(colMeans(losses), pol$calibration$disagreement[keep], tolerance = 1e-12)
@@ -219,7 +228,9 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   expect_error(fgseq_policy(fit, cal, rule = "cascade", margin = 0.7), "`margin`")
   expect_error(fgseq_policy(fit, cal, tol = 1), "`tol`")
   expect_error(fgseq_policy(fit, cal, rule = "greedy"), "`rule`")
-  expect_error(fgseq_policy(fit, cal, stopping = "margin"), "`stopping`")
+  expect_error(fgseq_policy(fit, cal, stopping = "price"), "`stopping`")
+  expect_error(fgseq_policy(fit, cal, stopping = "margin", tau = 0.1), "takes `margin`")
+  expect_error(fgseq_policy(fit, cal, stopping = "risk", margin = 0.1), "`margin` is for")
   expect_error(fgseq_policy(fit, cal, rule = "cascade", stopping = "risk"), "`stopping` is for the rules")
   expect_error(fgseq_policy(fit, cal, epsilom = 0.1), class = "fgseq_error_unknown_argument")
   expect_error(fgseq_policy(fit), "calibration rows")
@@ -231,6 +242,7 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   gfit <- policy_fit(d, family = "gaussian", y = yy)
   expect_error(fgseq_policy(gfit, cal), "`tol` is needed")
   expect_error(fgseq_policy(gfit, cal, tol = 1, rule = "cascade"), class = "fgseq_error_family")
+  expect_error(fgseq_policy(gfit, cal, tol = 1, stopping = "margin"), "`stopping = \"margin\"` stops on the margin")
   offset_fit <- fgseq(d$x, d$y, group = d$group, family = "binomial", offset = rnorm(nrow(d$x)))
   expect_error(fgseq_policy(offset_fit, tau = 0), "offset")
   pois <- fgseq(d$x, rpois(nrow(d$x), 2), group = d$group, family = "poisson")
