@@ -111,7 +111,7 @@ print.fgseq_chunks <- function(x, ...) {
 #' @export
 fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
                                lambda = 1e-6, family = "gaussian",
-                               criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("exact", "quadratic"),
+                               criterion = "whitened", cost_sensitive = TRUE, fr_gain = c("quadratic", "exact"),
                                max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                                needs = NULL, cache_bytes = 2^30, ...) {
   started <- now()  # max_time counts from the call, the pass over the chunks included
@@ -123,7 +123,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
   method <- check_method(method)
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
-  fr_gain <- check_choice(fr_gain, core_choices("fr_gain"), "fr_gain")
+  fr_gain <- check_choice(fr_gain, fr_gain_choices(), "fr_gain")
   max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   if (family_def(family)$linear) {
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,

@@ -271,10 +271,13 @@
 #'   matrix for multinomial (`P` classes) and mgaussian (`P` responses) fits. Predictions on `newx` then
 #'   need `newoffset`. For the formula method evaluated in `data` (then in the formula's environment),
 #'   and added to the formula's `offset()` terms; `predict(newdata = )` evaluates both in `newdata`.
-#' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"exact"` (refit each
-#'   candidate) or `"quadratic"` (one Newton step, all candidates of a step from one pass over the rows;
-#'   see the section Families); ignored for the Gaussian families, where the gain is exact and cheap.
-#'   A GLM fit from chunks ([fgseq_chunks()]) takes `"quadratic"` only (see Details).
+#' @param fr_gain For `method = "fr"` or `"doubling"` with a GLM family: `"quadratic"` (the default:
+#'   one Newton step, all candidates of a step from one pass over the rows, so that the path costs about
+#'   what CS-G-OMP's costs) or `"exact"` (refit each candidate at every step: about `J - k` Newton solves
+#'   at step `k`, 2 to 15 times slower on the package's data sets and more on larger ones); see the
+#'   section Families for how often the two choose the same group. Ignored for the Gaussian families,
+#'   where the gain is exact and cheap. A GLM fit from chunks ([fgseq_chunks()]) takes `"quadratic"`
+#'   only (see Details).
 #' @param needs `NULL` (each group its own measurement) or a named list giving, for a group (for the
 #'   formula method: a variable of `data`), a character vector of the measurements it needs, as in
 #'   `list(chol = c("blood_draw", "chol"))`; groups (variables) not listed need one measurement named by
@@ -389,7 +392,7 @@ fgseq <- function(x, ...) UseMethod("fgseq")
 fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
                           lambda = 1e-6, criterion = "whitened", cost_sensitive = TRUE,
                           family = "gaussian",
-                          weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"),
+                          weights = NULL, offset = NULL, fr_gain = c("quadratic", "exact"),
                           max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf, progress = FALSE,
                           engine = c("auto", "gram", "sample"), needs = NULL, cost_unit = NULL,
                           keep_data = TRUE, ...) {
@@ -400,13 +403,16 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
   keep_data <- check_flag(keep_data, "keep_data")
   fit <- fit_sequence(x, y, group = group, cost = cost, needs = needs, method = check_method(method), lambda = lambda,
                criterion = criterion, cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
-               weights = weights, offset = offset, fr_gain = check_choice(fr_gain, core_choices("fr_gain"), "fr_gain"),
+               weights = weights, offset = offset, fr_gain = check_choice(fr_gain, fr_gain_choices(), "fr_gain"),
                max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = check_choice(engine, c("auto", core_choices("engine")), "engine"), cost_unit = cost_unit,
                call = call, started = started)
   apply_keep_data(fit, keep_data)
 }
+
+# The core's values of `fr_gain`, the default ("quadratic") first.
+fr_gain_choices <- function() union("quadratic", core_choices("fr_gain"))
 
 # The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
 # assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
@@ -415,7 +421,7 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
 fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
                          criterion = "whitened",
                          cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
-                         fr_gain = "exact", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
+                         fr_gain = "quadratic", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
                          call = NULL, started = now(), scan = NULL) {
   force(started)

@@ -100,7 +100,7 @@ ref_glm_newton <- function(z, y, w, off, fam, lambda) {
 ref_glm_fgseq <- function(x, y, group = NULL, cost = NULL, family = c("binomial", "poisson", "multinomial"),
                           method = c("omp", "fr", "doubling"), lambda = 0,
                           criterion = c("whitened", "l2", "linf"), cost_sensitive = TRUE,
-                          weights = NULL, offset = NULL, fr_gain = c("exact", "quadratic"), c_min = NULL,
+                          weights = NULL, offset = NULL, fr_gain = c("quadratic", "exact"), c_min = NULL,
                           needs = NULL) {
   family <- match.arg(family)
   method <- match.arg(method)

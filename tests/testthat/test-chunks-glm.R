@@ -152,7 +152,7 @@ test_that("bad chunk sources and chunks stop with clear messages", {
                class = "fgseq_error_input")
   expect_error(fgseq_chunks(list()), "`source` must hold at least one chunk", class = "fgseq_error_input")
   expect_error(fgseq_chunks("a.rds", read = 1), "`read` must be a function", class = "fgseq_error_input")
-  expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr"),
+  expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "binomial", method = "fr", fr_gain = "exact"),
                "`fr_gain` must be \"quadratic\" for method = \"fr\" in a binomial fit from chunks",
                class = "fgseq_error_input")
   expect_error(fgseq(fgseq_chunks(chunks), group = d$group, family = "poisson", method = "doubling", fr_gain = "exact"),

@@ -170,6 +170,27 @@ test_that("FR and Doubling quadratic gains of every step equal the one-candidate
   }
 })
 
+test_that("GLM forward regression scores by the quadratic gain unless the exact gain is asked by name", {
+  for (fam in c("binomial", "poisson", "multinomial")) {
+    d <- sim_glm(fam, n = 80, seed = 3)
+    for (method in c("fr", "doubling")) {
+      by_default <- fgseq(d$x, d$y, d$group, d$cost, family = fam, method = method, lambda = 0.02)
+      expect_identical(by_default$fr_gain, "quadratic")
+      ref <- ref_glm_fgseq(d$x, d$y, d$group, d$cost, family = fam, method = method, lambda = 0.02,
+                           fr_gain = "quadratic")
+      expect_identical(by_default$sequence, ref$sequence)
+      expect_equal(by_default$path$score[-1], ref$score[-1], tolerance = 1e-6)
+      exact <- fgseq(d$x, d$y, d$group, d$cost, family = fam, method = method, lambda = 0.02, fr_gain = "exact")
+      ref <- ref_glm_fgseq(d$x, d$y, d$group, d$cost, family = fam, method = method, lambda = 0.02,
+                           fr_gain = "exact")
+      expect_identical(exact$fr_gain, "exact")
+      expect_equal(exact$path$score[-1], ref$score[-1], tolerance = 1e-6)
+    }
+  }
+  expect_error(fgseq(matrix(rnorm(40), 20), rbinom(20, 1, 0.5), family = "binomial", method = "fr", fr_gain = "newton"),
+               "`fr_gain` must be one of \"quadratic\", \"exact\"")
+})
+
 test_that("weights, offsets and cost-blind scores follow the reference too", {
   for (fam in c("binomial", "poisson", "multinomial")) {
     d <- sim_glm(fam, n = 60, seed = 8)
