@@ -33,10 +33,10 @@
 ##
 ## Learners: fgseq(family = "multinomial") with method = "omp" (CS-G-OMP) and method = "fr" with
 ## fr_gain = "quadratic" (CS-G-FR, quadratic gain; "exact" with learner fr), the full path; miser() with 30
-## iterations of depth-3 trees (one per class), eta = 0.3, lambda in {0.01, 0.1}, one thread; LightGBM
+## iterations of depth-3 trees (one per class), eta = 0.3, cost_penalty in {0.01, 0.1}, one thread; LightGBM
 ## multiclass with the same trees (max_depth = 3, num_leaves = 8, learning_rate = 0.3, 30 rounds,
 ## min_data_in_leaf = 5, one thread), cegb_penalty_feature_coupled = each column's group cost and
-## cegb_tradeoff from the same lambdas as in bench-lightgbm.R (LightGBM charges per column, not per
+## cegb_tradeoff from the same cost_penalty values as in bench-lightgbm.R (LightGBM charges per column, not per
 ## group: a second column of a paid group is charged again in its criterion, never in the reported cost).
 ## Reference fit for the time ratio: one glmnet(family = "multinomial") call (its default path of
 ## lambdas) on all groups, in the same run; its row in the fits table has its fit time and the test
@@ -157,7 +157,7 @@ for (l in if ("miser" %in% learners) c(0.01, 0.1)) {
   f <- timed(miser(xtr, ytr, cost = cost_us, group = group, family = "multinomial", cost_penalty = l, max_steps = 30,
                    depth = 3, eta = 0.3, min_node_size = 5))
   cv <- anytime_curve(f$value, xte, yte, metric = "accuracy")
-  add(sprintf("Miser (lambda = %g)", l), cv$cost, cv$value, f)
+  add(sprintf("Miser (cost_penalty = %g)", l), cv$cost, cv$value, f)
 }
 have_lgb <- requireNamespace("lightgbm", quietly = TRUE)  # looked up when needed (bench_header() too)
 if ("lightgbm" %in% learners && !have_lgb) message("lightgbm is not installed: its learner is left out")
@@ -165,7 +165,7 @@ if (have_lgb && "lightgbm" %in% learners) {
   cat("lightgbm", format(utils::packageVersion("lightgbm")), "\n")
   col_cost <- unname(cost_us[group])
   for (l in c(0.01, 0.1)) {
-    # the Miser's lambda as a CEGB tradeoff (bench-lightgbm.R): lambda * 2 * s0 / (mean(cost) * h0), with
+    # the Miser's cost_penalty as a CEGB tradeoff (bench-lightgbm.R): cost_penalty * 2 * s0 / (mean(cost) * h0), with
     # the impurity s0 and hessian h0 of the first multinomial gradient, per class
     Y <- outer(as.integer(ytr), seq_len(10), "==") + 0
     s0 <- 0.5 * sum(sweep(Y, 2L, colMeans(Y))^2) / 10
@@ -185,7 +185,7 @@ if (have_lgb && "lightgbm" %in% learners) {
       pr <- matrix(predict(f$value, xte, num_iteration = t), nrow(xte))
       mean(classes[max.col(pr, ties.method = "first")] == yte)
     }, numeric(1))
-    add(sprintf("LightGBM CEGB (lambda = %g)", l), cost, acc, f)
+    add(sprintf("LightGBM CEGB (from cost_penalty = %g)", l), cost, acc, f)
   }
 }
 curves <- do.call(rbind, curves)

@@ -141,6 +141,17 @@ for (nm in names(curves)) {
   acc_at <- vapply(at, function(b) cv$value[max(which(cv$cost <= b))], numeric(1))
   cat(sprintf("%-26s %s\n", nm, paste(sprintf("$%g: %.3f", at, acc_at), collapse = "   ")))
 }
+## every step of each curve as drawn: the accuracy holds from this cost to the next row's
+cat("\nEach curve's steps (accuracy from that cost on, until the next step):\n")
+for (nm in names(curves)) {
+  cv <- curves[[nm]]
+  cv <- cv[!duplicated(cv$cost, fromLast = TRUE), ]   # at a cost several steps pay, the last is drawn
+  keep <- c(TRUE, diff(cv$value) != 0)                 # the points where the accuracy changes
+  pts <- sprintf("$%.2f: %.3f", cv$cost[keep], cv$value[keep])
+  rows <- split(pts, (seq_along(pts) - 1L) %/% 6L)             # six points a line
+  cat(sprintf("%-26s %s\n", c(nm, rep("", length(rows) - 1L)),
+              vapply(rows, paste, character(1), collapse = "  ")), sep = "")
+}
 png_file <- file.path(out_dir, "heart-curves.png")
 grDevices::png(png_file, width = 1000, height = 620, res = 120)
 op <- graphics::par(mar = c(4.2, 4.2, 2.6, 1))
