@@ -6,7 +6,8 @@
 #' `B`). The expression reads the table's columns by name: the columns of `x` for a matrix fit, the
 #' variables of the formula for a formula fit, whose model-matrix columns it forms as [predict.fgseq()]
 #' does (a factor's coding as `CASE WHEN`, an interaction as the product of its parts, a numeric
-#' expression such as `log(chol)` translated for the dialect). Identifiers and strings are quoted for
+#' expression such as `log(chol)` or `I(age^2)` translated for the dialect; a function dbplyr does not
+#' translate is written as it is called, and the database must have it). Identifiers and strings are quoted for
 #' the connection's dialect through DBI ([DBI::dbQuoteIdentifier()], [DBI::dbQuoteString()]), and
 #' functions translated for it by dbplyr (`dbplyr::translate_sql_()`).
 #'
@@ -287,8 +288,15 @@ sql_ident <- function(x, con) as.character(DBI::dbQuoteIdentifier(quoting(con), 
 sql_string <- function(x, con) as.character(DBI::dbQuoteString(quoting(con), x))
 
 # An R expression in the dialect of `con`: its variables as quoted identifiers (sql_ident()), its
-# functions as dbplyr translates them for the dialect.
+# functions as dbplyr translates them for the dialect, I() (a formula's "as is") dropped.
 sql_translate <- function(expr, con) {
+  drop_as_is <- function(e) {
+    if (!is.call(e)) return(e)
+    if (identical(e[[1L]], quote(I)) && length(e) == 2L) return(drop_as_is(e[[2L]]))
+    e[-1L] <- lapply(as.list(e)[-1L], drop_as_is)
+    e
+  }
+  expr <- drop_as_is(expr)
   vars <- all.vars(expr)
   quoted <- lapply(stats::setNames(vars, vars), function(v) dbplyr::sql(sql_ident(v, con)))
   expr <- do.call(substitute, list(expr, quoted))

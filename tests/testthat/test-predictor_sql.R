@@ -15,7 +15,7 @@ sql_data <- function(n, seed) {
   d
 }
 
-sql_formula <- ~ a + b + f + log(c) + l + a:f + f:g
+sql_formula <- ~ a + I(b^2) + f + log(c) + l + a:f + f:g
 sql_cost <- c(a = 1, b = 2, f = 3, c = 4, l = 5, g = 7)  # by variable; a:f and f:g need a, f and g
 
 # New rows, some of whose later groups were not computed (NULL in the table, NA in the data frame).
@@ -135,6 +135,11 @@ test_that("a matrix fit reads its columns by quoted name, in every dialect's quo
   got <- run_sql(con, predictor_sql(fit, budget = c(2, 100), con = con))
   want <- predict(fit, newx, budget = c(2, 100), missing = "prefix")
   expect_equal(unname(got), unname(unclass(want)[, 1:2]), tolerance = 1e-10, ignore_attr = TRUE)
+  # two response columns (mgaussian): one expression per budget and column
+  mg <- fgseq(x, cbind(u = y, v = x[, 2] - y + rnorm(200)), cost = c(1, 2, 3, 4), family = "mgaussian")
+  got <- run_sql(con, predictor_sql(mg, budget = c(2, 100), con = con))
+  want <- predict(mg, newx, budget = c(2, 100), missing = "prefix")
+  expect_equal(unname(got), unname(matrix(unclass(want), 20)), tolerance = 1e-10)
   pg <- predictor_sql(fit, budget = 100, con = "postgres")
   expect_true(grepl(as.character(DBI::dbQuoteIdentifier(DBI::ANSI(), "x\"4")), pg, fixed = TRUE))
   expect_identical(predictor_sql(fit, budget = 100, con = dbplyr::simulate_postgres()), pg)
