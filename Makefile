@@ -11,6 +11,9 @@
 #   make test-core  compile and run the C++ core's own tests (tests/cpp: one file per header; no R involved)
 #   make check-asan the core test, the test suite and tools/fuzz.R under ASan + UBSan (tools/check-asan.sh)
 #   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
+#   make site       the pkgdown reference site in docs/ (_pkgdown.yml; not committed), from the installed package
+#   make site-check tools/test-check-site.R (the checker fails on a broken page), then tools/check-site.R
+#                   on docs/: every page in headless Chromium, internal links, images; screenshots in site-check/
 #   make clean
 
 SHELL := /bin/bash
@@ -36,7 +39,7 @@ HAVE_PANDOC = $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 
-.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core check-asan bench clean
+.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core check-asan bench site site-check clean
 
 all: check
 
@@ -102,5 +105,14 @@ test: install
 bench: deps install
 	$(RSCRIPT) bench/bench-linear.R $(BENCH_N)
 
+# The site is built from the installed package (install = FALSE: no second install into a temporary
+# library); the articles are the vignettes, knitted again.
+site: install
+	$(RSCRIPT) -e 'options(pkgdown.internet = curl::has_internet()); pkgdown::build_site(preview = FALSE, install = FALSE, new_process = FALSE)'
+
+site-check:
+	$(RSCRIPT) tools/test-check-site.R
+	$(RSCRIPT) tools/check-site.R docs site-check
+
 clean:
-	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log tests/cpp/test_core asan-lib
+	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz src/*.o src/*.so src/*.dll install.log tests/cpp/test_core asan-lib docs site-check

@@ -11,7 +11,9 @@
 #             chunk_offset (a Gaussian fit's chunk carries an offset), chunk_classes (a multinomial
 #             fit's chunks disagree on the classes), chunk_level and chunk_type (a formula fit's chunk
 #             whose variable has a level, a type or columns the design does not), chunks_empty (every
-#             chunk of a source has no rows);
+#             chunk of a source has no rows), sql (a fit, or a part of it, that predictor_sql() cannot
+#             write as SQL), sql_dialect (a SQL dialect, or a connection's, that predictor_sql() does not
+#             know);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot

@@ -353,15 +353,23 @@ paid_groups.fgseq <- function(object) {
              group_cost = object$path$group_cost[-1L][seq_along(object$sequence)], stringsAsFactors = FALSE)
 }
 
-# Intercepts and coefficients (original scale of x) of the model after step k, for the given columns.
-linear_step <- function(fit, k, cols) {
+# The model after step k on the original scale of x, for the given columns: list(intercept = the P
+# intercepts, coefficients = length(cols) x P matrix, one column per response). Shared by the portable
+# predictor (linear_step()) and the SQL of predictor_sql().
+step_coefficients <- function(fit, k, cols) {
   beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
   a0 <- if (is.matrix(fit$a0)) fit$a0[, k + 1L] else fit$a0[k + 1L]
-  # the coefficients of each column at step k, one per response (columns of at_k)
   at_k <- matrix(vapply(beta, function(b) as.matrix(b[cols, k + 1L, drop = FALSE])[, 1L], numeric(length(cols))),
-                 length(cols))
-  coefficients <- lapply(seq_along(cols), function(a) json_numbers(at_k[a, ]))
-  list(intercept = json_numbers(a0), coefficients = stats::setNames(coefficients, cols))
+                 length(cols), dimnames = list(cols, NULL))
+  list(intercept = unname(a0), coefficients = at_k)
+}
+
+# Intercepts and coefficients (original scale of x) of the model after step k, for the given columns, as
+# the portable predictor writes them.
+linear_step <- function(fit, k, cols) {
+  m <- step_coefficients(fit, k, cols)
+  coefficients <- lapply(seq_along(cols), function(a) json_numbers(m$coefficients[a, ]))
+  list(intercept = json_numbers(m$intercept), coefficients = stats::setNames(coefficients, cols))
 }
 
 # A sequence writes the intercepts and coefficients of each step.

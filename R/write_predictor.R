@@ -207,15 +207,16 @@ predictor_document <- function(fit) {
 
 # What a consumer computes for each model-matrix column of a formula fit: the product of numeric
 # variables and of factor codings (contrasts, or indicators where R codes a factor fully). The
-# description is checked against the model matrix of predict(newdata = ) on synthetic rows.
-formula_columns <- function(fit) {
+# description is checked against the model matrix of predict(newdata = ) on synthetic rows. `verb`: the
+# function named in the errors (write_predictor(), predictor_sql()).
+formula_columns <- function(fit, verb = "write_predictor()") {
   tt <- stats::delete.response(fit$terms)
   fac <- attr(tt, "factors")
   data_class <- attr(fit$terms, "dataClasses")
   vars <- rownames(fac)
   bad <- vars[grepl("matrix", data_class[vars])]
   if (length(bad)) {
-    abort("write_predictor() cannot describe the matrix-valued variable(s) ", paste(bad, collapse = ", "),
+    abort(verb, " cannot describe the matrix-valued variable(s) ", paste(bad, collapse = ", "),
           " of the formula; build the model matrix yourself and fit with the matrix interface.",
           class = "formula")
   }
@@ -252,7 +253,7 @@ formula_columns <- function(fit) {
     grid <- expand.grid(lapply(codings, function(m) seq_len(ncol(m))))
     names_t <- names(fit$group)[fit$group == t]
     if (nrow(grid) != length(names_t) && !(length(fvars) == 0L && length(names_t) == 1L)) {
-      abort("write_predictor() cannot describe the columns of the term ", t, "; fit with the matrix interface.",
+      abort(verb, " cannot describe the columns of the term ", t, "; fit with the matrix interface.",
             class = "formula")
     }
     for (r in seq_along(names_t)) {
@@ -264,12 +265,12 @@ formula_columns <- function(fit) {
                                         factors = factors)
     }
   }
-  check_formula_columns(fit, cols, is_factor, levels_of)
+  check_formula_columns(fit, cols, is_factor, levels_of, verb)
   list(variables = variables, columns = cols)
 }
 
 # The columns as described, computed on synthetic rows, must equal the model matrix predict() builds.
-check_formula_columns <- function(fit, cols, is_factor, levels_of) {
+check_formula_columns <- function(fit, cols, is_factor, levels_of, verb = "write_predictor()") {
   raw <- all.vars(stats::delete.response(fit$terms))
   data_class <- attr(fit$terms, "dataClasses")
   n <- 24L
@@ -293,7 +294,7 @@ check_formula_columns <- function(fit, cols, is_factor, levels_of) {
     unname(val)
   }, numeric(n))
   if (!identical(dim(matrix(got, n)), dim(want)) || any(abs(got - want) > 1e-10 * pmax(1, abs(want)))) {
-    abort("write_predictor() cannot describe the model-matrix columns of this formula; fit with the matrix ",
+    abort(verb, " cannot describe the model-matrix columns of this formula; fit with the matrix ",
           "interface on the model matrix.", class = "formula")
   }
   invisible(TRUE)
