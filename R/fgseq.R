@@ -52,10 +52,11 @@
 #' `attr(terms, "factors")`, each reduced to the columns of `data` it uses): `cp:thal` needs `cp` and
 #' `thal`, `poly(age, 3)` needs `age`, `log(chol)` needs `chol`. So an interaction is never cheaper than
 #' the unpaid part of its variables, and is free once they are bought; `cost` is named by variable
-#' (`heart_cost` serves any formula on [heart]; costs of variables the formula does not use are
-#' ignored) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
+#' (`heart_cost` serves any formula on [heart] or on a subset of its columns; names of variables the
+#' formula does not use are ignored, with one message) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
 #' measurements. The variables of the formula's `offset()` terms and of `offset` are measurements too,
-#' paid at step 0 (the intercept-only prediction already needs them): the path's `cost` starts from
+#' paid at step 0 (the intercept-only prediction already needs them), of cost 0 unless `cost` names
+#' them (as [stats::glm()] users expect, an offset needs no cost): the path's `cost` starts from
 #' their cost, the fit's `offset_needs` names them, a group that shares one does not pay it again,
 #' `max_cost` counts them and a budget below their cost is an error.
 #'
@@ -215,7 +216,12 @@
 #'   named by group label, or unnamed in the order of `unique(group)`. `NULL` means cost 1 for every
 #'   group. With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
 #'   each). For the formula method, named by variable (for example `heart_cost`), or by measurement
-#'   with `needs`; see the section Measurement costs.
+#'   with `needs`; see the section Measurement costs. The variables of the formula's `offset()` terms
+#'   and of `offset` need no cost: they cost 0 unless `cost` names them (a cost given is paid at step 0).
+#'   The rule for names is the same in every interface (matrix, formula on any data frame, chunks):
+#'   every group (variable, measurement) the fit uses must have a cost, and names that are none of
+#'   them are ignored, with one message of class `fgseq_message_unused_cost` naming them
+#'   ([suppressMessages()] silences it), so that one table of costs serves every model of a data set.
 #' @param method One of `"omp"` (CS-G-OMP, the default), `"fr"` (CS-G-FR) or `"doubling"`.
 #' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
 #'   `lambda = 0` is least squares (projections handle rank deficiency).

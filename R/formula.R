@@ -192,6 +192,7 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.")
   if (!nrow(newdata)) abort("`newdata` has no rows: give at least one row to predict.")
   tt <- stats::delete.response(object$terms)
+  check_newdata_offset(object, newdata)
   missing <- setdiff(all.vars(tt), names(newdata))
   if (length(missing)) {
     if (!keep_na) {
@@ -215,6 +216,12 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
     offset <- if (is.null(offset)) more else offset + more
   }
   if (!is.null(offset)) offset <- check_row_values(offset, nrow(newdata), "offset")
+  if (keep_na && !is.null(offset) && !all(stats::complete.cases(offset))) {
+    abort("the fit's offset (", offset_text(object), ") is NA in ", sum(!stats::complete.cases(offset)),
+          " row(s) of `newdata`: every prediction needs the offset, the intercept-only one at step 0 ",
+          "included, so missing = \"prefix\" cannot do without it; give those rows a value of ",
+          paste(offset_newdata_variables(object), collapse = ", "), " (or drop them).", class = "na")
+  }
   complete <- (if (keep_na) rep(TRUE, nrow(mf)) else stats::complete.cases(mf)) &
     (if (is.null(offset)) TRUE else stats::complete.cases(offset))
   rows <- NULL
@@ -232,6 +239,38 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   mm <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   list(x = mm[, names(object$group), drop = FALSE], offset = offset, rows = rows, n = nrow(newdata),
        names = row.names(newdata))
+}
+
+# The variables of a formula fit's offset (its offset() terms and `offset` argument) that prediction
+# reads from newdata: those the formula's environment does not hold as a value (a function, as `t`,
+# is not one).
+offset_newdata_variables <- function(object) {
+  vars <- as.list(attr(object$terms, "variables"))[-1L]
+  used <- unlist(lapply(vars[attr(object$terms, "offset")], all.vars), use.names = FALSE)
+  if (!is.null(object$call$offset)) used <- c(used, all.vars(object$call$offset))
+  env <- environment(object$terms)
+  Filter(function(v) is.null(env) || !exists(v, envir = env) || is.function(get(v, envir = env)), unique(used))
+}
+
+# The offset of a formula fit as written: its offset() terms and `offset` argument.
+offset_text <- function(object) {
+  vars <- as.list(attr(object$terms, "variables"))[-1L]
+  parts <- vapply(vars[attr(object$terms, "offset")], deparse1, character(1))
+  if (!is.null(object$call$offset)) parts <- c(parts, paste0("offset = ", deparse1(object$call$offset)))
+  paste(parts, collapse = " + ")
+}
+
+# newdata must hold the variables of the fit's offset, whatever `missing`: every prediction adds the
+# offset, step 0 included, so there is no prefix without them.
+check_newdata_offset <- function(object, newdata) {
+  absent <- setdiff(offset_newdata_variables(object), names(newdata))
+  if (length(absent)) {
+    abort("`newdata` lacks ", paste(absent, collapse = ", "), ", the variable(s) of the fit's offset (",
+          offset_text(object), "): every prediction adds the offset, the intercept-only one at step 0 ",
+          "included, so missing = \"prefix\" cannot do without ", if (length(absent) > 1L) "them" else "it",
+          "; add ", if (length(absent) > 1L) "them" else "it", " to `newdata`.")
+  }
+  invisible()
 }
 
 # A model variable absent from newdata under missing = "prefix": n missing values of the type it was
@@ -400,24 +439,29 @@ miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata 
 # The measurements of a formula fit: a term needs the measurements of all its variables (term_vars:
 # term label -> variables), a variable those `needs` gives it (a named list: variable -> measurement
 # names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
-# 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
-# the formula does not use are ignored, so one cost vector serves every formula on the same data.
+# 1 each; unnamed: in the order of the measurements the terms need). Names the model does not use are
+# ignored with one message (drop_unused_costs(), the rule of every interface), so one cost vector serves
+# every formula on the same data. The measurements of the offset alone cost 0 unless `cost` names them.
 formula_measurements <- function(cost, needs, term_vars, data_names, offset_vars = character(0)) {
   known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
   if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
   var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
   full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
   paid <- unique(unlist(lapply(offset_vars, var_needs), use.names = FALSE))
-  used <- unique(c(unlist(full, use.names = FALSE), paid))
-  if (!is.null(cost) && !is.null(names(cost))) {
-    if (is.list(cost)) cost <- unlist(cost)
-    needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
-    unknown <- setdiff(names(cost), needed_by_data)
-    if (length(unknown)) {
-      abort("`cost` names measurement(s) that no variable needs: ", paste(unknown, collapse = ", "),
-            ". Name `cost` by variable, or by the measurements given in `needs`.")
-    }
-    cost <- cost[intersect(names(cost), used)]
+  terms_need <- unique(unlist(full, use.names = FALSE))
+  used <- unique(c(terms_need, paid))
+  # the measurements of the offset alone need no cost (0 unless `cost` names them), as glm() users expect
+  offset_only <- setdiff(paid, terms_need)
+  free <- function(have) stats::setNames(rep(0, length(setdiff(offset_only, have))), setdiff(offset_only, have))
+  if (is.list(cost)) cost <- unlist(cost)
+  if (is.null(cost)) {
+    cost <- c(stats::setNames(rep(1, length(terms_need)), terms_need), free(character(0)))
+  } else if (is.numeric(cost) && !is.null(names(cost))) {
+    cost <- drop_unused_costs(cost, used, if (is.null(needs)) "variable" else "measurement")
+    cost <- c(cost, free(names(cost)))
+  } else if (is.numeric(cost) && is.null(needs) && length(cost) == length(terms_need)) {
+    # unnamed: one cost per variable of the terms, in the order they appear
+    cost <- c(stats::setNames(cost, terms_need), free(character(0)))
   }
   meas <- check_cost_total(new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs))))
   meas$paid <- paid

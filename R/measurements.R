@@ -79,15 +79,11 @@ check_cost <- function(cost, labels) {
     }
     names(cost) <- labels
   } else {
-    unknown <- setdiff(names(cost), labels)
-    if (length(unknown)) {
-      abort("`cost` is named for groups that do not exist: ", paste(unknown, collapse = ", "),
-            ". The groups are: ", paste(labels, collapse = ", "), ".")
-    }
     if (anyDuplicated(names(cost))) {
       abort("`cost` names a group more than once: ",
             paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
     }
+    cost <- drop_unused_costs(cost, labels, "group")
   }
   cost <- complete_costs(cost, labels, "group", positive = TRUE)
   if (!is.finite(sum(cost))) {
@@ -119,12 +115,20 @@ check_measurement_cost <- function(cost, measurements, what, named = TRUE) {
     abort("`cost` names a measurement more than once: ",
           paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
   }
-  unknown <- setdiff(names(cost), measurements)
-  if (length(unknown)) {
-    abort("`cost` names measurement(s) that no ", what, " needs: ", paste(unknown, collapse = ", "),
-          ". The measurements are: ", paste(measurements, collapse = ", "), ".")
-  }
+  cost <- drop_unused_costs(cost, measurements, "measurement")
   complete_costs(cost, measurements, "measurement", positive = FALSE)
+}
+
+# The rule for the names of `cost`, the same in every interface: a name that is no group (matrix
+# interface), no measurement (with `needs`) and no variable or measurement the model uses (formula
+# interface) is ignored, with one message (class fgseq_message_unused_cost) naming them all, so that one
+# table of costs serves every model of a data set. Returns `cost` without them.
+drop_unused_costs <- function(cost, known, unit) {
+  unused <- setdiff(names(cost), known)
+  if (!length(unused)) return(cost)
+  inform("`cost` has ", length(unused), " name(s) that are no ", unit, " of the fit, ignored: ",
+         paste(unused, collapse = ", "), ".", class = "unused_cost")
+  cost[names(cost) %in% known]
 }
 
 # Named costs completed to one finite cost per name of `labels` (groups or measurements, `unit` in

@@ -140,7 +140,10 @@
 #'   unit (the unit of budgets and of the `cost` column of the path), named by group label or unnamed in
 #'   the order of `unique(group)`; with `needs`, one finite cost `>= 0` per measurement, named by
 #'   measurement. For the formula method, named by variable (for example `heart_cost`) or, with
-#'   `needs`, by measurement.
+#'   `needs`, by measurement; the variables of an `offset()` term or of `offset` need no cost (0 unless
+#'   named, then paid at step 0). Names follow the rule of [fgseq()] in every interface: every group
+#'   (variable, measurement) the fit uses must have a cost, and names that are none of them are
+#'   ignored, with one message of class `fgseq_message_unused_cost`.
 #' @param group `NULL` (each column its own group, labelled by its column name) or a vector of length
 #'   `p` (integer, character or factor): the group of each column. A group is paid once, when a tree
 #'   first splits on any of its columns; afterwards all its columns are free.

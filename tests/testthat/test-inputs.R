@@ -119,11 +119,12 @@ test_that("group: length and NA", {
                class = "fgseq_error_input")
 })
 
-test_that("cost: missing, unknown, duplicated, wrong length, non-positive, non-finite, non-numeric", {
+test_that("cost: missing, unused, duplicated, wrong length, non-positive, non-finite, non-numeric", {
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2)), "`cost` is missing for group\\(s\\): g3",
                class = "fgseq_error_input")
-  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3, g9 = 4)),
-               "`cost` is named for groups that do not exist: g9", class = "fgseq_error_input")
+  # a name that is no group is ignored, with one message (the rule of every interface)
+  expect_message(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3, g9 = 4)),
+                 "of the fit, ignored: g9", class = "fgseq_message_unused_cost")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g1 = 2, g2 = 2, g3 = 3)),
                "`cost` names a group more than once: g1", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(1, 2)),
