@@ -9,7 +9,7 @@
 # through measurement_index().
 
 # The measurements of a matrix fit with groups `labels`, checked: without `needs`, `cost` is one
-# positive cost per group (check_cost()) and each group needs the measurement named by its label; with
+# cost >= 0 per group (check_cost()) and each group needs the measurement named by its label; with
 # `needs` (a named list: group label -> measurement names; a group not listed needs its own label),
 # `cost` is named by measurement, each finite and >= 0 (NULL: 1 each). Returns list(needs,
 # measurement_cost, cost), `cost` the stand-alone cost of each group.
@@ -62,7 +62,7 @@ check_needs <- function(needs, known, what) {
   lapply(needs, function(m) unique(as.character(m)))
 }
 
-# cost: NULL (all 1), or one positive finite number per group, named by group label
+# cost: NULL (all 1), or one finite number >= 0 per group (0: a free group), named by group label
 # (unnamed: in the order of unique(group)). Returns a named numeric in unique(group) order.
 check_cost <- function(cost, labels) {
   if (is.null(cost)) return(stats::setNames(rep(1, length(labels)), labels))
@@ -85,7 +85,7 @@ check_cost <- function(cost, labels) {
     }
     cost <- drop_unused_costs(cost, labels, "group")
   }
-  cost <- complete_costs(cost, labels, "group", positive = TRUE)
+  cost <- complete_costs(cost, labels, "group", positive = FALSE)
   if (!is.finite(sum(cost))) {
     abort("`cost` sums to Inf (", format(sum(cost)), " overflows); give costs in a unit where their total is ",
           "finite, for example divided by ", format(max(cost)), ".")

@@ -100,3 +100,54 @@ test_that("newdata without an offset's variable is an error naming it, with miss
   expect_equal(unname(predict(exact, newdata = d[1:3, ], type = "link", step = 2)[, 1]),
                unname(predict(ref, newdata = d[1:3, ], type = "link")), tolerance = 1e-6)
 })
+
+test_that("one default for cost across learners: 1 per group, miser() included", {
+  d <- sim_miser(60, 5)
+  g <- miser(d$x, d$y, max_steps = 4, depth = 2)
+  f <- fgseq(d$x, d$y)
+  expect_equal(g$cost, f$cost)
+  expect_equal(g$cost, stats::setNames(rep(1, ncol(d$x)), colnames(d$x)))
+  expect_identical(g$trees, miser(d$x, d$y, cost = rep(1, ncol(d$x)), max_steps = 4, depth = 2)$trees)
+  # the formula method and miser_path() alike
+  mf <- miser(diagnosis ~ age + sex + chol, data = heart, max_steps = 3, depth = 2)
+  expect_equal(mf$cost, fgseq(diagnosis ~ age + sex + chol, data = heart)$cost)
+  mp <- miser_path(d$x, d$y, cost_penalty = c(0, 0.1), newx = d$x, newy = d$y, max_steps = 3, depth = 2)
+  expect_equal(mp$fits[[2]]$cost, f$cost)
+  # labels given by position are groups; numbers by position without `cost` may be the old order's costs
+  grp <- rep(c("a", "b"), length.out = ncol(d$x))
+  expect_identical(miser(d$x, d$y, grp, max_steps = 3, depth = 2)$trees,
+                   miser(d$x, d$y, group = grp, cost = c(a = 1, b = 1), max_steps = 3, depth = 2)$trees)
+  expect_error(miser(d$x, d$y, c(1, 2, 3, 4, 5), max_steps = 3), "numeric third argument",
+               class = "fgseq_error_argument_order")
+})
+
+test_that("a cost of 0 is allowed in every interface: a free group, taken first when it has a gain", {
+  set.seed(3)
+  x <- matrix(rnorm(600), 100, dimnames = list(NULL, paste0("v", 1:6)))
+  y <- drop(x %*% c(1, 0.5, 0, 0.3, 0, 0.2)) + rnorm(100)
+  cost <- c(v1 = 0, v2 = 1, v3 = 2, v4 = 0, v5 = 3, v6 = 1)
+  df <- data.frame(x, y = y)
+  for (method in c("omp", "fr", "doubling")) {
+    m <- fgseq(x, y, cost = cost, method = method, lambda = 0)
+    f <- fgseq(y ~ ., data = df, cost = cost, method = method, lambda = 0)
+    expect_identical(m$sequence, f$sequence)
+    # the free groups first, each costing nothing; then the cumulative cost of the others
+    expect_setequal(m$sequence[1:2], c("v1", "v4"))
+    expect_equal(m$path$cost, unname(cumsum(c(0, cost[m$sequence]))))
+    # the full step is least squares, as lm() fits it
+    expect_equal(unname(as.matrix(coef(m))[c("(Intercept)", colnames(x)), 7]), unname(coef(stats::lm(y ~ x))),
+                 tolerance = 1e-8)
+  }
+  # the free group of most gain first: the larger |coefficient|, v1
+  expect_identical(fgseq(x, y, cost = cost)$sequence[1], "v1")
+  s <- sparse_sequence(x, y, cost = cost)
+  expect_setequal(s$sequence[1:2], c("v1", "v4"))
+  g <- miser(x, y, cost = cost, max_steps = 5, depth = 2)
+  expect_equal(g$cost, cost)
+  # the path's cost counts only the groups of positive cost the trees used
+  used <- unique(unlist(lapply(seq_len(5), function(k) predict(g, x[1, , drop = FALSE], step = k, type = "groups")[[1]]$group)))
+  expect_equal(max(g$path$cost), sum(cost[used]))
+  # negative costs stay errors
+  expect_error(fgseq(x, y, cost = replace(cost, "v2", -1)), "non-negative", class = "fgseq_error_input")
+  expect_error(miser(x, y, cost = replace(cost, "v2", -1)), "non-negative", class = "fgseq_error_input")
+})
