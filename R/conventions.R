@@ -86,13 +86,53 @@ formula_env_data <- function(formula, env, form) {
 path_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")[seq_len(n)]
 
 # The label of each path at its right end (glmnet's plot(label = TRUE)): the column names of `beta`
-# written beside the last coefficient, in each path's colour.
-label_paths <- function(at, beta, col) {
+# written beside the last coefficient, in each path's colour. As many as fit in the plot's height, one
+# line of text apart: the paths of largest last |coefficient| first; the labels are then spread
+# vertically so that none overlaps another or leaves the plot. Returns the labels and their positions,
+# invisibly.
+label_paths <- function(at, beta, col, cex = 0.7) {
   last <- beta[, ncol(beta)]
-  shown <- last != 0
-  if (!any(shown)) return(invisible())
-  graphics::text(rep(at[length(at)], sum(shown)), last[shown], rownames(beta)[shown], pos = 4, cex = 0.7,
-                 col = rep_len(col, nrow(beta))[shown], xpd = NA)
+  cand <- which(last != 0)
+  if (!length(cand)) return(invisible(data.frame(term = character(0), x = numeric(0), y = numeric(0))))
+  usr <- graphics::par("usr")
+  line <- 1.25 * graphics::strheight("M", units = "inches", cex = cex) * diff(usr[3:4]) / graphics::par("pin")[2L]
+  room <- max(1L, floor(diff(usr[3:4]) / line))
+  keep <- cand[order(-abs(last[cand]), cand)][seq_len(min(length(cand), room))]
+  y <- spread_labels(unname(last[keep]), line, usr[3:4])
+  x <- at[length(at)]
+  graphics::text(rep(x, length(keep)), y, rownames(beta)[keep], pos = 4, cex = cex,
+                 col = rep_len(col, nrow(beta))[keep], xpd = NA)
+  invisible(data.frame(term = rownames(beta)[keep], x = x, y = y, stringsAsFactors = FALSE))
+}
+
+# Positions for labels wanted at heights `y`: at least `gap` apart and within `lim` (half a gap from
+# each end), each as near its wanted height as that allows (`length(y) * gap` must fit in `lim`).
+spread_labels <- function(y, gap, lim) {
+  o <- order(y)
+  v <- y[o]
+  n <- length(v)
+  lo <- lim[1L] + gap / 2
+  hi <- lim[2L] - gap / 2
+  v[1L] <- max(v[1L], lo)
+  for (i in seq_len(n)[-1L]) v[i] <- max(v[i], v[i - 1L] + gap)
+  v[n] <- min(v[n], hi)
+  for (i in rev(seq_len(n - 1L))) v[i] <- min(v[i], v[i + 1L] - gap)
+  out <- numeric(n)
+  out[o] <- v
+  out
+}
+
+# The x range of a plot that leaves room right of `range` for labels written there (pos = 4, `cex`):
+# the range widened so that the longest label ends within the plot (at most 40% of its width).
+room_for_labels <- function(range, labels, log_axis, cex = 0.7) {
+  if (!length(labels)) return(range)
+  w <- max(graphics::strwidth(labels, units = "inches", cex = cex)) +
+    graphics::strwidth("M", units = "inches", cex = cex)
+  f <- min(w / graphics::par("pin")[1L], 0.4)
+  u <- if (log_axis) log10(range) else range
+  wide <- diff(u) / (1.04 - 1.08 * f)
+  u[2L] <- u[1L] + wide
+  if (log_axis) 10^u else u
 }
 
 # ---- broom verbs for cv_fgseq and miser fits --------------------------------------------------

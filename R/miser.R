@@ -566,8 +566,10 @@ print.miser_path <- function(x, digits = 4, ...) {
 #' @rdname miser_path
 #' @param traces Logical: draw each `cost_penalty`'s validation trace (a dashed step curve in its own colour,
 #'   named in the legend) behind the frontier.
-#' @param col Colour of the frontier (points and the line joining them by cost); `trace_col`: the
-#'   colours of the traces, recycled over `cost_penalty`.
+#' @param col Colour of the frontier: its points (filled where efficient) and the step function
+#'   through the efficient points in order of cost (`type = "s"`: between two of them the value of
+#'   the cheaper holds, what a deployed model attains; a straight segment would show values that no
+#'   model attains); `trace_col`: the colours of the traces, recycled over `cost_penalty`.
 #' @param trace_col Colours of the traces.
 #' @param log `""` or `"x"`: a log scale for the cost axis (cost 0 at the left edge).
 #' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label.
@@ -596,8 +598,10 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
   for (i in seq_along(curves)) {
     graphics::lines(at(curves[[i]]$cost), curves[[i]]$value, type = "s", lty = 2, col = trace_col[i])
   }
-  o <- order(fr$cost, -fr$value)
-  graphics::lines(at(fr$cost[o]), fr$value[o], col = col, lwd = 2)
+  # the frontier as a step function over the efficient points: between two of them the value of the
+  # cheaper holds (joining them by a segment would show accuracies that no model attains)
+  front <- frontier_steps(fr, metric_higher_better(x$metric))
+  graphics::lines(at(front$cost), front$value, type = "s", col = col, lwd = 2)
   graphics::points(at(fr$cost), fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
   if (!is.null(legend)) {
     lam <- paste("cost_penalty =", format(x$cost_penalty, digits = 3))
@@ -607,6 +611,14 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
                      bty = "n", cex = 0.8)
   }
   invisible(x)
+}
+
+# The efficient points of a frontier in order of cost, with their values (a higher-is-better metric
+# increases along them, a loss decreases); drawn with type = "s".
+frontier_steps <- function(fr, higher_better) {
+  eff <- fr[fr$efficient, , drop = FALSE]
+  eff <- eff[order(eff$cost, if (higher_better) -eff$value else eff$value), , drop = FALSE]
+  data.frame(cost = eff$cost, value = eff$value)
 }
 
 # A grid of miser trade-off constants: non-negative, finite, distinct.
