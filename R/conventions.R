@@ -150,7 +150,8 @@ room_for_labels <- function(range, labels, log_axis, cex = 0.7) {
 #' @param what For `tidy()` of a Miser fit: `"steps"` (the path) or `"trees"` (the nodes of the trees,
 #'   as `x$trees`).
 #' @param ... Not used: an unknown argument is an error.
-#' @return Data frames. `tidy()` of a `cv_fgseq` object: columns `lambda`, `estimate` (the mean
+#' @return Tibbles (of the tibble package, when installed; data frames otherwise). `tidy()` of a
+#'   `cv_fgseq` object: columns `lambda`, `estimate` (the mean
 #'   cross-validated timeliness, `cvm`), `std.error` (`cvsd`), `conf.low` (`cvlo`), `conf.high`
 #'   (`cvup`) and `n_groups` (the groups in the sequence of the fit on all data at that `lambda`), as
 #'   broom's `tidy()` of `cv.glmnet` objects. `glance()` of a `cv_fgseq` object: one row with
@@ -159,7 +160,9 @@ room_for_labels <- function(range, labels, log_axis, cex = 0.7) {
 #'   `glance()` of a Miser fit: one row with `family`, `cost_penalty`, `nobs`, `n_steps` (boosting
 #'   iterations), `n_groups` (groups used), `total_cost`, `r2` (final training `r2`), `deviance`,
 #'   `logLik`, `AIC` and `BIC` of the last step (NA where not defined or without training data).
-#' @section Errors: Stops when `what` is unknown or an argument is unknown.
+#'   `augment()` of a `cv_fgseq` object: as [augment()][tidy.fgseq] of the chosen fit.
+#' @section Errors: Stops when `what` is unknown or an argument is unknown; `augment()` also as
+#'   [predict.cv_fgseq()] for `s` and `budget`, and as [augment()][tidy.fgseq].
 #' @seealso [tidy.fgseq()] for fgseq fits; [logLik.miser()].
 #' @examples
 #' cv <- cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1, 1e-6), nfolds = 3,
@@ -174,8 +177,8 @@ room_for_labels <- function(range, labels, log_axis, cex = 0.7) {
 #' @export
 tidy.cv_fgseq <- function(x, ...) {
   check_dots(...)
-  data.frame(lambda = x$lambda, estimate = x$cvm, std.error = x$cvsd, conf.low = x$cvlo, conf.high = x$cvup,
-             n_groups = vapply(x$fgseq.fit, function(f) length(f$sequence), integer(1)))
+  tidy_table(data.frame(lambda = x$lambda, estimate = x$cvm, std.error = x$cvsd, conf.low = x$cvlo,
+                        conf.high = x$cvup, n_groups = vapply(x$fgseq.fit, function(f) length(f$sequence), integer(1))))
 }
 
 #' @rdname tidy.cv_fgseq
@@ -183,9 +186,27 @@ tidy.cv_fgseq <- function(x, ...) {
 #' @export
 glance.cv_fgseq <- function(x, ...) {
   check_dots(...)
-  data.frame(lambda.min = x$lambda.min, lambda.1se = x$lambda.1se, budget.min = x$budget.min,
-             budget.1se = x$budget.1se, stop_cost = x$stop_cost, metric = x$metric,
-             nobs = stats::nobs(x$fgseq.fit[[1L]]), stringsAsFactors = FALSE)
+  tidy_table(data.frame(lambda.min = x$lambda.min, lambda.1se = x$lambda.1se, budget.min = x$budget.min,
+                        budget.1se = x$budget.1se, stop_cost = x$stop_cost, metric = x$metric,
+                        nobs = stats::nobs(x$fgseq.fit[[1L]]), stringsAsFactors = FALSE))
+}
+
+#' @rdname tidy.cv_fgseq
+#' @param data,newdata,newx,type.predict,type.residuals For `augment()` of a `cv_fgseq` object: as for
+#'   [augment()][tidy.fgseq] of the fit chosen by `s` at the budget `budget` (or `step`).
+#' @param s,budget,step For `augment()` of a `cv_fgseq` object: the fit and its step, as for
+#'   [predict.cv_fgseq()] (by default `lambda.1se` at `budget.1se`).
+#' @method augment cv_fgseq
+#' @export
+augment.cv_fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"),
+                             type.residuals = c("deviance", "pearson", "working", "response"), ...,
+                             s = "lambda.1se", budget = "budget.1se", step = NULL) {
+  validate_cv(x, "x")
+  check_dots(...)
+  if (missing(budget) && !is.null(step)) budget <- NULL  # the step given, not the chosen budget
+  fit <- x$fgseq.fit[[resolve_s(x, s)]]
+  augment.fgseq(fit, data = data, newdata = newdata, newx = newx, type.predict = type.predict,
+                type.residuals = type.residuals, budget = resolve_budget(x, budget, s), step = step)
 }
 
 #' @rdname tidy.cv_fgseq
@@ -194,9 +215,7 @@ glance.cv_fgseq <- function(x, ...) {
 tidy.miser <- function(x, what = c("steps", "trees"), ...) {
   check_dots(...)
   what <- check_choice(what, c("steps", "trees"), "what")
-  out <- if (what == "steps") x$path else x$trees
-  rownames(out) <- NULL
-  out
+  tidy_table(if (what == "steps") x$path else x$trees)
 }
 
 #' @rdname tidy.cv_fgseq
@@ -209,21 +228,22 @@ glance.miser <- function(x, ...) {
   fam <- family_def(x$family)
   ll <- if (has_data && !is.null(fam$loglik)) stats::logLik(x) else NULL
   used <- x$path$group[!is.na(x$path$group)]
-  data.frame(family = fam$name, cost_penalty = x$cost_penalty, nobs = stats::nobs(x), n_steps = K,
-             n_groups = length(unlist(strsplit(used, ", ", fixed = TRUE))), total_cost = x$path$cost[K + 1L],
-             r2 = x$path$r2[K + 1L], deviance = if (has_data) stats::deviance(x) else NA_real_,
-             logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
-             AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
-             BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE)
+  tidy_table(data.frame(family = fam$name, cost_penalty = x$cost_penalty, nobs = stats::nobs(x), n_steps = K,
+                        n_groups = length(unlist(strsplit(used, ", ", fixed = TRUE))), total_cost = x$path$cost[K + 1L],
+                        r2 = x$path$r2[K + 1L], deviance = if (has_data) stats::deviance(x) else NA_real_,
+                        logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
+                        AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
+                        BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE))
 }
 
 #' @rdname tidy.fgseq
 #' @method augment miser
 #' @export
-augment.miser <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"), ...,
+augment.miser <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"),
+                          type.residuals = c("deviance", "pearson", "working", "response"), ...,
                           budget = NULL, step = NULL) {
-  augment.fgseq(x, data = data, newdata = newdata, newx = newx, type.predict = type.predict, ..., budget = budget,
-                step = step)
+  augment.fgseq(x, data = data, newdata = newdata, newx = newx, type.predict = type.predict,
+                type.residuals = type.residuals, ..., budget = budget, step = step)
 }
 
 #' Log-likelihood of a Greedy Miser fit
