@@ -146,9 +146,12 @@ draw_curve <- function(curve, add = FALSE, log = "", cost_unit = NULL, labels = 
     ylim <- if (!is.null(dots$ylim)) dots$ylim else if (metric == "r2") range(0, curve$value) else
       range(curve$value)
     main <- if (is.null(dots$main)) default_main else dots$main
-    graphics::plot(NA, xlim = xlim, ylim = ylim, log = log, xlab = xlab, ylab = ylab, main = main,
+    graphics::plot(NA, xlim = xlim, ylim = ylim, log = log, xlab = xlab, ylab = ylab, main = "",
                    xaxt = if (log == "x") "n" else "s")
     if (log == "x") log_cost_axis(plot_left())
+    # the number of groups at each step on the top axis, as plot.glmnet() draws its degrees of freedom
+    group_axis(cost_at(curve$cost, log == "x", left = plot_left()), group_counts(curve$group))
+    graphics::title(main = main, line = 2.5)
   }
   # on a log axis cost 0 sits at the left end of the x range, as plot_left() recovers it
   at <- cost_at(curve$cost, graphics::par("xlog"), left = plot_left())
@@ -219,13 +222,39 @@ check_within_axes <- function(x, y) {
   invisible(NULL)
 }
 
+# The top axis of a cost plot: the number of groups computed at each step, at the step's position `at`
+# (as plot.glmnet() shows the degrees of freedom; axis() leaves out labels that would overlap).
+group_axis <- function(at, n_groups) {
+  first <- !duplicated(n_groups)
+  graphics::axis(3L, at = at[first], labels = n_groups[first], tick = FALSE, line = -0.5, cex.axis = 0.8)
+  graphics::mtext("groups", side = 3L, line = 1.1, adj = 1, cex = 0.7)
+}
+
+# The number of groups paid by each step, from a path's `group` column (NA at a step that pays none;
+# a boosted step may pay several, listed as "a, b").
+group_counts <- function(group) {
+  cumsum(vapply(group, function(g) if (is.na(g) || !nzchar(g)) 0L else length(strsplit(g, ", ", fixed = TRUE)[[1L]]),
+                integer(1), USE.NAMES = FALSE))
+}
+
 # Group labels written upwards from the points (x, y) of the steps that added them; a label that would
-# overlap the one before it (steps closer than a line of text) is moved right just enough.
+# overlap the one before it (steps closer than a line of text) is moved right just enough, a label moved
+# beyond the right border is left out, and a label that would cross the top border starts low enough to
+# end below it. Returns the labels drawn and where, invisibly.
 label_steps <- function(x, y, groups, cex = 0.7) {
   xlog <- graphics::par("xlog")
+  usr <- graphics::par("usr")
+  pin <- graphics::par("pin")
   u <- if (xlog) log10(x) else x
-  width <- graphics::par("cin")[2L] * cex * diff(graphics::par("usr")[1:2]) / graphics::par("pin")[1L]
+  width <- graphics::par("cin")[2L] * cex * diff(usr[1:2]) / pin[1L]
   for (i in seq_along(u)[-1L]) u[i] <- max(u[i], u[i - 1L] + width)
-  graphics::text(if (xlog) 10^u else u, y, labels = groups, srt = 90, adj = c(-0.15, 0.5), cex = cex,
-                 xpd = NA)
+  keep <- !is.na(groups) & u <= usr[2L] - width / 2
+  # written upwards, a label's length is its height: it starts 0.15 of it above the point (adj = -0.15)
+  len <- graphics::strwidth(groups, units = "inches", cex = cex) * diff(usr[3:4]) / pin[2L]
+  y <- pmax(pmin(y, usr[4L] - 1.2 * len), usr[3L])
+  at <- if (xlog) 10^u else u
+  if (any(keep)) {
+    graphics::text(at[keep], y[keep], labels = groups[keep], srt = 90, adj = c(-0.15, 0.5), cex = cex, xpd = NA)
+  }
+  invisible(data.frame(x = at[keep], y = y[keep], label = groups[keep], stringsAsFactors = FALSE))
 }

@@ -95,14 +95,14 @@ check_dots <- function(..., forwarded = character(0), valid = character(0), grap
 }
 
 # What a plot method passes on to base graphics: the graphical parameters of par() and the arguments of
-# plot.default().
+# plot.default(). Not `xlog` and `ylog`, which plot() ignores: a log cost axis is the methods' `log = "x"`.
 graphics_arguments <- c(
   "adj", "ann", "ask", "bg", "bty", "cex", "cex.axis", "cex.lab", "cex.main", "cex.sub", "col", "col.axis",
   "col.lab", "col.main", "col.sub", "crt", "err", "family", "fg", "fig", "fin", "font", "font.axis",
   "font.lab", "font.main", "font.sub", "lab", "las", "lend", "lheight", "ljoin", "lmitre", "lty", "lwd",
   "mai", "mar", "mex", "mfcol", "mfg", "mfrow", "mgp", "mkh", "new", "oma", "omd", "omi", "page", "pch",
-  "pin", "plt", "ps", "pty", "smo", "srt", "tck", "tcl", "usr", "xaxp", "xaxs", "xaxt", "xlog", "xpd",
-  "yaxp", "yaxs", "yaxt", "ylbias", "ylog", "main", "sub", "xlim", "ylim", "asp", "axes", "frame.plot",
+  "pin", "plt", "ps", "pty", "smo", "srt", "tck", "tcl", "usr", "xaxp", "xaxs", "xaxt", "xpd",
+  "yaxp", "yaxs", "yaxt", "ylbias", "main", "sub", "xlim", "ylim", "asp", "axes", "frame.plot",
   "panel.first", "panel.last")
 
 # A renamed argument given under its old name: its value, with a warning of class

@@ -25,7 +25,8 @@
 #'   step) and `total_cost` (cost units);
 #' * `curves`: named list of the curves of [anytime_curve()], one per fit;
 #' * `stop_cost` (cost units), `alpha` (NA when `stop_cost` was given), `reference` (the label of the
-#'   first fit), `metric`, `k` and `data` (`"training"` or `"test"`).
+#'   first fit), `metric`, `k`, `data` (`"training"` or `"test"`) and `cost_unit` (that of the first fit
+#'   with one, or `NULL`).
 #'
 #' `print()` shows the table; `plot()` overlays the curves (step curves by default) with a legend and
 #' marks the stopping cost by a vertical line.
@@ -78,8 +79,10 @@ compare_sequences <- function(fits, newx = NULL, newy = NULL, newdata = NULL, me
     final = vapply(curves, function(cv) cv$value[nrow(cv)], numeric(1)),
     total_cost = vapply(curves, function(cv) cv$cost[nrow(cv)], numeric(1)),
     row.names = NULL, stringsAsFactors = FALSE)
+  units <- unlist(lapply(fits, function(f) if (inherits(f, "fgseq_oracle")) f$fit$cost_unit else f$cost_unit))
   structure(list(table = table, curves = curves, stop_cost = B, alpha = alpha, reference = names(fits)[1L],
-                 metric = metric, k = attr(curves[[1L]], "k"), data = attr(curves[[1L]], "data")),
+                 metric = metric, k = attr(curves[[1L]], "k"), data = attr(curves[[1L]], "data"),
+                 cost_unit = if (length(units)) units[[1L]]),
             class = "fgseq_comparison")
 }
 
@@ -106,28 +109,45 @@ print.fgseq_comparison <- function(x, digits = 4, ...) {
 #' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`).
 #' @param legend Position of the legend (see [graphics::legend()]), or `NULL` for none.
 #' @param xlim,ylim,xlab,ylab,main Plot limits and labels; `xlim = NULL` spans up to the stopping cost
-#'   and the end of the reference curve. `main` is matched by its full name only (it follows `...`, so
-#'   that the graphical parameter `mai` is not taken for it).
+#'   and the end of the reference curve; `xlab = NULL` is `"cumulative cost"` with `cost_unit` in
+#'   brackets. `main` is matched by its full name only (it follows `...`, so that the graphical
+#'   parameter `mai` is not taken for it).
+#' @param log `""` or `"x"`: a log scale for the cost axis, as for [plot.fgseq()]: step 0 (cost 0) is
+#'   drawn at the left edge, half the smallest positive cost of the curves (or `xlim[1]`), labelled `0`.
+#' @param cost_unit `NULL` or a character string, the unit of costs added to the axis label (default:
+#'   the `cost_unit` of the first fit that has one).
+#' @return `plot()`: `x`, invisibly. It stops when `log` is not `""` or `"x"` and when `cost_unit` is not
+#'   `NULL` or a single string (class `fgseq_error_input`); `xlog = TRUE` is an unknown argument (give
+#'   `log = "x"`).
 #' @export
 plot.fgseq_comparison <- function(x, col = seq_along(x$curves), lty = 1, plot_type = "s",
-                                  legend = "bottomright", xlim = NULL, ylim = NULL, xlab = "cumulative cost",
-                                  ylab = NULL, ..., main = NULL, type) {
+                                  legend = "bottomright", xlim = NULL, ylim = NULL, xlab = NULL,
+                                  ylab = NULL, log = "", cost_unit = x$cost_unit, ..., main = NULL, type) {
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
+  log <- check_choice(log, c("", "x"), "log")
+  if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
   curves <- x$curves
   m <- length(curves)
   col <- rep_len(col, m)
   lty <- rep_len(lty, m)
-  if (is.null(xlim)) xlim <- c(0, max(x$stop_cost, curves[[1L]]$cost))
+  # on a log axis cost 0 sits at `left`: xlim[1] when given, else half the smallest positive cost
+  left <- if (log == "x") {
+    if (!is.null(xlim)) xlim[1L] else min(zero_at_left(c(0, unlist(lapply(curves, `[[`, "cost"))), 0.5))
+  }
+  at <- function(cost) if (log == "x") zero_at_left(cost, 0.5, left) else cost
+  if (is.null(xlim)) xlim <- at(c(0, max(x$stop_cost, curves[[1L]]$cost)))
   if (is.null(ylim)) {
     vals <- unlist(lapply(curves, `[[`, "value"))
     ylim <- if (x$metric == "r2") range(0, vals) else range(vals)
   }
   if (is.null(ylab)) ylab <- paste(x$data, metric_label(x$metric, x$k))
   if (is.null(main)) main <- "Anytime curves"
-  graphics::plot(NA, xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab, main = main)
+  graphics::plot(NA, xlim = xlim, ylim = ylim, log = log, xlab = xlab, ylab = ylab, main = main,
+                 xaxt = if (log == "x") "n" else "s")
+  if (log == "x") log_cost_axis(left)
   for (i in seq_len(m)) {
-    graphics::lines(curves[[i]]$cost, curves[[i]]$value, type = plot_type, col = col[i], lty = lty[i], ...)
+    graphics::lines(at(curves[[i]]$cost), curves[[i]]$value, type = plot_type, col = col[i], lty = lty[i], ...)
   }
   graphics::abline(v = x$stop_cost, lty = 3, col = "grey40")
   if (!is.null(legend)) {

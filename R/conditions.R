@@ -30,6 +30,14 @@ abort <- function(..., class = "input", parent = NULL) {
                       parent = parent))
 }
 
+# A message pasted from `...`, of class c("fgseq_message_<kind>", "fgseq_message", "message",
+# "condition") (suppressMessages() silences it). Kinds: unused_cost (names of `cost` that no group,
+# variable or measurement of the fit uses, ignored).
+inform <- function(..., class) {
+  message(structure(class = c(paste0("fgseq_message_", class), "fgseq_message", "message", "condition"),
+                    list(message = paste0(..., "\n"), call = NULL)))
+}
+
 # Warn with the message pasted from `...`.
 warn <- function(..., class) {
   warning(warningCondition(paste0(...), class = c(paste0("fgseq_warning_", class), "fgseq_warning"),

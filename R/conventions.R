@@ -86,13 +86,53 @@ formula_env_data <- function(formula, env, form) {
 path_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")[seq_len(n)]
 
 # The label of each path at its right end (glmnet's plot(label = TRUE)): the column names of `beta`
-# written beside the last coefficient, in each path's colour.
-label_paths <- function(at, beta, col) {
+# written beside the last coefficient, in each path's colour. As many as fit in the plot's height, one
+# line of text apart: the paths of largest last |coefficient| first; the labels are then spread
+# vertically so that none overlaps another or leaves the plot. Returns the labels and their positions,
+# invisibly.
+label_paths <- function(at, beta, col, cex = 0.7) {
   last <- beta[, ncol(beta)]
-  shown <- last != 0
-  if (!any(shown)) return(invisible())
-  graphics::text(rep(at[length(at)], sum(shown)), last[shown], rownames(beta)[shown], pos = 4, cex = 0.7,
-                 col = rep_len(col, nrow(beta))[shown], xpd = NA)
+  cand <- which(last != 0)
+  if (!length(cand)) return(invisible(data.frame(term = character(0), x = numeric(0), y = numeric(0))))
+  usr <- graphics::par("usr")
+  line <- 1.25 * graphics::strheight("M", units = "inches", cex = cex) * diff(usr[3:4]) / graphics::par("pin")[2L]
+  room <- max(1L, floor(diff(usr[3:4]) / line))
+  keep <- cand[order(-abs(last[cand]), cand)][seq_len(min(length(cand), room))]
+  y <- spread_labels(unname(last[keep]), line, usr[3:4])
+  x <- at[length(at)]
+  graphics::text(rep(x, length(keep)), y, rownames(beta)[keep], pos = 4, cex = cex,
+                 col = rep_len(col, nrow(beta))[keep], xpd = NA)
+  invisible(data.frame(term = rownames(beta)[keep], x = x, y = y, stringsAsFactors = FALSE))
+}
+
+# Positions for labels wanted at heights `y`: at least `gap` apart and within `lim` (half a gap from
+# each end), each as near its wanted height as that allows (`length(y) * gap` must fit in `lim`).
+spread_labels <- function(y, gap, lim) {
+  o <- order(y)
+  v <- y[o]
+  n <- length(v)
+  lo <- lim[1L] + gap / 2
+  hi <- lim[2L] - gap / 2
+  v[1L] <- max(v[1L], lo)
+  for (i in seq_len(n)[-1L]) v[i] <- max(v[i], v[i - 1L] + gap)
+  v[n] <- min(v[n], hi)
+  for (i in rev(seq_len(n - 1L))) v[i] <- min(v[i], v[i + 1L] - gap)
+  out <- numeric(n)
+  out[o] <- v
+  out
+}
+
+# The x range of a plot that leaves room right of `range` for labels written there (pos = 4, `cex`):
+# the range widened so that the longest label ends within the plot (at most 40% of its width).
+room_for_labels <- function(range, labels, log_axis, cex = 0.7) {
+  if (!length(labels)) return(range)
+  w <- max(graphics::strwidth(labels, units = "inches", cex = cex)) +
+    graphics::strwidth("M", units = "inches", cex = cex)
+  f <- min(w / graphics::par("pin")[1L], 0.4)
+  u <- if (log_axis) log10(range) else range
+  wide <- diff(u) / (1.04 - 1.08 * f)
+  u[2L] <- u[1L] + wide
+  if (log_axis) 10^u else u
 }
 
 # ---- broom verbs for cv_fgseq and miser fits --------------------------------------------------
@@ -110,7 +150,8 @@ label_paths <- function(at, beta, col) {
 #' @param what For `tidy()` of a Miser fit: `"steps"` (the path) or `"trees"` (the nodes of the trees,
 #'   as `x$trees`).
 #' @param ... Not used: an unknown argument is an error.
-#' @return Data frames. `tidy()` of a `cv_fgseq` object: columns `lambda`, `estimate` (the mean
+#' @return Tibbles (of the tibble package, when installed; data frames otherwise). `tidy()` of a
+#'   `cv_fgseq` object: columns `lambda`, `estimate` (the mean
 #'   cross-validated timeliness, `cvm`), `std.error` (`cvsd`), `conf.low` (`cvlo`), `conf.high`
 #'   (`cvup`) and `n_groups` (the groups in the sequence of the fit on all data at that `lambda`), as
 #'   broom's `tidy()` of `cv.glmnet` objects. `glance()` of a `cv_fgseq` object: one row with
@@ -119,7 +160,9 @@ label_paths <- function(at, beta, col) {
 #'   `glance()` of a Miser fit: one row with `family`, `cost_penalty`, `nobs`, `n_steps` (boosting
 #'   iterations), `n_groups` (groups used), `total_cost`, `r2` (final training `r2`), `deviance`,
 #'   `logLik`, `AIC` and `BIC` of the last step (NA where not defined or without training data).
-#' @section Errors: Stops when `what` is unknown or an argument is unknown.
+#'   `augment()` of a `cv_fgseq` object: as [augment()][tidy.fgseq] of the chosen fit.
+#' @section Errors: Stops when `what` is unknown or an argument is unknown; `augment()` also as
+#'   [predict.cv_fgseq()] for `s` and `budget`, and as [augment()][tidy.fgseq].
 #' @seealso [tidy.fgseq()] for fgseq fits; [logLik.miser()].
 #' @examples
 #' cv <- cv_fgseq(diagnosis ~ ., data = heart, cost = heart_cost, lambda = c(1, 1e-6), nfolds = 3,
@@ -134,8 +177,8 @@ label_paths <- function(at, beta, col) {
 #' @export
 tidy.cv_fgseq <- function(x, ...) {
   check_dots(...)
-  data.frame(lambda = x$lambda, estimate = x$cvm, std.error = x$cvsd, conf.low = x$cvlo, conf.high = x$cvup,
-             n_groups = vapply(x$fgseq.fit, function(f) length(f$sequence), integer(1)))
+  tidy_table(data.frame(lambda = x$lambda, estimate = x$cvm, std.error = x$cvsd, conf.low = x$cvlo,
+                        conf.high = x$cvup, n_groups = vapply(x$fgseq.fit, function(f) length(f$sequence), integer(1))))
 }
 
 #' @rdname tidy.cv_fgseq
@@ -143,9 +186,27 @@ tidy.cv_fgseq <- function(x, ...) {
 #' @export
 glance.cv_fgseq <- function(x, ...) {
   check_dots(...)
-  data.frame(lambda.min = x$lambda.min, lambda.1se = x$lambda.1se, budget.min = x$budget.min,
-             budget.1se = x$budget.1se, stop_cost = x$stop_cost, metric = x$metric,
-             nobs = stats::nobs(x$fgseq.fit[[1L]]), stringsAsFactors = FALSE)
+  tidy_table(data.frame(lambda.min = x$lambda.min, lambda.1se = x$lambda.1se, budget.min = x$budget.min,
+                        budget.1se = x$budget.1se, stop_cost = x$stop_cost, metric = x$metric,
+                        nobs = stats::nobs(x$fgseq.fit[[1L]]), stringsAsFactors = FALSE))
+}
+
+#' @rdname tidy.cv_fgseq
+#' @param data,newdata,newx,type.predict,type.residuals For `augment()` of a `cv_fgseq` object: as for
+#'   [augment()][tidy.fgseq] of the fit chosen by `s` at the budget `budget` (or `step`).
+#' @param s,budget,step For `augment()` of a `cv_fgseq` object: the fit and its step, as for
+#'   [predict.cv_fgseq()] (by default `lambda.1se` at `budget.1se`).
+#' @method augment cv_fgseq
+#' @export
+augment.cv_fgseq <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"),
+                             type.residuals = c("deviance", "pearson", "working", "response"), ...,
+                             s = "lambda.1se", budget = "budget.1se", step = NULL) {
+  validate_cv(x, "x")
+  check_dots(...)
+  if (missing(budget) && !is.null(step)) budget <- NULL  # the step given, not the chosen budget
+  fit <- x$fgseq.fit[[resolve_s(x, s)]]
+  augment.fgseq(fit, data = data, newdata = newdata, newx = newx, type.predict = type.predict,
+                type.residuals = type.residuals, budget = resolve_budget(x, budget, s), step = step)
 }
 
 #' @rdname tidy.cv_fgseq
@@ -154,9 +215,7 @@ glance.cv_fgseq <- function(x, ...) {
 tidy.miser <- function(x, what = c("steps", "trees"), ...) {
   check_dots(...)
   what <- check_choice(what, c("steps", "trees"), "what")
-  out <- if (what == "steps") x$path else x$trees
-  rownames(out) <- NULL
-  out
+  tidy_table(if (what == "steps") x$path else x$trees)
 }
 
 #' @rdname tidy.cv_fgseq
@@ -169,21 +228,22 @@ glance.miser <- function(x, ...) {
   fam <- family_def(x$family)
   ll <- if (has_data && !is.null(fam$loglik)) stats::logLik(x) else NULL
   used <- x$path$group[!is.na(x$path$group)]
-  data.frame(family = fam$name, cost_penalty = x$cost_penalty, nobs = stats::nobs(x), n_steps = K,
-             n_groups = length(unlist(strsplit(used, ", ", fixed = TRUE))), total_cost = x$path$cost[K + 1L],
-             r2 = x$path$r2[K + 1L], deviance = if (has_data) stats::deviance(x) else NA_real_,
-             logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
-             AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
-             BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE)
+  tidy_table(data.frame(family = fam$name, cost_penalty = x$cost_penalty, nobs = stats::nobs(x), n_steps = K,
+                        n_groups = length(unlist(strsplit(used, ", ", fixed = TRUE))), total_cost = x$path$cost[K + 1L],
+                        r2 = x$path$r2[K + 1L], deviance = if (has_data) stats::deviance(x) else NA_real_,
+                        logLik = if (is.null(ll)) NA_real_ else as.numeric(ll),
+                        AIC = if (is.null(ll)) NA_real_ else stats::AIC(ll),
+                        BIC = if (is.null(ll)) NA_real_ else stats::BIC(ll), stringsAsFactors = FALSE))
 }
 
 #' @rdname tidy.fgseq
 #' @method augment miser
 #' @export
-augment.miser <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"), ...,
+augment.miser <- function(x, data = NULL, newdata = NULL, newx = NULL, type.predict = c("link", "response"),
+                          type.residuals = c("deviance", "pearson", "working", "response"), ...,
                           budget = NULL, step = NULL) {
-  augment.fgseq(x, data = data, newdata = newdata, newx = newx, type.predict = type.predict, ..., budget = budget,
-                step = step)
+  augment.fgseq(x, data = data, newdata = newdata, newx = newx, type.predict = type.predict,
+                type.residuals = type.residuals, ..., budget = budget, step = step)
 }
 
 #' Log-likelihood of a Greedy Miser fit

@@ -401,7 +401,11 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' intercept-only model. `what = "coef"` draws the coefficient paths: each column's coefficient (on the
 #' original scale of `x`, as [coef.fgseq()] gives it) against the cumulative cost of the step, one line
 #' per column, as `plot()` does for `glmnet` fits against the penalty; for multinomial and mgaussian
-#' fits one plot per class or response column.
+#' fits one panel per class or response column, all on one page: the call sets
+#' `par(mfrow = grDevices::n2mfrow(panels))` (for 3 classes 3 panels in one column, for 4 a 2 x 2
+#' grid) and restores `par()` after, so that a single `png()` holds every class. Both plots show on
+#' the top axis the number of groups computed at each step (as `plot()` of `glmnet` fits shows the
+#' degrees of freedom; labels that would overlap are left out), with the title above it.
 #'
 #' @section Axes and overlays:
 #' The cheap end of a sequence is often where most of its steps are: `log = "x"` draws the cost axis
@@ -427,9 +431,12 @@ new_design <- function(object, newx = NULL, newdata = NULL, allow_na = FALSE, ke
 #' @param plot_type The plot type of the curves, passed as `type` to [graphics::lines()] (not what is
 #'   drawn, which is `what`): `"s"` (steps, the default) is what an interrupted predictor delivers,
 #'   `"l"` joins the points as timeliness does by default.
-#' @param labels Logical: write the label of each step's group at that step and, with
-#'   `what = "coef"`, the column name of each coefficient path at its right end (as glmnet's
-#'   `plot(label = TRUE)`). Given by its full name only (it follows `...`, so that the graphical
+#' @param labels Logical: write the label of each step's group at that step (upwards, starting low
+#'   enough to end below the top border; a label that would overlap the one before it moves right, and
+#'   one moved beyond the right border is left out) and, with `what = "coef"`, the column name of
+#'   coefficient paths at their right end (as glmnet's `plot(label = TRUE)`): the x range is widened to
+#'   hold them, as many are written as fit one line apart in the plot's height (those of largest last
+#'   |coefficient| first), spread vertically so that none overlaps another. Given by its full name only (it follows `...`, so that the graphical
 #'   parameter `lab` is not taken for it). The coefficient paths are drawn in as many distinct colours
 #'   as there are columns (a qualitative HCL palette), unless `col` is given.
 #' @param type Deprecated name of `plot_type` (a warning of class `fgseq_warning_deprecated`); `type`
@@ -479,33 +486,44 @@ plot.anytime_fit <- function(x, newx = NULL, newy = NULL, newdata = NULL, metric
              plot_type = plot_type, default_main = method_label(x), ...)
 }
 
-# Coefficient paths against cumulative cost: one line per column of x, one plot per class or response
-# column of a multi-column fit.
+# Coefficient paths against cumulative cost: one line per column of x; for a multi-column fit one panel
+# per class or response column, all on one page (par(mfrow = n2mfrow(panels)) for the call). With
+# labels, the x range leaves room for the names of the paths at their right end.
 draw_coef <- function(fit, log = "", cost_unit = NULL, labels = FALSE, xlab = NULL, ylab = NULL, plot_type = "s",
                       ...) {
   log <- check_choice(log, c("", "x"), "log")
   labels <- check_flag(labels, "labels")
-  at <- cost_at(fit$path$cost, log == "x", left = list(...)$xlim[1L])
+  dots <- list(...)
+  at <- cost_at(fit$path$cost, log == "x", left = dots$xlim[1L])
   if (is.null(xlab)) xlab <- cost_axis_label("cumulative cost", cost_unit)
   if (is.null(ylab)) ylab <- "coefficient"
   # the paths drawn, dense (what plot() returns)
   betas <- lapply(if (is.list(fit$beta)) fit$beta else list(fit$beta), as.matrix)
-  dots <- list(...)
+  if (length(betas) > 1L) {
+    op <- graphics::par(mfrow = grDevices::n2mfrow(length(betas)))
+    on.exit(graphics::par(op), add = TRUE)
+  }
+  n_groups <- group_counts(fit$path$group)
   for (i in seq_along(betas)) {
     main <- if (!is.null(dots$main)) dots$main else
       paste0(method_label(fit), if (length(betas) > 1L) paste0(": ", names(betas)[i]))
     # one colour per path (conventions.R), none repeated; `col` overrides
     col <- if (!is.null(dots$col)) dots$col else path_colours(nrow(betas[[i]]))
-    args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = main,
-                   lty = 1, col = col, xaxt = if (log == "x") "n" else "s"),
-              dots[setdiff(names(dots), c("main", "lty", "col"))])
+    named <- rownames(betas[[i]])[betas[[i]][, ncol(betas[[i]])] != 0]
+    xlim <- if (!is.null(dots$xlim)) dots$xlim else if (labels) room_for_labels(range(at), named, log == "x") else
+      range(at)
+    args <- c(list(at, t(betas[[i]]), type = plot_type, log = log, xlab = xlab, ylab = ylab, main = "",
+                   xlim = xlim, lty = 1, col = col, xaxt = if (log == "x") "n" else "s"),
+              dots[setdiff(names(dots), c("main", "lty", "col", "xlim"))])
     if (!is.null(dots$lty)) args$lty <- dots$lty
     do.call(graphics::matplot, args)
     if (log == "x") log_cost_axis(min(at))
+    group_axis(at, n_groups)
+    graphics::title(main = main, line = 2.5)
     graphics::abline(h = 0, col = "grey70", lty = 3)
     if (labels) {
       label_steps(at[-1L], rep(graphics::par("usr")[3L], length(at) - 1L), fit$path$group[-1L])
-      label_paths(at, betas[[i]], col)   # each path named at its right end, as glmnet's label = TRUE
+      label_paths(at, betas[[i]], col)   # the paths named at their right end, as glmnet's label = TRUE
     }
   }
   invisible(if (is.list(fit$beta)) betas else betas[[1L]])

@@ -52,10 +52,11 @@
 #' `attr(terms, "factors")`, each reduced to the columns of `data` it uses): `cp:thal` needs `cp` and
 #' `thal`, `poly(age, 3)` needs `age`, `log(chol)` needs `chol`. So an interaction is never cheaper than
 #' the unpaid part of its variables, and is free once they are bought; `cost` is named by variable
-#' (`heart_cost` serves any formula on [heart]; costs of variables the formula does not use are
-#' ignored) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
+#' (`heart_cost` serves any formula on [heart] or on a subset of its columns; names of variables the
+#' formula does not use are ignored, with one message) and `needs` maps variables to measurements. The fit's `needs` maps each group (term) to its
 #' measurements. The variables of the formula's `offset()` terms and of `offset` are measurements too,
-#' paid at step 0 (the intercept-only prediction already needs them): the path's `cost` starts from
+#' paid at step 0 (the intercept-only prediction already needs them), of cost 0 unless `cost` names
+#' them (as [stats::glm()] users expect, an offset needs no cost): the path's `cost` starts from
 #' their cost, the fit's `offset_needs` names them, a group that shares one does not pay it again,
 #' `max_cost` counts them and a budget below their cost is an error.
 #'
@@ -211,11 +212,18 @@
 #' @param group Vector of length `p` (integer, character or factor): the group label of each column.
 #'   `NULL` puts each column in its own group, labelled by the column names. A named `group` is matched
 #'   to the columns of `x` by name (names that are not the column names are an error).
-#' @param cost Numeric vector of positive, finite group costs, in any unit (the unit of budgets later):
-#'   named by group label, or unnamed in the order of `unique(group)`. `NULL` means cost 1 for every
-#'   group. With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
+#' @param cost Numeric vector of finite group costs `>= 0`, in any unit (the unit of budgets later):
+#'   named by group label, or unnamed in the order of `unique(group)`. `NULL` (the default of every
+#'   learner, [miser()] and [sparse_sequence()] included) means cost 1 for every group. A cost of 0 is
+#'   allowed in every interface: a free group (or measurement), taken before any group of positive
+#'   marginal cost when it has a gain (see the section Measurement costs). With `needs`, one finite cost `>= 0` per measurement, named by measurement (`NULL`: 1
 #'   each). For the formula method, named by variable (for example `heart_cost`), or by measurement
-#'   with `needs`; see the section Measurement costs.
+#'   with `needs`; see the section Measurement costs. The variables of the formula's `offset()` terms
+#'   and of `offset` need no cost: they cost 0 unless `cost` names them (a cost given is paid at step 0).
+#'   The rule for names is the same in every interface (matrix, formula on any data frame, chunks):
+#'   every group (variable, measurement) the fit uses must have a cost, and names that are none of
+#'   them are ignored, with one message of class `fgseq_message_unused_cost` naming them
+#'   ([suppressMessages()] silences it), so that one table of costs serves every model of a data set.
 #' @param method One of `"omp"` (CS-G-OMP, the default), `"fr"` (CS-G-FR) or `"doubling"`.
 #' @param lambda Non-negative ridge constant `lambda` of the risk (on the whitened, unit-variance scale).
 #'   `lambda = 0` is least squares (projections handle rank deficiency).
@@ -338,12 +346,12 @@
 #' `fgseq()` stops, naming the argument, when `x` is not numeric, has fewer than 2 rows or holds NA, NaN
 #' or Inf (for a sparse `x`: stores one); when `y` is not numeric, has the wrong length, holds NA, NaN or Inf, or is constant; when
 #' `group` has the wrong length or NA; when `x` has column names that are NA, empty or duplicated (name
-#' every column distinctly, or remove the names); when a cost is missing for a group, named for a group
-#' that does not exist, named for some groups only, non-positive or non-finite, or the costs sum to Inf;
+#' every column distinctly, or remove the names); when a cost is missing for a group, named for some
+#' groups only, negative or non-finite, or the costs sum to Inf (names of no group are not an error:
+#' they are ignored with a message of class `fgseq_message_unused_cost`);
 #' when `weights` sum to Inf; with `needs` (or the formula method), when `needs` is not a
 #' named list of character vectors or names a group or variable that does not exist, when a measurement
-#' has no cost, a cost names a measurement that nothing needs, or a measurement cost is NA, NaN, Inf or
-#' negative, or `cost` is unnamed with `needs`; when `cost_unit` is not `NULL` or a single string; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
+#' has no cost, or a measurement cost is NA, NaN, Inf or negative, or `cost` is unnamed with `needs`; when `cost_unit` is not `NULL` or a single string; when `lambda`, `max_cost`, `max_steps`, `c_min` or `max_time` are out of
 #' range; when `method`, `criterion`, `fr_gain` or `engine` is not one of its values; when every column is constant; for GLM families, when `y` does not suit the family (binomial
 #' `y` with other than two classes, a multinomial class with fewer than two observations or a single
 #' class, negative or non-integer Poisson counts), when `weights` are negative, NA or of the wrong
@@ -358,7 +366,8 @@
 #' engine centres the columns and the response, so the intercept is always fitted), or a variable of the
 #' formula, `weights`, `offset` or `subset` is in neither `data` nor the formula's environment (R's error
 #' kept as the `parent`) (class `fgseq_error_formula`), when a model variable
-#' holds NA and `na.action` is missing or [stats::na.fail()], or `na.action` is another function (class
+#' holds NA and `na.action` is [stats::na.fail()] (given, or missing with `options(na.action = "na.fail")`),
+#' or `na.action` (given or from the option) is another function (class
 #' `fgseq_error_na`), and when `subset` is not a logical vector with one value per row (without NA) or
 #' whole row numbers in range, or leaves fewer than 2 rows (class `fgseq_error_subset`). Every error has
 #' class `fgseq_error` (bad values of other arguments: `fgseq_error_input`); warnings have class

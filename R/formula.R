@@ -44,7 +44,8 @@ model_design <- function(call, env) {
     value <- in_data(name)
     if (!is.null(value)) mf[[name]] <- check_row_values(value, n, name)
   }
-  na <- check_na_action(if (is.null(args$na.action)) NULL else eval(args$na.action, env))
+  na <- if (is.null(args$na.action)) check_na_action(default_na_action(data), "options(na.action)") else
+    check_na_action(eval(args$na.action, env))
   mf$na.action <- if (is.null(na)) stats::na.pass else na
   frame <- tryCatch(do.call(stats::model.frame, mf), error = function(e) {
     if (inherits(e, "fgseq_error")) stop(e)
@@ -150,8 +151,8 @@ check_row_values <- function(value, n, name) {
 }
 
 # na.action: NULL (or na.fail: the clear error of model_design()), or na.omit / na.exclude given as a
-# function or its name. Returns NULL or the function.
-check_na_action <- function(na_action) {
+# function or its name. Returns NULL or the function. `given`: where the value came from, for the message.
+check_na_action <- function(na_action, given = "`na.action`") {
   if (is.null(na_action)) return(NULL)
   known <- list(na.omit = stats::na.omit, na.exclude = stats::na.exclude, na.fail = stats::na.fail)
   if (is.character(na_action) && length(na_action) == 1L && na_action %in% names(known)) {
@@ -159,10 +160,20 @@ check_na_action <- function(na_action) {
   }
   which <- names(known)[vapply(known, identical, logical(1), na_action)]
   if (!length(which)) {
-    abort("`na.action` must be na.omit or na.exclude (drop rows with NA in a model variable; na.exclude ",
-          "pads fitted values and residuals back to every row), or na.fail (stop, the default).", class = "na")
+    abort(given, " must be na.omit or na.exclude (drop rows with NA in a model variable; na.exclude ",
+          "pads fitted values and residuals back to every row), or na.fail (stop on NA)",
+          if (given != "`na.action`") "; or give `na.action` to the call", ".", class = "na")
   }
   if (which == "na.fail") NULL else na_action
+}
+
+# The na.action of a call that gives none, as stats::model.frame() (and so glm()) takes it: the
+# "na.action" attribute of `data` when it is not numeric, else getOption("na.action") (R's default
+# "na.omit"), else na.fail.
+default_na_action <- function(data) {
+  naa <- attr(data, "na.action")
+  if (!is.null(naa) && mode(naa) != "numeric") return(naa)
+  getOption("na.action", "na.fail")
 }
 
 # Attach what the methods of a fit need to a fit made from a formula; the stored call names the
@@ -192,6 +203,7 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.")
   if (!nrow(newdata)) abort("`newdata` has no rows: give at least one row to predict.")
   tt <- stats::delete.response(object$terms)
+  check_newdata_offset(object, newdata)
   missing <- setdiff(all.vars(tt), names(newdata))
   if (length(missing)) {
     if (!keep_na) {
@@ -215,6 +227,12 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
     offset <- if (is.null(offset)) more else offset + more
   }
   if (!is.null(offset)) offset <- check_row_values(offset, nrow(newdata), "offset")
+  if (keep_na && !is.null(offset) && !all(stats::complete.cases(offset))) {
+    abort("the fit's offset (", offset_text(object), ") is NA in ", sum(!stats::complete.cases(offset)),
+          " row(s) of `newdata`: every prediction needs the offset, the intercept-only one at step 0 ",
+          "included, so missing = \"prefix\" cannot do without it; give those rows a value of ",
+          paste(offset_newdata_variables(object), collapse = ", "), " (or drop them).", class = "na")
+  }
   complete <- (if (keep_na) rep(TRUE, nrow(mf)) else stats::complete.cases(mf)) &
     (if (is.null(offset)) TRUE else stats::complete.cases(offset))
   rows <- NULL
@@ -232,6 +250,38 @@ newdata_design <- function(object, newdata, allow_na = FALSE, keep_na = FALSE) {
   mm <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   list(x = mm[, names(object$group), drop = FALSE], offset = offset, rows = rows, n = nrow(newdata),
        names = row.names(newdata))
+}
+
+# The variables of a formula fit's offset (its offset() terms and `offset` argument) that prediction
+# reads from newdata: those the formula's environment does not hold as a value (a function, as `t`,
+# is not one).
+offset_newdata_variables <- function(object) {
+  vars <- as.list(attr(object$terms, "variables"))[-1L]
+  used <- unlist(lapply(vars[attr(object$terms, "offset")], all.vars), use.names = FALSE)
+  if (!is.null(object$call$offset)) used <- c(used, all.vars(object$call$offset))
+  env <- environment(object$terms)
+  Filter(function(v) is.null(env) || !exists(v, envir = env) || is.function(get(v, envir = env)), unique(used))
+}
+
+# The offset of a formula fit as written: its offset() terms and `offset` argument.
+offset_text <- function(object) {
+  vars <- as.list(attr(object$terms, "variables"))[-1L]
+  parts <- vapply(vars[attr(object$terms, "offset")], deparse1, character(1))
+  if (!is.null(object$call$offset)) parts <- c(parts, paste0("offset = ", deparse1(object$call$offset)))
+  paste(parts, collapse = " + ")
+}
+
+# newdata must hold the variables of the fit's offset, whatever `missing`: every prediction adds the
+# offset, step 0 included, so there is no prefix without them.
+check_newdata_offset <- function(object, newdata) {
+  absent <- setdiff(offset_newdata_variables(object), names(newdata))
+  if (length(absent)) {
+    abort("`newdata` lacks ", paste(absent, collapse = ", "), ", the variable(s) of the fit's offset (",
+          offset_text(object), "): every prediction adds the offset, the intercept-only one at step 0 ",
+          "included, so missing = \"prefix\" cannot do without ", if (length(absent) > 1L) "them" else "it",
+          "; add ", if (length(absent) > 1L) "them" else "it", " to `newdata`.")
+  }
+  invisible()
 }
 
 # A model variable absent from newdata under missing = "prefix": n missing values of the type it was
@@ -324,10 +374,14 @@ pad_rows <- function(out, design) {
 #' @param data Data frame holding the variables of the formula (formula method).
 #' @param subset,na.action Formula method, evaluated as by [stats::glm()]: `subset` (evaluated in
 #'   `data`, then in the formula's environment) is a logical vector (one value per row of `data`) or
-#'   row numbers selecting the rows to fit. `na.action`: missing or [stats::na.fail()] stops when a
-#'   model variable holds NA; [stats::na.omit()] drops those rows; [stats::na.exclude()] drops them and
-#'   pads [fitted()][fitted.fgseq], [residuals()][fitted.fgseq] and `predict()` without new data back to
-#'   every row of `data` with NA, as in [stats::glm()].
+#'   row numbers selecting the rows to fit. `na.action`: [stats::na.fail()] stops when a model variable
+#'   holds NA (an error of class `fgseq_error_na`); [stats::na.omit()] drops those rows;
+#'   [stats::na.exclude()] drops them and pads [fitted()][fitted.fgseq], [residuals()][fitted.fgseq] and
+#'   `predict()` without new data back to every row of `data` with NA, as in [stats::glm()]. Missing, it
+#'   is taken as [stats::model.frame()] and so [stats::glm()] take it: the `"na.action"` attribute of
+#'   `data`, else `getOption("na.action")` (R's default is `"na.omit"`: rows with NA are dropped, as
+#'   `glm()` drops them; `options(na.action = "na.fail")` makes a missing `na.action` stop on NA). A
+#'   value other than these three (given or from the option) is an error of class `fgseq_error_na`.
 #' @details The formula method builds the design with [stats::model.matrix()] (without its intercept
 #'   column) and makes one group per model term: a numeric term is a group of one column, a factor
 #'   term the group of its dummy columns, an interaction the group of its product columns. `cost` is
@@ -362,14 +416,13 @@ formula_forwarded <- function(fun) {
 #' @param data Data frame holding the variables of the formula (formula method). The design is built as
 #'   for [fgseq()]: one group per model term, all factor levels kept as dummy columns.
 #' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
-#'   rows to fit; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()] or
-#'   [stats::na.exclude()].
+#'   rows to fit; `na.action` is [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()], missing: from `getOption("na.action")` as [stats::glm()] takes it.
 #' @order 3
 #' @export
-miser.formula <- function(x, data, subset, weights, offset, na.action, cost, needs = NULL, ...) {
+miser.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
   check_dots(..., forwarded = formula_forwarded(miser.default))
   d <- model_design(match.call(), parent.frame())
-  if (missing(cost)) check_miser_cost(NULL, unique(d$group), missing = TRUE)
   meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
   fit <- miser.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
                        weights = d$weights, offset = d$offset, ...)
@@ -379,7 +432,7 @@ miser.formula <- function(x, data, subset, weights, offset, na.action, cost, nee
 #' @rdname miser_path
 #' @order 3
 #' @export
-miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
+miser_path.formula <- function(x, data, cost = NULL, cost_penalty = NULL, ..., newdata = NULL, metric = NULL, query = NULL,
                                k = 5, lambda) {
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
   penalties <- check_miser_penalties(if (is.null(cost_penalty)) c(0, 10^seq(-3, 0, by = 0.5)) else cost_penalty)
@@ -388,9 +441,10 @@ miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata 
           "response, on which the best iteration of each cost_penalty is chosen.")
   }
   if (!is.null(metric)) metric <- check_metric(metric)
-  if (missing(cost)) cost <- NULL
-  fits <- lapply(penalties, function(l) {
-    if (is.null(cost)) miser.formula(x, data, cost_penalty = l, ...) else miser.formula(x, data, cost = cost, cost_penalty = l, ...)
+  # one message for the names of `cost` the model does not use: that of the first fit
+  fits <- lapply(seq_along(penalties), function(i) {
+    fit_one <- function() miser.formula(x, data, cost = cost, cost_penalty = penalties[i], ...)
+    if (i == 1L) fit_one() else suppressMessages(fit_one(), classes = "fgseq_message_unused_cost")
   })
   miser_frontier(fits, penalties, metric, function(f, metric) {
     anytime_curve(f, newdata = newdata, metric = metric, query = query, k = k)
@@ -400,24 +454,29 @@ miser_path.formula <- function(x, data, cost, cost_penalty = NULL, ..., newdata 
 # The measurements of a formula fit: a term needs the measurements of all its variables (term_vars:
 # term label -> variables), a variable those `needs` gives it (a named list: variable -> measurement
 # names) or, when not listed, itself. `cost` is named by measurement (by variable without `needs`; NULL:
-# 1 each; unnamed: in the order of the measurements the terms need); costs of variables of `data` that
-# the formula does not use are ignored, so one cost vector serves every formula on the same data.
+# 1 each; unnamed: in the order of the measurements the terms need). Names the model does not use are
+# ignored with one message (drop_unused_costs(), the rule of every interface), so one cost vector serves
+# every formula on the same data. The measurements of the offset alone cost 0 unless `cost` names them.
 formula_measurements <- function(cost, needs, term_vars, data_names, offset_vars = character(0)) {
   known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
   if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
   var_needs <- function(v) if (is.null(needs[[v]])) v else needs[[v]]
   full <- lapply(term_vars, function(vs) unique(unlist(lapply(vs, var_needs), use.names = FALSE)))
   paid <- unique(unlist(lapply(offset_vars, var_needs), use.names = FALSE))
-  used <- unique(c(unlist(full, use.names = FALSE), paid))
-  if (!is.null(cost) && !is.null(names(cost))) {
-    if (is.list(cost)) cost <- unlist(cost)
-    needed_by_data <- unique(c(known, unlist(lapply(known, var_needs), use.names = FALSE)))
-    unknown <- setdiff(names(cost), needed_by_data)
-    if (length(unknown)) {
-      abort("`cost` names measurement(s) that no variable needs: ", paste(unknown, collapse = ", "),
-            ". Name `cost` by variable, or by the measurements given in `needs`.")
-    }
-    cost <- cost[intersect(names(cost), used)]
+  terms_need <- unique(unlist(full, use.names = FALSE))
+  used <- unique(c(terms_need, paid))
+  # the measurements of the offset alone need no cost (0 unless `cost` names them), as glm() users expect
+  offset_only <- setdiff(paid, terms_need)
+  free <- function(have) stats::setNames(rep(0, length(setdiff(offset_only, have))), setdiff(offset_only, have))
+  if (is.list(cost)) cost <- unlist(cost)
+  if (is.null(cost)) {
+    cost <- c(stats::setNames(rep(1, length(terms_need)), terms_need), free(character(0)))
+  } else if (is.numeric(cost) && !is.null(names(cost))) {
+    cost <- drop_unused_costs(cost, used, if (is.null(needs)) "variable" else "measurement")
+    cost <- c(cost, free(names(cost)))
+  } else if (is.numeric(cost) && is.null(needs) && length(cost) == length(terms_need)) {
+    # unnamed: one cost per variable of the terms, in the order they appear
+    cost <- c(stats::setNames(cost, terms_need), free(character(0)))
   }
   meas <- check_cost_total(new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs))))
   meas$paid <- paid
@@ -457,8 +516,8 @@ response_from_newdata <- function(object, newdata) {
 #'   cost (a `stop_cost` given must exceed it); the held-out timeliness is that of the curves beyond it,
 #'   which every budget shares.
 #' @param subset,na.action Formula method, as for [fgseq()]: `subset` (evaluated in `data`) selects the
-#'   rows to cross-validate; `na.action` is missing or [stats::na.fail()] (stop on NA), [stats::na.omit()]
-#'   or [stats::na.exclude()].
+#'   rows to cross-validate; `na.action` is [stats::na.fail()] (stop on NA), [stats::na.omit()] or
+#'   [stats::na.exclude()], missing: from `getOption("na.action")` as [stats::glm()] takes it.
 #' @export
 cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
   check_glmnet_names(...)

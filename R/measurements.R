@@ -9,7 +9,7 @@
 # through measurement_index().
 
 # The measurements of a matrix fit with groups `labels`, checked: without `needs`, `cost` is one
-# positive cost per group (check_cost()) and each group needs the measurement named by its label; with
+# cost >= 0 per group (check_cost()) and each group needs the measurement named by its label; with
 # `needs` (a named list: group label -> measurement names; a group not listed needs its own label),
 # `cost` is named by measurement, each finite and >= 0 (NULL: 1 each). Returns list(needs,
 # measurement_cost, cost), `cost` the stand-alone cost of each group.
@@ -62,7 +62,7 @@ check_needs <- function(needs, known, what) {
   lapply(needs, function(m) unique(as.character(m)))
 }
 
-# cost: NULL (all 1), or one positive finite number per group, named by group label
+# cost: NULL (all 1), or one finite number >= 0 per group (0: a free group), named by group label
 # (unnamed: in the order of unique(group)). Returns a named numeric in unique(group) order.
 check_cost <- function(cost, labels) {
   if (is.null(cost)) return(stats::setNames(rep(1, length(labels)), labels))
@@ -79,17 +79,13 @@ check_cost <- function(cost, labels) {
     }
     names(cost) <- labels
   } else {
-    unknown <- setdiff(names(cost), labels)
-    if (length(unknown)) {
-      abort("`cost` is named for groups that do not exist: ", paste(unknown, collapse = ", "),
-            ". The groups are: ", paste(labels, collapse = ", "), ".")
-    }
     if (anyDuplicated(names(cost))) {
       abort("`cost` names a group more than once: ",
             paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
     }
+    cost <- drop_unused_costs(cost, labels, "group")
   }
-  cost <- complete_costs(cost, labels, "group", positive = TRUE)
+  cost <- complete_costs(cost, labels, "group", positive = FALSE)
   if (!is.finite(sum(cost))) {
     abort("`cost` sums to Inf (", format(sum(cost)), " overflows); give costs in a unit where their total is ",
           "finite, for example divided by ", format(max(cost)), ".")
@@ -119,12 +115,20 @@ check_measurement_cost <- function(cost, measurements, what, named = TRUE) {
     abort("`cost` names a measurement more than once: ",
           paste(unique(names(cost)[duplicated(names(cost))]), collapse = ", "), ".")
   }
-  unknown <- setdiff(names(cost), measurements)
-  if (length(unknown)) {
-    abort("`cost` names measurement(s) that no ", what, " needs: ", paste(unknown, collapse = ", "),
-          ". The measurements are: ", paste(measurements, collapse = ", "), ".")
-  }
+  cost <- drop_unused_costs(cost, measurements, "measurement")
   complete_costs(cost, measurements, "measurement", positive = FALSE)
+}
+
+# The rule for the names of `cost`, the same in every interface: a name that is no group (matrix
+# interface), no measurement (with `needs`) and no variable or measurement the model uses (formula
+# interface) is ignored, with one message (class fgseq_message_unused_cost) naming them all, so that one
+# table of costs serves every model of a data set. Returns `cost` without them.
+drop_unused_costs <- function(cost, known, unit) {
+  unused <- setdiff(names(cost), known)
+  if (!length(unused)) return(cost)
+  inform("`cost` has ", length(unused), " name(s) that are no ", unit, " of the fit, ignored: ",
+         paste(unused, collapse = ", "), ".", class = "unused_cost")
+  cost[names(cost) %in% known]
 }
 
 # Named costs completed to one finite cost per name of `labels` (groups or measurements, `unit` in

@@ -136,11 +136,15 @@
 #'   (`"multinomial"`).
 #' @param cost_unit `NULL` or a character string naming the unit of `cost`, kept with the fit and shown
 #'   on the cost axis of its plots.
-#' @param cost Required: one positive, finite cost per group (per column when `group` is `NULL`), in any
-#'   unit (the unit of budgets and of the `cost` column of the path), named by group label or unnamed in
-#'   the order of `unique(group)`; with `needs`, one finite cost `>= 0` per measurement, named by
+#' @param cost One finite cost `>= 0` per group (per column when `group` is `NULL`; 0 is a free group),
+#'   in any unit (the unit of budgets and of the `cost` column of the path), named by group label or
+#'   unnamed in the order of `unique(group)`; `NULL` (the default, as for [fgseq()]) means cost 1 for
+#'   every group; with `needs`, one finite cost `>= 0` per measurement, named by
 #'   measurement. For the formula method, named by variable (for example `heart_cost`) or, with
-#'   `needs`, by measurement.
+#'   `needs`, by measurement; the variables of an `offset()` term or of `offset` need no cost (0 unless
+#'   named, then paid at step 0). Names follow the rule of [fgseq()] in every interface: every group
+#'   (variable, measurement) the fit uses must have a cost, and names that are none of them are
+#'   ignored, with one message of class `fgseq_message_unused_cost`.
 #' @param group `NULL` (each column its own group, labelled by its column name) or a vector of length
 #'   `p` (integer, character or factor): the group of each column. A group is paid once, when a tree
 #'   first splits on any of its columns; afterwards all its columns are free.
@@ -219,8 +223,10 @@
 #' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`.
 #'
 #' @section Errors:
-#' `miser()` stops, naming the argument, when `cost` is missing, not numeric, of the wrong length,
-#' named for unknown groups, negative, zero or not finite; with `needs`, as [fgseq()] for `needs` and
+#' `miser()` stops, naming the argument, when `cost` is not numeric, of the wrong length, missing for
+#' a group, negative or not finite (names of no group are ignored, with a message of class
+#' `fgseq_message_unused_cost`); when a numeric third argument is given by position without `cost`
+#' (class `fgseq_error_argument_order`); with `needs`, as [fgseq()] for `needs` and
 #' measurement costs; when `x` is not a numeric matrix (or a sparse matrix) or holds
 #' NA, NaN or Inf; when `x` is sparse and `split = "exact"` (class `"fgseq_error_sparse_exact"`: use the
 #' histogram search or a dense `x`); as [fgseq()] when `weights` are not a numeric vector of one non-negative finite value per
@@ -274,7 +280,7 @@ miser <- function(x, ...) UseMethod("miser")
 #' @rdname miser
 #' @order 2
 #' @export
-miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_steps = 100, depth = 4, eta = 0.1,
+miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, max_steps = 100, depth = 4, eta = 0.1,
                           family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
@@ -307,7 +313,7 @@ miser.default <- function(x, y, group = NULL, cost, cost_penalty = 0.01, max_ste
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
-  meas <- check_miser_cost(if (missing(cost)) NULL else cost, labels, missing = missing(cost), needs = needs)
+  meas <- group_measurements(cost, needs, labels)
   cost <- meas$cost
   cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
   max_steps <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
@@ -505,7 +511,7 @@ miser_path <- function(x, ...) UseMethod("miser_path")
 #' @rdname miser_path
 #' @order 2
 #' @export
-miser_path.default <- function(x, y, group = NULL, cost, cost_penalty = NULL, ..., newx = NULL, newy = NULL,
+miser_path.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = NULL, ..., newx = NULL, newy = NULL,
                                metric = NULL, query = NULL, k = 5, lambda) {
   check_group_cost_order(sys.call(), group, missing(cost), "miser_path")
   if (!missing(lambda)) cost_penalty <- renamed_argument(lambda, "lambda", "cost_penalty", is.null(cost_penalty))
@@ -513,9 +519,10 @@ miser_path.default <- function(x, y, group = NULL, cost, cost_penalty = NULL, ..
   x <- check_x(x)
   check_validation_x(newx, newy, ncol(x))
   if (!is.null(metric)) metric <- check_metric(metric)
-  if (missing(cost)) check_miser_cost(NULL, unique(check_group(group, x)), missing = TRUE)
-  fits <- quiet_partial(lapply(penalties, function(l) {
-    miser.default(x, y, group = group, cost = cost, cost_penalty = l, ...)
+  # one message for the names of `cost` that are no group: that of the first fit
+  fits <- quiet_partial(lapply(seq_along(penalties), function(i) {
+    fit_one <- function() miser.default(x, y, group = group, cost = cost, cost_penalty = penalties[i], ...)
+    if (i == 1L) fit_one() else suppressMessages(fit_one(), classes = "fgseq_message_unused_cost")
   }))
   warn_partial_fits(sum(vapply(fits, function(f) isTRUE(f$partial), logical(1))), length(fits), list(...)$max_time)
   miser_frontier(fits, penalties, metric, function(f, metric) {
@@ -559,8 +566,10 @@ print.miser_path <- function(x, digits = 4, ...) {
 #' @rdname miser_path
 #' @param traces Logical: draw each `cost_penalty`'s validation trace (a dashed step curve in its own colour,
 #'   named in the legend) behind the frontier.
-#' @param col Colour of the frontier (points and the line joining them by cost); `trace_col`: the
-#'   colours of the traces, recycled over `cost_penalty`.
+#' @param col Colour of the frontier: its points (filled where efficient) and the step function
+#'   through the efficient points in order of cost (`type = "s"`: between two of them the value of
+#'   the cheaper holds, what a deployed model attains; a straight segment would show values that no
+#'   model attains); `trace_col`: the colours of the traces, recycled over `cost_penalty`.
 #' @param trace_col Colours of the traces.
 #' @param log `""` or `"x"`: a log scale for the cost axis (cost 0 at the left edge).
 #' @param cost_unit `NULL` or a character string, the unit of costs shown in the axis label.
@@ -589,8 +598,10 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
   for (i in seq_along(curves)) {
     graphics::lines(at(curves[[i]]$cost), curves[[i]]$value, type = "s", lty = 2, col = trace_col[i])
   }
-  o <- order(fr$cost, -fr$value)
-  graphics::lines(at(fr$cost[o]), fr$value[o], col = col, lwd = 2)
+  # the frontier as a step function over the efficient points: between two of them the value of the
+  # cheaper holds (joining them by a segment would show accuracies that no model attains)
+  front <- frontier_steps(fr, metric_higher_better(x$metric))
+  graphics::lines(at(front$cost), front$value, type = "s", col = col, lwd = 2)
   graphics::points(at(fr$cost), fr$value, col = col, pch = ifelse(fr$efficient, 19, 1))
   if (!is.null(legend)) {
     lam <- paste("cost_penalty =", format(x$cost_penalty, digits = 3))
@@ -602,14 +613,12 @@ plot.miser_path <- function(x, traces = TRUE, col = 1, trace_col = grDevices::hc
   invisible(x)
 }
 
-# cost of miser(): required, one positive finite number per group (as check_cost(), but never implied),
-# or with `needs` one per measurement. Returns the measurements (group_measurements()).
-check_miser_cost <- function(cost, labels, missing = FALSE, needs = NULL) {
-  if (missing || is.null(cost)) {
-    abort("`cost` is missing: give one positive cost per group (", length(labels), " groups), named by group ",
-          "label or in the order of the groups, in the units budgets will be given in.")
-  }
-  group_measurements(cost, needs, labels)
+# The efficient points of a frontier in order of cost, with their values (a higher-is-better metric
+# increases along them, a loss decreases); drawn with type = "s".
+frontier_steps <- function(fr, higher_better) {
+  eff <- fr[fr$efficient, , drop = FALSE]
+  eff <- eff[order(eff$cost, if (higher_better) -eff$value else eff$value), , drop = FALSE]
+  data.frame(cost = eff$cost, value = eff$value)
 }
 
 # A grid of miser trade-off constants: non-negative, finite, distinct.
@@ -643,8 +652,9 @@ check_validation_x <- function(newx, newy, p) {
 # miser() and miser_path() took (x, y, cost, group) before they took `group` before `cost`, as fgseq()
 # does. Costs are numbers and group labels are usually numbers too, so a call giving both by position
 # is read in the new order only when `group` holds labels that cannot be costs (character or factor);
-# otherwise it is an error asking for names, never a silent swap. A third argument by position without
-# `cost` is the old order's cost: `cost` is missing, an error saying where it goes.
+# otherwise it is an error asking for names, never a silent swap. A numeric third argument by position
+# without `cost` may be the old order's cost: an error saying where it goes (character or factor labels
+# are groups, and `cost` takes its default, 1 per group).
 check_group_cost_order <- function(call, group, cost_missing, verb) {
   args <- as.list(call)[-1L]
   given <- names(args)
@@ -654,10 +664,11 @@ check_group_cost_order <- function(call, group, cost_missing, verb) {
   free <- setdiff(positional, named)
   by_position <- free[seq_len(min(sum(!nzchar(given)), length(free)))]
   if (!"group" %in% by_position) return(invisible())
-  if (cost_missing) {
-    abort("`cost` is missing, and a third argument is given by position: ", verb, "() takes `group` before ",
-          "`cost`, as fgseq() does. Give the costs by name: ", verb, "(x, y, cost = ...), with group = ... ",
-          "when columns share groups.", class = "argument_order")
+  if (cost_missing && (is.numeric(group) || is.logical(group))) {
+    abort("`cost` is not given, and a numeric third argument is given by position: ", verb, "() takes `group` ",
+          "before `cost`, as fgseq() does, so these could be the costs of the old order ", verb, "(x, y, cost). ",
+          "Give them by name: ", verb, "(x, y, cost = ...), or group = ... for numeric group labels.",
+          class = "argument_order")
   }
   if ("cost" %in% by_position && (is.numeric(group) || is.logical(group))) {
     abort(verb, "() takes `group` before `cost` (it took `cost` first before, as miser(x, y, cost, group)); ",

@@ -110,7 +110,11 @@ residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "worki
   check_dots(...)
   type <- check_choice(match_type(type, c("deviance", "pearson", "working", "response")),
                        c("deviance", "pearson", "working", "response"), "type")
-  f <- training_fit(object, budget, step)
+  pad_rows(residual_values(training_fit(object, budget, step), type), training_design(object))
+}
+
+# The residuals of `type` of a training_fit() (on the fitted rows), as residuals.glm() defines them.
+residual_values <- function(f, type) {
   r <- f$y - f$mu
   fam <- f$family$stats
   if (type != "response") {
@@ -123,7 +127,7 @@ residuals.anytime_fit <- function(object, type = c("deviance", "pearson", "worki
       working = r / fam$mu.eta(fam$linkfun(f$mu)))
   }
   if (is.null(dim(r))) names(r) <- names(f$mu)
-  pad_rows(r, training_design(object))
+  r
 }
 
 #' @rdname fitted.fgseq

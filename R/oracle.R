@@ -156,15 +156,19 @@ timeliness.fgseq_oracle <- function(object, alpha = 0.97, newx = NULL, newy = NU
 
 #' @rdname oracle
 #' @param x An `"fgseq_oracle"` object.
-#' @param add,xlab,ylab,plot_type,type As for [plot.fgseq()].
+#' @param add,xlab,ylab,plot_type,type,labels As for [plot.fgseq()].
+#' @param log `""` or `"x"`: a log scale for the cost axis, as for [plot.fgseq()].
+#' @param cost_unit `NULL` or a character string, the unit of costs in the axis label (default: that of
+#'   the reordered fit).
 #' @export
 plot.fgseq_oracle <- function(x, newx = NULL, newy = NULL, newdata = NULL, metric = x$metric, query = NULL,
-                              k = x$k, add = FALSE, xlab = "cumulative cost", ylab = NULL, plot_type = "s", ...,
-                              type) {
+                              k = x$k, add = FALSE, log = "", cost_unit = x$fit$cost_unit, xlab = NULL,
+                              ylab = NULL, plot_type = "s", ..., labels = FALSE, type) {
   check_dots(..., graphics = TRUE)
   if (!missing(type)) plot_type <- renamed_argument(type, "type", "plot_type", missing(plot_type))
   curve <- anytime_curve(x, newx, newy, metric = metric, query = query, k = k, newdata = newdata)
-  draw_curve(curve, add = add, xlab = xlab, ylab = ylab, plot_type = plot_type, default_main = x$label, ...)
+  draw_curve(curve, add = add, log = log, cost_unit = cost_unit, labels = labels, xlab = xlab, ylab = ylab,
+             plot_type = plot_type, default_main = x$label, ...)
 }
 
 #' @rdname oracle

@@ -895,13 +895,39 @@ print.summary.fgseq_policy <- function(x, ...) {
   invisible(x)
 }
 
+#' Plot the calibration of an acquisition policy
+#'
+#' Draws, for each threshold of the calibration grid of [fgseq_policy()], the disagreement with the
+#' full model against the mean cost per calibration row (a step curve), the tolerance `epsilon`
+#' (dashed) and the threshold chosen (a filled point).
+#'
+#' @param x A calibrated `"fgseq_policy"`.
+#' @param log `""` or `"x"`: a log scale for the mean cost axis (a mean cost of 0 at the left edge,
+#'   half the smallest positive one, labelled `0`).
+#' @param cost_unit `NULL` or a character string, the unit of costs added to the axis label (default:
+#'   the fit's `cost_unit`).
+#' @param ... Graphical parameters for [graphics::plot()] (`xlab`, `main`, `xlim`, `col`, ...); any
+#'   other argument is an error.
+#' @return `x`, invisibly.
+#' @section Errors: Stops when the policy was not calibrated, when `log` is not `""` or `"x"`, when
+#'   `cost_unit` is not `NULL` or a single string (class `fgseq_error_input`), and on an unknown
+#'   argument (class `fgseq_error_unknown_argument`; `xlog` included: give `log = "x"`).
+#' @seealso [fgseq_policy()].
 #' @export
-plot.fgseq_policy <- function(x, ...) {
+plot.fgseq_policy <- function(x, log = "", cost_unit = x$fit$cost_unit, ...) {
+  check_dots(..., graphics = TRUE)
+  log <- check_choice(log, c("", "x"), "log")
   if (is.null(x$calibration)) abort("this policy was not calibrated: there is nothing to plot.")
   cal <- x$calibration
-  graphics::plot(cal$mean_cost, cal$disagreement, type = "s", xlab = "mean cost per calibration row",
-                 ylab = "disagreement with the full model", ...)
+  at <- cost_at(cal$mean_cost, log == "x", left = list(...)$xlim[1L])
+  dots <- list(...)
+  xlab <- if (is.null(dots$xlab)) cost_axis_label("mean cost per calibration row", cost_unit) else dots$xlab
+  dots$xlab <- NULL
+  do.call(graphics::plot, c(list(at, cal$disagreement, type = "s", log = log, xlab = xlab,
+                                 ylab = "disagreement with the full model", xaxt = if (log == "x") "n" else "s"),
+                            dots))
+  if (log == "x") log_cost_axis(min(at))
   graphics::abline(h = x$epsilon, lty = 2)
-  graphics::points(cal$mean_cost[x$chosen], cal$disagreement[x$chosen], pch = 19)
+  graphics::points(at[x$chosen], cal$disagreement[x$chosen], pch = 19)
   invisible(x)
 }

@@ -33,7 +33,9 @@
 #' The order depends on the multipliers only through their ratios: scaling every `m_g` by a constant
 #' scales the whole path's `lambda` by its inverse. Groups that have not entered at the end of the grid
 #' are appended after the others by decreasing `||Z_g' (y - mu)|| / (n m_g)` at the last solution (the
-#' order in which they would enter next); ties again by cost, then group order. Every non-constant group
+#' order in which they would enter next); ties again by cost, then group order. Groups of cost 0 have
+#' `m_g = 0`: unpenalized, in the model at every `lambda`, they come first, in the order of
+#' `unique(group)`. Every non-constant group
 #' is in the sequence, so its total cost is that of [fgseq()] fits on the same data. With `needs` (measurements shared by
 #' groups, see [fgseq()]), `c(g)` is the stand-alone cost of the group (the total cost of its
 #' measurements) and the path's costs count each measurement once (marginal costs).
@@ -190,14 +192,17 @@ grlasso_entry <- function(wh, y, cost, family, nlambda, lambda_min_ratio, weight
        lambda = path$lambda, beta = beta, a0 = a0, multiplier = m)
 }
 
-# The Sparse order: entered groups by decreasing entry lambda, then cost, then group order; the others
-# appended by decreasing end-of-path KKT ratio, then cost, then group order.
+# The Sparse order: groups of cost 0 first (their multiplier is 0: unpenalized, in the model at every
+# lambda), in group order; then entered groups by decreasing entry lambda, then cost, then group order;
+# the others appended by decreasing end-of-path KKT ratio, then cost, then group order.
 sparse_order <- function(entry, cost) {
   live <- entry$live
   pos <- seq_along(live)
   c_live <- unname(cost[live])
-  entered <- !is.na(entry$entry)
+  free <- c_live == 0
+  entered <- !is.na(entry$entry) & !free
+  out <- is.na(entry$entry) & !free
   in_order <- pos[entered][order(-entry$entry[entered], c_live[entered], pos[entered])]
-  out_order <- pos[!entered][order(-entry$kkt[!entered], c_live[!entered], pos[!entered])]
-  live[c(in_order, out_order)]
+  out_order <- pos[out][order(-entry$kkt[out], c_live[out], pos[out])]
+  live[c(pos[free], in_order, out_order)]
 }

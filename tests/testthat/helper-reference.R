@@ -349,3 +349,10 @@ unread_inf_problem <- function(seed = 9) {
   x[n, 10] <- Inf
   list(x = x, y = x[, 1] + rnorm(n), w = runif(n, 0.5, 2), off = rnorm(n, sd = 0.1))
 }
+
+# evaluate `code` with options(na.action = value), restored after
+with_na_option <- function(value, code) {
+  old <- options(na.action = value)
+  on.exit(options(old))
+  code
+}

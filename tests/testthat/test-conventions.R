@@ -83,8 +83,9 @@ test_that("tidy() and glance() of cv_fgseq fits are its curve and its choices", 
 
 test_that("tidy(), glance() and logLik() of Miser fits equal the path and glm()'s likelihood of its means", {
   trees <- miser(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial", max_steps = 15, depth = 2)
-  expect_identical(tidy(trees), `rownames<-`(trees$path, NULL))
-  expect_identical(tidy(trees, what = "trees"), `rownames<-`(trees$trees, NULL))
+  expect_s3_class(tidy(trees), "tbl_df")
+  expect_identical(as.data.frame(tidy(trees)), `rownames<-`(trees$path, NULL))
+  expect_identical(as.data.frame(tidy(trees, what = "trees")), `rownames<-`(trees$trees, NULL))
   mu <- fitted(trees)
   y <- as.numeric(heart$diagnosis)
   ll <- logLik(trees)
@@ -104,11 +105,12 @@ test_that("tidy(), glance() and logLik() of Miser fits equal the path and glm()'
   n <- nrow(heart)
   expect_equal(as.numeric(logLik(g)), -n / 2 * (log(2 * pi * sum(r^2) / n) + 1), tolerance = 1e-12)
   expect_error(tidy(trees, what = "splits"), class = "fgseq_error_input")
-  # augment(): the link by default, as for fgseq fits; response residuals on the training rows
+  # augment(): the link by default, as for fgseq fits; deviance residuals on the training rows, as glm's
   au <- augment(trees)
   expect_equal(au$.fitted, unname(predict(trees, type = "link")[, nrow(trees$path)]))
   expect_equal(augment(trees, type.predict = "response")$.fitted, unname(mu))
-  expect_equal(au$.resid, unname(y - mu))
+  expect_equal(au$.resid, unname(sign(y - mu) * sqrt(-2 * dbinom(y, 1, mu, log = TRUE))))
+  expect_equal(augment(trees, type.residuals = "response")$.resid, unname(y - mu))
   expect_equal(augment(trees, newdata = heart[1:4, ], step = 3)$.fitted,
                unname(predict(trees, newdata = heart[1:4, ], step = 3)[, 1]))
 })

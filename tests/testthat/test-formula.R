@@ -50,10 +50,10 @@ test_that("the offset of a matrix fit is given to predict() as newoffset (as glm
   expect_error(predict(fit, x[1:5, ]), class = "fgseq_error")
 })
 
-test_that("na.action: the default stops, na.omit and na.exclude drop the rows as glm() does", {
+test_that("na.action: na.fail stops, na.omit and na.exclude drop the rows as glm() does", {
   d <- formula_data()
   d$a[c(3, 10)] <- NA
-  expect_error(fgseq(num ~ a + b, data = d), class = "fgseq_error_na")
+  with_na_option("na.fail", expect_error(fgseq(num ~ a + b, data = d), class = "fgseq_error_na"))
   expect_error(fgseq(num ~ a + b, data = d, na.action = na.fail), class = "fgseq_error_na")
   expect_error(fgseq(num ~ a + b, data = d, na.action = "na.pass"), class = "fgseq_error_na")
   expect_error(fgseq(num ~ a + b, data = d, na.action = function(x) x), class = "fgseq_error_na")
@@ -75,7 +75,8 @@ test_that("na.action: the default stops, na.omit and na.exclude drop the rows as
   # miser and sparse_sequence honour na.action and subset too
   m <- miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), na.action = na.omit, max_steps = 5, subset = -(1:20))
   expect_identical(m$nobs, nrow(d) - 20L)  # rows 3 and 10 are among the 20 left out
-  expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), max_steps = 5), class = "fgseq_error_na")
+  with_na_option("na.fail", expect_error(miser(num ~ a + b, data = d, cost = c(a = 1, b = 2), max_steps = 5),
+                                         class = "fgseq_error_na"))
   s <- sparse_sequence(num ~ a + b, data = d, na.action = na.omit, subset = 1:100)
   expect_identical(s$nobs, 98L)
 })
@@ -263,7 +264,43 @@ test_that("the variables of an offset() are measurements paid at step 0", {
   # and a group lasso sequence
   s <- sparse_sequence(y ~ a + b + offset(log(t)), data = d, cost = cost, family = "poisson")
   expect_equal(s$path$cost, 5 + c(0, cumsum(cost[s$sequence])), ignore_attr = TRUE)
-  # a cost named by variable must price the offset's variables too
-  expect_error(fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost[c("a", "b")], family = "poisson"),
-               "t", class = "fgseq_error_input")
+  # the offset's variables need no cost: without one they are free
+  free <- fgseq(y ~ a + b + offset(log(t)), data = d, cost = cost[c("a", "b")], family = "poisson")
+  expect_equal(free$path$cost[1], 0)
+})
+
+test_that("a missing na.action is taken from options(na.action) and the data, as glm() takes it", {
+  h <- heart
+  h$chol[c(3, 10)] <- NA
+  cost <- heart_cost[c("age", "chol")]
+  with_na_option("na.omit", {
+    fit <- fgseq(diagnosis ~ age + chol, data = h, cost = cost, family = "binomial", lambda = 0)
+    ref <- stats::glm(diagnosis ~ age + chol, data = h, family = binomial)
+    expect_equal(stats::nobs(fit), stats::nobs(ref))
+    expect_identical(fit$na.action, ref$na.action)
+    expect_equal(unname(as.matrix(coef(fit))[, 3]), unname(coef(ref)), tolerance = 1e-6)
+    m <- miser(diagnosis ~ age + chol, data = h, cost = cost, family = "binomial", max_steps = 2, depth = 1)
+    expect_equal(stats::nobs(m), stats::nobs(ref))
+  })
+  with_na_option("na.exclude", {
+    fit <- fgseq(diagnosis ~ age + chol, data = h, cost = cost, family = "binomial", lambda = 0)
+    ref <- stats::glm(diagnosis ~ age + chol, data = h, family = binomial)
+    expect_identical(class(fit$na.action), "exclude")
+    expect_equal(unname(fitted(fit)), unname(fitted(ref)), tolerance = 1e-6)
+    expect_true(all(is.na(fitted(fit)[c(3, 10)])))
+  })
+  with_na_option("na.fail", {
+    expect_error(stats::glm(diagnosis ~ age + chol, data = h, family = binomial))
+    expect_error(fgseq(diagnosis ~ age + chol, data = h, cost = cost), "has NA in chol", class = "fgseq_error_na")
+    # the data's own "na.action" attribute comes before the option, as in model.frame()
+    tagged <- structure(h, na.action = "na.omit")
+    ref <- stats::glm(diagnosis ~ age + chol, data = tagged, family = binomial)
+    expect_equal(stats::nobs(fgseq(diagnosis ~ age + chol, data = tagged, cost = cost)), stats::nobs(ref))
+    # an argument given wins
+    expect_equal(stats::nobs(fgseq(diagnosis ~ age + chol, data = h, cost = cost, na.action = na.omit)), 301)
+  })
+  with_na_option("na.pass", {
+    expect_error(fgseq(diagnosis ~ age + chol, data = h, cost = cost), "options(na.action)", fixed = TRUE,
+                 class = "fgseq_error_na")
+  })
 })

@@ -119,19 +119,20 @@ test_that("group: length and NA", {
                class = "fgseq_error_input")
 })
 
-test_that("cost: missing, unknown, duplicated, wrong length, non-positive, non-finite, non-numeric", {
+test_that("cost: missing, unused, duplicated, wrong length, zero, negative, non-finite, non-numeric", {
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2)), "`cost` is missing for group\\(s\\): g3",
                class = "fgseq_error_input")
-  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3, g9 = 4)),
-               "`cost` is named for groups that do not exist: g9", class = "fgseq_error_input")
+  # a name that is no group is ignored, with one message (the rule of every interface)
+  expect_message(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 2, g3 = 3, g9 = 4)),
+                 "of the fit, ignored: g9", class = "fgseq_message_unused_cost")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g1 = 2, g2 = 2, g3 = 3)),
                "`cost` names a group more than once: g1", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(1, 2)),
                "`cost` must have one value per group \\(3 groups\\)", class = "fgseq_error_input")
-  expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 0, g3 = 3)),
-               "`cost` must be positive; group\\(s\\) g2 have cost <= 0", class = "fgseq_error_input")
+  # a cost of 0 is a free group; a negative one an error
+  expect_equal(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = 0, g3 = 3))$cost, c(g1 = 1, g2 = 0, g3 = 3))
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = -1, g2 = 2, g3 = 3)),
-               "`cost` must be positive; group\\(s\\) g1", class = "fgseq_error_input")
+               "`cost` must be non-negative; group\\(s\\) g1", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c(g1 = 1, g2 = Inf, g3 = NA)),
                "`cost` must be finite; group\\(s\\) g2, g3 have NA, NaN or Inf", class = "fgseq_error_input")
   expect_error(fgseq(vx, vy, group = vg, cost = c("a", "b", "c")), "`cost` must be a numeric vector",
@@ -224,7 +225,8 @@ test_that("newy, newdata and the formula interface", {
   h2 <- heart[1:5, ]
   h2$age[2] <- NA
   expect_error(predict(hf, newdata = h2), "`newdata` has NA in the model variables", class = "fgseq_error_na")
-  expect_error(fgseq(diagnosis ~ age + sex, data = h2), "`data` has NA in age", class = "fgseq_error_na")
+  with_na_option("na.fail", expect_error(fgseq(diagnosis ~ age + sex, data = h2), "`data` has NA in age",
+                                         class = "fgseq_error_na"))
   expect_error(fgseq(diagnosis ~ age), "`data` must be given with the formula interface",
                class = "fgseq_error_formula")
   expect_error(fgseq(~ age + sex, data = heart), "must have a response", class = "fgseq_error_formula")

@@ -17,7 +17,7 @@ union_cost <- function(fit, k) {
   sum(fit$measurement_cost[ms])
 }
 
-test_that("bad input: unknown group or variable in needs, cost missing, unneeded, NA or negative", {
+test_that("bad input: unknown group or variable in needs, cost missing, NA or negative; unneeded costs ignored", {
   d <- shared_design()
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost, needs = c(d$needs, list(z = "draw"))),
                "`needs` names group\\(s\\) that do not exist: z", class = "fgseq_error_input")
@@ -26,10 +26,11 @@ test_that("bad input: unknown group or variable in needs, cost missing, unneeded
                "`needs` names variable\\(s\\) that do not exist: cholesterol", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = d$mcost[names(d$mcost) != "draw"], needs = d$needs),
                "`cost` is missing for measurement\\(s\\): draw", class = "fgseq_error_input")
-  expect_error(fgseq(d$x, d$y, group = d$group, cost = c(d$mcost, spare = 1), needs = d$needs),
-               "`cost` names measurement\\(s\\) that no group needs: spare", class = "fgseq_error_input")
-  expect_error(fgseq(diagnosis ~ age + chol, data = heart, cost = c(heart_cost, spare = 1)),
-               "`cost` names measurement\\(s\\) that no variable needs: spare", class = "fgseq_error_input")
+  # names of no measurement are ignored, with one message
+  expect_message(fgseq(d$x, d$y, group = d$group, cost = c(d$mcost, spare = 1), needs = d$needs),
+                 "of the fit, ignored: spare", class = "fgseq_message_unused_cost")
+  expect_message(fgseq(diagnosis ~ age + chol, data = heart, cost = c(heart_cost[c("age", "chol")], spare = 1)),
+                 "of the fit, ignored: spare", class = "fgseq_message_unused_cost")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = replace(d$mcost, "ma", NA), needs = d$needs),
                "`cost` must be finite; measurement\\(s\\) ma have NA, NaN or Inf", class = "fgseq_error_input")
   expect_error(fgseq(d$x, d$y, group = d$group, cost = replace(d$mcost, "mb", -1), needs = d$needs),

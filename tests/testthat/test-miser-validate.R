@@ -4,16 +4,14 @@ vd <- sim_miser(40, 5)
 vd$x <- vd$x[, 1:3]
 vcost <- c(1, 2, 3)
 
-test_that("cost missing", {
-  expect_error(miser(vd$x, vd$y), "`cost` is missing: give one positive cost per group \\(3 groups\\)",
-               class = "fgseq_error_input")
-  expect_error(miser(diagnosis ~ ., data = heart), "`cost` is missing: give one positive cost per group \\(13 groups\\)",
-               class = "fgseq_error_input")
-  expect_error(miser(vd$x, vd$y, cost = NULL), "`cost` is missing", class = "fgseq_error_input")
+test_that("cost missing: 1 per group, as fgseq() takes it", {
+  expect_equal(miser(vd$x, vd$y, max_steps = 2)$cost, fgseq(vd$x, vd$y)$cost)
+  expect_equal(miser(vd$x, vd$y, cost = NULL, max_steps = 2)$cost, c(x1 = 1, x2 = 1, x3 = 1))
+  expect_error(miser(vd$x, vd$y, cost = c(1, 2)), "one value per group", class = "fgseq_error_input")
 })
 
 test_that("cost negative", {
-  expect_error(miser(vd$x, vd$y, cost = c(1, -2, 3)), "`cost` must be positive; group\\(s\\) x2 have cost <= 0",
+  expect_error(miser(vd$x, vd$y, cost = c(1, -2, 3)), "`cost` must be non-negative; group\\(s\\) x2 have cost < 0",
                class = "fgseq_error_input")
 })
 
@@ -99,7 +97,6 @@ test_that("miser_path: no validation data, bad lambda grid", {
   expect_error(miser_path(vd$x, vd$y, cost = vcost, cost_penalty = c(0, -1), newx = vd$x, newy = vd$y),
                "`cost_penalty` must be a vector of distinct, non-negative, finite cost trade-off constants",
                class = "fgseq_error_input")
-  expect_error(miser_path(vd$x, vd$y, newx = vd$x, newy = vd$y), "`cost` is missing", class = "fgseq_error_input")
   expect_error(miser_path(diagnosis ~ ., data = heart, cost = heart_cost), "needs validation data: give `newdata`",
                class = "fgseq_error_input")
 })
@@ -204,8 +201,8 @@ test_that("group comes before cost; old positional (x, y, cost, group) calls are
   # old order by position: numeric group labels given by position with the costs
   expect_error(miser(vd$x, vd$y, c(1, 2, 3), rep(1:3, length.out = ncol(vd$x)), max_steps = 3),
                "takes `group` before `cost`", class = "fgseq_error_argument_order")
-  # old order with the costs alone by position: `cost` is missing
-  expect_error(miser(vd$x, vd$y, vcost, max_steps = 3), "a third argument is given by position",
+  # old order with the costs alone by position: numbers third without `cost`
+  expect_error(miser(vd$x, vd$y, vcost, max_steps = 3), "a numeric third argument is given by position",
                class = "fgseq_error_argument_order")
   expect_error(miser_path(vd$x, vd$y, vcost, newx = vd$x, newy = vd$y), class = "fgseq_error_argument_order")
 })

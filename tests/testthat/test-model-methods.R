@@ -166,7 +166,7 @@ test_that("tidy() values equal coef(), glance() the methods, augment() the predi
     expect_true(all(cf[setdiff(rownames(cf), rows$term), k + 1] == 0))
     expect_identical(unique(rows$cost), fit$path$cost[k + 1])
   }
-  expect_identical(tidy(fit, what = "steps"), fit$path)
+  expect_identical(as.data.frame(tidy(fit, what = "steps")), fit$path)
   expect_identical(tidy(fit, step = 1)$estimate, unname(coef(fit, step = 1)[tidy(fit, step = 1)$term, 1]))
   g <- glance(fit)
   expect_identical(nrow(g), 1L)
@@ -175,7 +175,9 @@ test_that("tidy() values equal coef(), glance() the methods, augment() the predi
   expect_equal(g$BIC, BIC(fit))
   au <- augment(fit, step = 2, type.predict = "response")
   expect_equal(au$.fitted, unname(fitted(fit, step = 2)))
-  expect_equal(au$.resid, unname(residuals(fit, type = "response", step = 2)))
+  expect_equal(au$.resid, unname(residuals(fit, type = "deviance", step = 2)))
+  expect_equal(augment(fit, step = 2, type.residuals = "response")$.resid,
+               unname(residuals(fit, type = "response", step = 2)))
   au <- augment(fit, newdata = d[1:5, ], type.predict = "response")
   expect_equal(au$.fitted, unname(predict(fit, newdata = d[1:5, ], type = "response")[, K + 1]))
   m <- fgseq(f ~ a + b, data = d, family = "multinomial")

@@ -31,7 +31,9 @@ test_that("the gaussian null model of a sweep cut short has lm()'s fitted values
   expect_identical(attr(logLik(fit), "df"), attr(logLik(ref), "df"))
   aug <- augment(fit)
   expect_close(aug$.fitted, fitted(ref), 1e-10, "augment .fitted")
-  expect_close(aug$.resid, residuals(ref), 1e-10, "augment .resid")
+  # deviance residuals by default, as broom's augment() of glm fits
+  expect_close(aug$.resid, stats::residuals(ref, type = "deviance"), 1e-10, "augment .resid")
+  expect_close(augment(fit, type.residuals = "response")$.resid, residuals(ref), 1e-10, "augment response .resid")
 })
 
 test_that("the binomial null model of a sweep cut short has glm()'s fitted values, residuals and likelihood", {

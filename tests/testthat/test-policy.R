@@ -275,6 +275,14 @@ test_that("plot() of a policy draws the calibration grid's disagreement against 
   cost <- range(pol$calibration$mean_cost)
   rate <- range(pol$calibration$disagreement)
   expect_equal(usr, c(cost + c(-1, 1) * 0.04 * diff(cost), rate + c(-1, 1) * 0.04 * diff(rate)))
+  # a log cost axis: a mean cost of 0 at half the smallest positive one
+  d <- drawn(function() plot(pol, log = "x", cost_unit = "CAD"))
+  expect_true(d$xlog)
+  pos <- pol$calibration$mean_cost[pol$calibration$mean_cost > 0]
+  lx <- log10(c(if (any(pol$calibration$mean_cost == 0)) min(pos) / 2 else min(pos), max(pos)))
+  expect_equal(d$usr[1:2], lx + c(-1, 1) * 0.04 * diff(lx))
+  expect_true("mean cost per calibration row (CAD)" %in% drawn_strings(d))
+  expect_error(plot(pol, xlog = TRUE), "log", class = "fgseq_error_unknown_argument")
   uncalibrated <- fgseq_policy(fit, tau = 1e-3)
   expect_error(plot(uncalibrated), "not calibrated")
   expect_null(uncalibrated$calibration)

@@ -287,7 +287,7 @@ test_that("formula method: data, NA, response and terms", {
   expect_error(sparse_sequence(diagnosis ~ age), "`data` must be given with the formula interface")
   h <- heart[1:20, ]
   h$age[3] <- NA
-  expect_error(sparse_sequence(diagnosis ~ age + sex, data = h), "`data` has NA in age")
+  with_na_option("na.fail", expect_error(sparse_sequence(diagnosis ~ age + sex, data = h), "`data` has NA in age"))
   expect_error(sparse_sequence(~ age + sex, data = heart), "`x` \\(the formula\\) must have a response")
   expect_error(sparse_sequence(diagnosis ~ 1, data = heart), "must have at least one term on its right-hand side")
   expect_error(sparse_sequence(cp ~ age, data = heart), "the response must be numeric, logical or a two-level factor")
