@@ -1,4 +1,4 @@
-# Conditions: every error and warning of the package is raised here, as a classed condition, so that
+# Conditions: every error, warning and message of the package is raised here, as a classed condition, so that
 # code and tests match the class, never the message text.
 #
 # Errors have class c("fgseq_error_<kind>", "fgseq_error", "error", "condition"); warnings
@@ -20,7 +20,9 @@
 #             reaches beyond its axes, which add = TRUE does not rescale), deprecated (an argument
 #             given under its old name), partial (max_time stopped a fit before the end of its path),
 #             cv_folds (folds too small for their held-out metric), cv_edge (a cross-validated choice at
-#             the most shrunk end of the lambda grid).
+#             the most shrunk end of the lambda grid);
+#   messages: c("fgseq_message_<kind>", "fgseq_message", "message", "condition"), raised by inform():
+#             unused_cost (names of `cost` that no group, variable or measurement of the fit uses, ignored).
 
 # Stop with the message pasted from `...` (no call: the message names the argument). `parent`: the
 # condition raised below the package (by DBI, model.frame(), set.seed(), ...) that this error explains,
