@@ -3,7 +3,7 @@
 #   make deps-demo  install what make demo needs: the hard dependencies only (install-deps.sh demo)
 #   make fresh      the fresh-machine path with CRAN installs hidden (tools/check-fresh.sh)
 #   make document   regenerate NAMESPACE and man/ with roxygen2
-#   make install    install the package from this directory (R's make runs -j$(BUILD_JOBS), default 2)
+#   make install    install the package from this directory
 #   make demo       run inst/scripts/heart-demo.R; output and figure in demo-output/
 #   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
@@ -27,10 +27,6 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 CHECKDIR := $(PKG).Rcheck
 DEMO_DIR ?= demo-output
 BENCH_N ?=
-# The glue compiles as one file per area (src/*.cpp): every install of the package (make install, the
-# build and the check of make check, tools/check-asan.sh) runs R's make with -j$(BUILD_JOBS).
-BUILD_JOBS ?= 2
-PARALLEL_MAKE := MAKEFLAGS=-j$(BUILD_JOBS)
 
 # Without pandoc the vignette cannot be built: build and check without it then. Recursively expanded
 # (=, not :=): the test runs when the check recipe runs, after make deps has installed pandoc, not when
@@ -57,8 +53,8 @@ document:
 
 # The compiler's messages (Eigen's headers are chatty) go to install.log, shown only on failure.
 install:
-	@echo "$(PARALLEL_MAKE) $(R) CMD INSTALL --preclean . (log: install.log)"
-	@$(PARALLEL_MAKE) $(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
+	@echo "$(R) CMD INSTALL --preclean . (log: install.log)"
+	@$(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
 
 demo: deps-demo install
 	mkdir -p $(DEMO_DIR)
@@ -78,7 +74,7 @@ test-core: deps-demo
 
 # A separate library (asan-lib/) holds the sanitizer build; the system's and yours are untouched.
 check-asan: deps
-	BUILD_JOBS=$(BUILD_JOBS) bash tools/check-asan.sh
+	bash tools/check-asan.sh
 
 # R CMD build knits each vignette once. R CMD check would run each vignette's R code ("checking running
 # R code from vignettes") and then knit it again ("checking re-building of vignette outputs"), which
@@ -88,10 +84,10 @@ CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_VIGNETTES_SKIP_RUN_MAYBE_=t
 
 check: deps test-core
 	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
-	$(PARALLEL_MAKE) $(R) CMD build $(BUILD_FLAGS) .
-	@echo "$(PARALLEL_MAKE) $(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
+	$(R) CMD build $(BUILD_FLAGS) .
+	@echo "$(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
 	status=0; \
-	$(PARALLEL_MAKE) $(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
+	$(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
 	log=$(CHECKDIR)/00check.log; \
 	if [ ! -f "$$log" ]; then echo "make check: $$log not found" >&2; exit 1; fi; \
 	line=$$(grep -E '^Status:' "$$log" | tail -n 1 || true); \

@@ -45,7 +45,7 @@ check_flag <- function(value, name) {
 }
 
 # The values of an option of the core (method, criterion, fr_gain, engine, family, paid, split), as its
-# name tables list them, the default first (.option_names() in src/fit.cpp): the choices every
+# name tables list them, the default first (.option_names() in src/fgseq.cpp): the choices every
 # check of such an argument reads, so that R never repeats them by hand.
 core_choices <- function(what) .option_names()[[what]]
 

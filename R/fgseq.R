@@ -596,7 +596,7 @@ check_criterion <- function(criterion) check_choice(criterion, core_choices("cri
 # The selection methods (paper: Algorithm 1 CS-G-OMP, CS-G-FR, Algorithm 2 Doubling); the first is the default.
 check_method <- function(method) check_choice(method, core_choices("method"), "method")
 
-# The options of a fit, checked, as the named list the core reads (control_from() in src/fit.cpp).
+# The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 # `method`, `criterion`, `fr_gain`, `engine` and `max_time` come checked by the verb, where they enter.
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
                         order = integer(0), engine = "gram") {

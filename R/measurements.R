@@ -181,7 +181,7 @@ marginal_costs <- function(sequence, needs, measurement_cost, paid = character(0
   }, numeric(1), USE.NAMES = FALSE)
 }
 
-# The measurements as the core reads them (measurements_from() in src/stats.cpp): `needs`, 0-based
+# The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based
 # measurement indices per group (in the order of `labels`), and `cost`, one cost per measurement.
 measurement_index <- function(m, labels) {
   needs <- m$needs[labels]

@@ -11,6 +11,16 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// option_names_cpp
+Rcpp::List option_names_cpp();
+RcppExport SEXP _fgseq_option_names_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(option_names_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // fit_path_cpp
 Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, const std::string& family, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
 RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP progressSEXP) {
@@ -31,6 +41,32 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// moments_cpp
+Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram);
+RcppExport SEXP _fgseq_moments_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP gramSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(moments_cpp(x, y, weights, gram));
+    return rcpp_result_gen;
+END_RCPP
+}
+// merge_moments_cpp
+Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
+RcppExport SEXP _fgseq_merge_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(merge_moments_cpp(a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fit_moments_cpp
 Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
 RcppExport SEXP _fgseq_fit_moments_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
@@ -47,6 +83,60 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// group_moments_cpp
+Rcpp::List group_moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& weights, const std::vector<int>& group_of, int n_groups);
+RcppExport SEXP _fgseq_group_moments_cpp(SEXP xSEXP, SEXP weightsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_moments_cpp(x, weights, group_of, n_groups));
+    return rcpp_result_gen;
+END_RCPP
+}
+// merge_group_moments_cpp
+Rcpp::List merge_group_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
+RcppExport SEXP _fgseq_merge_group_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(merge_group_moments_cpp(a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// group_moments_whitening_cpp
+Rcpp::List group_moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
+RcppExport SEXP _fgseq_group_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
+    return rcpp_result_gen;
+END_RCPP
+}
+// moments_whitening_cpp
+Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
+RcppExport SEXP _fgseq_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
+    return rcpp_result_gen;
+END_RCPP
+}
 // scan_columns_cpp
 Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_time);
 RcppExport SEXP _fgseq_scan_columns_cpp(SEXP xSEXP, SEXP max_timeSEXP) {
@@ -56,6 +146,44 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
     Rcpp::traits::input_parameter< double >::type max_time(max_timeSEXP);
     rcpp_result_gen = Rcpp::wrap(scan_columns_cpp(x, max_time));
+    return rcpp_result_gen;
+END_RCPP
+}
+// miser_fit_cpp
+Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, weights, offset, group_of, measurements, control, progress));
+    return rcpp_result_gen;
+END_RCPP
+}
+// miser_predict_cpp
+Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start, const std::vector<int>& feature, const std::vector<double>& threshold, const std::vector<int>& left, const std::vector<int>& right, const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init, double eta, const std::vector<int>& steps);
+RcppExport SEXP _fgseq_miser_predict_cpp(SEXP xSEXP, SEXP startSEXP, SEXP featureSEXP, SEXP thresholdSEXP, SEXP leftSEXP, SEXP rightSEXP, SEXP valueSEXP, SEXP initSEXP, SEXP etaSEXP, SEXP stepsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type start(startSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type feature(featureSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type threshold(thresholdSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type left(leftSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type right(rightSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type init(initSEXP);
+    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type steps(stepsSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_predict_cpp(x, start, feature, threshold, left, right, value, init, eta, steps));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -114,73 +242,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// option_names_cpp
-Rcpp::List option_names_cpp();
-RcppExport SEXP _fgseq_option_names_cpp() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(option_names_cpp());
-    return rcpp_result_gen;
-END_RCPP
-}
-// group_lasso_path_cpp
-Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes, const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w, const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m, const std::string& family, int nlambda, double lambda_min_ratio);
-RcppExport SEXP _fgseq_group_lasso_path_cpp(SEXP zSEXP, SEXP sizesSEXP, SEXP ySEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP mSEXP, SEXP familySEXP, SEXP nlambdaSEXP, SEXP lambda_min_ratioSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type z(zSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type sizes(sizesSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type offset(offsetSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type m(mSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< int >::type nlambda(nlambdaSEXP);
-    Rcpp::traits::input_parameter< double >::type lambda_min_ratio(lambda_min_ratioSEXP);
-    rcpp_result_gen = Rcpp::wrap(group_lasso_path_cpp(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio));
-    return rcpp_result_gen;
-END_RCPP
-}
-// miser_fit_cpp
-Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, weights, offset, group_of, measurements, control, progress));
-    return rcpp_result_gen;
-END_RCPP
-}
-// miser_predict_cpp
-Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start, const std::vector<int>& feature, const std::vector<double>& threshold, const std::vector<int>& left, const std::vector<int>& right, const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init, double eta, const std::vector<int>& steps);
-RcppExport SEXP _fgseq_miser_predict_cpp(SEXP xSEXP, SEXP startSEXP, SEXP featureSEXP, SEXP thresholdSEXP, SEXP leftSEXP, SEXP rightSEXP, SEXP valueSEXP, SEXP initSEXP, SEXP etaSEXP, SEXP stepsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type start(startSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type feature(featureSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type threshold(thresholdSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type left(leftSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type right(rightSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type value(valueSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type init(initSEXP);
-    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type steps(stepsSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_predict_cpp(x, start, feature, threshold, left, right, value, init, eta, steps));
-    return rcpp_result_gen;
-END_RCPP
-}
 // prefix_predict_cpp
 Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const Eigen::Map<Eigen::MatrixXi>& requested, const Eigen::Map<Eigen::MatrixXd>& a0, const Eigen::Map<Eigen::MatrixXd>& coef);
 RcppExport SEXP _fgseq_prefix_predict_cpp(SEXP xSEXP, SEXP column_stepSEXP, SEXP requestedSEXP, SEXP a0SEXP, SEXP coefSEXP) {
@@ -221,107 +282,46 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// moments_cpp
-Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram);
-RcppExport SEXP _fgseq_moments_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP gramSEXP) {
+// group_lasso_path_cpp
+Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes, const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w, const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m, const std::string& family, int nlambda, double lambda_min_ratio);
+RcppExport SEXP _fgseq_group_lasso_path_cpp(SEXP zSEXP, SEXP sizesSEXP, SEXP ySEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP mSEXP, SEXP familySEXP, SEXP nlambdaSEXP, SEXP lambda_min_ratioSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
-    rcpp_result_gen = Rcpp::wrap(moments_cpp(x, y, weights, gram));
-    return rcpp_result_gen;
-END_RCPP
-}
-// merge_moments_cpp
-Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
-RcppExport SEXP _fgseq_merge_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
-    rcpp_result_gen = Rcpp::wrap(merge_moments_cpp(a, b));
-    return rcpp_result_gen;
-END_RCPP
-}
-// group_moments_cpp
-Rcpp::List group_moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::VectorXd>& weights, const std::vector<int>& group_of, int n_groups);
-RcppExport SEXP _fgseq_group_moments_cpp(SEXP xSEXP, SEXP weightsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    rcpp_result_gen = Rcpp::wrap(group_moments_cpp(x, weights, group_of, n_groups));
-    return rcpp_result_gen;
-END_RCPP
-}
-// merge_group_moments_cpp
-Rcpp::List merge_group_moments_cpp(const Rcpp::List& a, const Rcpp::List& b);
-RcppExport SEXP _fgseq_merge_group_moments_cpp(SEXP aSEXP, SEXP bSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
-    rcpp_result_gen = Rcpp::wrap(merge_group_moments_cpp(a, b));
-    return rcpp_result_gen;
-END_RCPP
-}
-// group_moments_whitening_cpp
-Rcpp::List group_moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
-RcppExport SEXP _fgseq_group_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
-    rcpp_result_gen = Rcpp::wrap(group_moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
-    return rcpp_result_gen;
-END_RCPP
-}
-// moments_whitening_cpp
-Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups, double rank_tol);
-RcppExport SEXP _fgseq_moments_whitening_cpp(SEXP momentsSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP rank_tolSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type moments(momentsSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< double >::type rank_tol(rank_tolSEXP);
-    rcpp_result_gen = Rcpp::wrap(moments_whitening_cpp(moments, group_of, n_groups, rank_tol));
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type z(zSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type sizes(sizesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type m(mSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< int >::type nlambda(nlambdaSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda_min_ratio(lambda_min_ratioSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_lasso_path_cpp(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
-    {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
-    {"_fgseq_scan_columns_cpp", (DL_FUNC) &_fgseq_scan_columns_cpp, 2},
-    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
-    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
-    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_option_names_cpp", (DL_FUNC) &_fgseq_option_names_cpp, 0},
-    {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},
-    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
-    {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
-    {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
-    {"_fgseq_count_nonfinite_cpp", (DL_FUNC) &_fgseq_count_nonfinite_cpp, 2},
-    {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
+    {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
     {"_fgseq_moments_cpp", (DL_FUNC) &_fgseq_moments_cpp, 4},
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},
+    {"_fgseq_fit_moments_cpp", (DL_FUNC) &_fgseq_fit_moments_cpp, 6},
     {"_fgseq_group_moments_cpp", (DL_FUNC) &_fgseq_group_moments_cpp, 4},
     {"_fgseq_merge_group_moments_cpp", (DL_FUNC) &_fgseq_merge_group_moments_cpp, 2},
     {"_fgseq_group_moments_whitening_cpp", (DL_FUNC) &_fgseq_group_moments_whitening_cpp, 4},
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
+    {"_fgseq_scan_columns_cpp", (DL_FUNC) &_fgseq_scan_columns_cpp, 2},
+    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
+    {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
+    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
+    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
+    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
+    {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
+    {"_fgseq_count_nonfinite_cpp", (DL_FUNC) &_fgseq_count_nonfinite_cpp, 2},
+    {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
+    {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},
     {NULL, NULL, 0}
 };
 

@@ -6,8 +6,7 @@
 #   2. the testthat suite against that build,
 #   3. tools/fuzz.R: bad and extreme inputs, each in its own R process (a crash fails its case).
 # R itself is not instrumented: the ASan runtime is preloaded (LD_PRELOAD). Leak detection is off (R
-# keeps memory until exit by design). Any sanitizer report fails the run. The package's files compile
-# BUILD_JOBS at a time (default 2: MAKEFLAGS=-j2).
+# keeps memory until exit by design). Any sanitizer report fails the run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,7 +32,7 @@ CXX17FLAGS = $FLAGS
 CXXFLAGS = $FLAGS
 LDFLAGS = -fsanitize=address,undefined
 MAKEVARS
-MAKEFLAGS="-j${BUILD_JOBS:-2}" R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --preclean --no-test-load -l "$ASAN_LIB" . \
+R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --preclean --no-test-load -l "$ASAN_LIB" . \
   > "$work/install.log" 2>&1 || { tail -n 40 "$work/install.log"; exit 1; }
 
 preload="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"

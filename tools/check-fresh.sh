@@ -2,8 +2,7 @@
 # The fresh-machine path, checked on this machine: hide every R package installed from CRAN (only
 # R's own library and Debian's site library stay visible) and start from an empty user library,
 # then run the install step for make check and make demo as a new user would, and the demo itself.
-# Fails if any of it fails, or if the demo does not write its figure. fgseq itself is installed by
-# make demo's install step, whose R CMD INSTALL runs R's make with -j$BUILD_JOBS (default 2).
+# Fails if any of it fails, or if the demo does not write its figure.
 #
 # Usage: bash tools/check-fresh.sh      (also: make fresh; .ci/run runs it before make check)
 set -euo pipefail
@@ -50,7 +49,7 @@ fi
 
 # 3. the demo, with fgseq installed into the fresh library
 echo "check-fresh: make demo"
-make demo DEMO_DIR="$tmp/demo" BUILD_JOBS="${BUILD_JOBS:-2}" > "$tmp/demo.log" 2>&1 || { cat "$tmp/demo.log"; exit 1; }
+make demo DEMO_DIR="$tmp/demo" > "$tmp/demo.log" 2>&1 || { cat "$tmp/demo.log"; exit 1; }
 tail -n 5 "$tmp/demo.log"
 test -s "$tmp/demo/heart-curves.png" || { echo "check-fresh: the demo wrote no figure" >&2; exit 1; }
 echo "check-fresh: ok (the demo wrote heart-curves.png)"

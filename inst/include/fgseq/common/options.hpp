@@ -1,6 +1,6 @@
 // The names of every option's values as R spells them, read both ways (the typed boundary between
 // the core's enums and the strings of the R package). Each table lists the default value first: R
-// checks its arguments against these tables (.option_names() in src/fit.cpp) and takes the first.
+// checks its arguments against these tables (.option_names() in src/fgseq.cpp) and takes the first.
 #ifndef FGSEQ_COMMON_OPTIONS_HPP
 #define FGSEQ_COMMON_OPTIONS_HPP
 
