@@ -375,7 +375,8 @@
 #' `fgseq_warning_convergence`, `fgseq_warning_boundary`, `fgseq_warning_partial` (`max_time` spent).
 #'
 #' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
-#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'   sequencing for anytime linear prediction. In *Proceedings of the Thirty-Second Conference on
+#'   Uncertainty in Artificial Intelligence (UAI)*, 279-288. \url{https://arxiv.org/abs/1409.5495}
 #'
 #'   Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2014). Efficient feature group sequencing for
 #'   anytime linear prediction, first version, appendix B (generalized linear models with
