@@ -52,6 +52,8 @@
 ##
 ## Methods, on the same training rows: fgseq(method = "omp") (CS-G-OMP), whose full model (the last
 ## step) is the model every policy is calibrated against (Learn-then-Test on the calibration rows);
+## the adaptive policy with each of its stops (adaptive: stopping = "reduction", the default, on which
+## the targets are judged; adaptive_risk: stopping = "risk"; adaptive_margin: stopping = "margin");
 ## the adaptive policy and the cascade at epsilon in {0.01, 0.02, 0.05, 0.1, 0.2} and delta = 0.1 (an
 ## epsilon that needs more calibration rows than there are, ceiling(log(delta) / log(1 - epsilon)), is
 ## skipped with a line); the static sequence at each step's path cost; miser() with 100 trees of depth 4,
