@@ -144,7 +144,7 @@
 #' next_group(policy, heart[1, c("age", "sex", "cp")])
 #' @export
 fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
-                         rule = c("adaptive", "sequence", "cascade"), stopping = c("reduction", "risk"),
+                         rule = c("adaptive", "sequence", "cascade"), stopping = c("reduction", "risk", "margin"),
                          tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
@@ -396,8 +396,8 @@ prefix_link <- function(fit, x, j) {
 # node (`link`, n x P, and `rlink`, whose inverse link is the response: the prefix model when its groups
 # are a prefix of the sequence, else the conditional mean and response_link()), the decision, and the
 # group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left). With
-# a `threshold` and stopping = "risk", the candidates are scored only for the rows whose risk is not
-# below it (the others stop whatever the scores: their `best` is NA).
+# a `threshold` and stopping = "risk" or "margin", the candidates are scored only for the rows that do
+# not stop on that statistic (the others stop whatever the scores: their `best` is NA).
 policy_node <- function(pol, node, x, budget, threshold = NULL) {
   fit <- pol$fit
   cm <- pol$cm
@@ -478,8 +478,8 @@ leading_two <- function(m) {
   list(first = first, second = max.col(rest, ties.method = "first"))
 }
 
-# The statistic a node's rows stop on: the cascade's margin, the best score (stopping = "reduction")
-# or the risk of stopping (stopping = "risk").
+# The statistic a node's rows stop on: the margin (the cascade, stopping = "margin"), the best score
+# (stopping = "reduction") or the risk of stopping (stopping = "risk").
 stop_statistic <- function(pol, ev) {
   switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, ev$score)
 }
