@@ -13,7 +13,7 @@
 #             whose variable has a level, a type or columns the design does not), chunks_empty (every
 #             chunk of a source has no rows), sql (a fit, or a part of it, that predictor_sql() cannot
 #             write as SQL), sql_dialect (a SQL dialect, or a connection's, that predictor_sql() does not
-#             know);
+#             know), cv_chunks (cross-validation of data in chunks, which cv_fgseq() does not do);
 #   warnings: constant (constant columns), constant_group (groups of constant columns left out),
 #             convergence (a Newton solve did not converge), boundary (fitted probabilities or means
 #             numerically 0 or 1 at lambda = 0, as glm() warns), plot_range (a curve added to a plot

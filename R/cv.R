@@ -27,7 +27,8 @@
 #' what an interrupted predictor delivers): `mean` is the average over folds and `se` its standard error
 #' `sd / sqrt(nfolds)`. The CV timeliness of a `lambda` is the mean over folds of each held-out curve's
 #' timeliness up to ONE stopping cost `B` shared by all `lambda`s, so that they are comparable: by
-#' default the alpha-stopping cost of the fit on all data at the smallest `lambda` of the grid, which
+#' default the alpha-stopping cost of the fit on all data at the smallest `lambda` of the grid (of the
+#' whole default grid, also when its descent stops before it), which
 #' plays the reference's part as in [compare_sequences()]. `cvm` is that mean timeliness with
 #' `interpolation`, `cvsd` its standard error. For the metrics where larger is better (`"r2"`,
 #' `"accuracy"`, `"auc"`, `"ndcg"`) `lambda.min` has the largest `cvm` and `lambda.1se` is the largest
@@ -52,7 +53,12 @@
 #'   [fgseq()]) to cross-validate, kept in the order given.
 #' @param nlambda Whole number `>= 2`: the length of the default grid, `nlambda` values log-spaced from
 #'   10 down to `1e-6` (ridge constants on the scale of the whitened groups, where every group has unit
-#'   covariance, so the range suits any data). Ignored when `lambda` is given.
+#'   covariance, so the range suits any data). The grid is descended from 10, and the descent stops (as
+#'   glmnet's path stops when the deviance explained no longer changes) at the first `lambda` whose fit
+#'   on all rows has the sequence of the fit at the `lambda` before it and an objective within 1% of it
+#'   at every step: smaller ridge constants then change the fits by less than that, and the folds of
+#'   that `lambda` and the smaller ones are not fitted (on `credit_data` of the modeldata package 9 of the
+#'   15 values are cross-validated). Ignored when `lambda` is given: every value given is cross-validated.
 #' @param nfolds Whole number between 2 and the number of rows (of queries for `"ndcg"`); ignored when
 #'   `foldid` is given.
 #' @param foldid `NULL`, or one fold label per row of `x` (at least two distinct labels).
@@ -79,11 +85,14 @@
 #'   its test rows with theirs. For the formula method evaluated in `data` and added to the formula's
 #'   `offset()` terms.
 #' @param ... Further arguments to [fgseq()] (`method`, `criterion`, `cost_sensitive`, `family`, ...).
-#'   Warnings about constant columns of a training fold (class `fgseq_warning_constant`) are not
-#'   repeated for every fold; with `max_time`, one warning (class `fgseq_warning_partial`) says how
-#'   many of the fits it stopped.
+#'   A warning that several fits give (the same class and message) is given once per call: a warning
+#'   about constant columns (class `fgseq_warning_constant`) by the first fit on all rows, not again by
+#'   the fits on all rows at the other `lambda`s (the same data), nor for the constant columns of a
+#'   training fold; with `max_time`, one warning (class `fgseq_warning_partial`) says how many of the
+#'   fits it stopped.
 #' @return An object of class `"cv_fgseq"`, a list with the components of `cv.glmnet` objects:
-#' * `lambda`: the grid (length `L`); `cvm`, `cvsd`: numeric vectors of length `L`, the mean CV
+#' * `lambda`: the ridge constants cross-validated (length `L`): the `lambda` given, or the default grid
+#'   down to where its descent stopped (see `nlambda`); `cvm`, `cvsd`: numeric vectors of length `L`, the mean CV
 #'   timeliness and its standard error; `cvup = cvm + cvsd`, `cvlo = cvm - cvsd`;
 #' * `name`: what `cvm` measures (for example `"timeliness of held-out r2"`);
 #' * `fgseq.fit`: list of the `L` [fgseq()] fits on all data, one per `lambda`;
@@ -135,6 +144,16 @@
 cv_fgseq <- function(x, ...) UseMethod("cv_fgseq")
 
 #' @rdname cv_fgseq
+#' @section Data in chunks: `cv_fgseq()` does not cross-validate data in chunks ([fgseq_chunks()],
+#'   [dbi_chunks()]) and stops with an error of class `fgseq_error_cv_chunks`: a fold's held-out curve needs
+#'   the predictions of its rows at every step of its fit, so every fold and `lambda` (`nfolds + 1`
+#'   fits per `lambda`, each one pass over the chunks per Newton step for a GLM) would read all the
+#'   chunks many times. Fit on the chunks with [fgseq()] and choose the budget on held-out rows read
+#'   into memory ([anytime_curve()] with `newdata`), or cross-validate on a sample of the rows in memory.
+#' @export
+cv_fgseq.fgseq_chunks <- function(x, ...) abort_cv_chunks("x")
+
+#' @rdname cv_fgseq
 #' @export
 cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nlambda = 15, nfolds = 10,
                              foldid = NULL, metric = "r2", alpha = 0.97, seed = NULL, query = NULL, k = 5,
@@ -151,6 +170,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   if (is_default_family(family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
+  lambda_given <- lambda
   lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
@@ -175,10 +195,12 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
     abort("`weights` cannot be used with metric = \"ndcg\" (a ranking metric of whole queries).", class = "input")
   }
   L <- length(lambda)
+  on_grid <- is.null(lambda_given)  # the default grid, whose descent may stop early (see on_plateau())
   fits <- vector("list", L)
   ref <- which.min(lambda)
   # the fit on all rows checks weights and offset (their values, their length) before the folds
-  fits[[ref]] <- quiet_partial(fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...))
+  once <- warning_once()  # a warning that the fits repeat is given once
+  fits[[ref]] <- once(quiet_partial(fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...)))
   weights <- fits[[ref]]$weights
   offset <- fits[[ref]]$offset
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
@@ -216,13 +238,21 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   }
   curves <- vector("list", L)
   for (l in seq_len(L)) {
-    curves[[l]] <- map_parallel(seq_len(nfolds), function(f) fold_curve(l, f))
     if (is.null(fits[[l]])) {
-      fits[[l]] <- quiet_partial(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...))
+      # the same data as the first fit on all rows: its warnings (constant columns) are not repeated
+      fits[[l]] <- once(quiet_fold(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)))
     }
+    if (on_grid && l > 1L && on_plateau(fits[[l - 1L]], fits[[l]])) {
+      L <- l - 1L
+      break
+    }
+    curves[[l]] <- once(map_parallel(seq_len(nfolds), function(f) fold_curve(l, f)))
     if (progress) cli::cli_progress_update(id = bar)
   }
   if (progress) cli::cli_progress_done(id = bar)
+  lambda <- lambda[seq_len(L)]
+  fits <- fits[seq_len(L)]
+  curves <- curves[seq_len(L)]
   # max_time applies to every fit: one warning for all those it stopped
   partial_folds <- vapply(curves, function(cs) sum(vapply(cs, function(cv) isTRUE(attr(cv, "partial")), logical(1))),
                           numeric(1))
@@ -258,6 +288,41 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   out$budget.1se <- chosen[["1se"]]
   if (!keep_data) out$fgseq.fit <- lapply(out$fgseq.fit, lean_fit)  # after the folds, which use the data
   out
+}
+
+# cv_fgseq() on data in chunks: not supported, and why (see the section Data in chunks of ?cv_fgseq).
+abort_cv_chunks <- function(arg) {
+  abort("cv_fgseq() does not cross-validate data in chunks (`", arg, "` is \"fgseq_chunks\"): each fold's held-out ",
+        "curve needs its rows' predictions at every step, so the nfolds + 1 fits of every lambda would each read ",
+        "all the chunks once per Newton step. Fit on the chunks with fgseq() and choose the budget on held-out rows ",
+        "in memory (anytime_curve(fit, newdata = )), or cross-validate a sample of the rows in memory.",
+        class = "cv_chunks")
+}
+
+# A function once(expr) that evaluates `expr` giving each warning (its classes and message) the first
+# time only, over all its calls: the fits of a cross-validation repeat the same warnings (a Newton solve
+# that did not converge at a lambda, in every fold), and cv_fgseq() gives each once.
+warning_once <- function() {
+  seen <- character(0)
+  function(expr) {
+    withCallingHandlers(expr, warning = function(w) {
+      key <- paste(c(class(w), conditionMessage(w)), collapse = "\r")
+      if (key %in% seen) invokeRestart("muffleWarning")
+      seen <<- c(seen, key)
+    })
+  }
+}
+
+# Whether the descent of the default grid stops before the fit on all rows `b` (at a smaller lambda than
+# `a`, the fit before it): both complete, with the same sequence, and an objective that differs by at
+# most 1% (relative to the largest of `a`) at every step. Below such a lambda the ridge no longer changes
+# the fits by more than that, so smaller ones would give the same curves up to noise (as glmnet's path
+# stops when the deviance explained stops changing).
+on_plateau <- function(a, b, tol = 1e-2) {
+  if (isTRUE(a$partial) || isTRUE(b$partial) || !identical(a$sequence, b$sequence)) return(FALSE)
+  oa <- a$path$objective
+  ob <- b$path$objective
+  length(oa) == length(ob) && max(abs(oa - ob)) <= tol * max(abs(oa), .Machine$double.xmin)
 }
 
 # The arguments cv_fgseq() passes through `...` to fgseq(): fgseq()'s own, except those cv_fgseq() sets

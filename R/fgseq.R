@@ -139,7 +139,9 @@
 #' engine a dense `x` is centred implicitly too, so for columns whose mean exceeds their standard
 #' deviation by a factor of `1e6` or more the Gram engine (which centres in chunks) is more accurate.
 #'
-#' The passes over `x` run on `getOption("fgseq.threads", 2)` threads (the Gram engine's
+#' The passes over `x` run on `getOption("fgseq.threads", 2)` threads; when the option is not set, on one
+#' when `x` holds fewer than `2^18` values (nonzeros, when sparse), where a pass is too short for a
+#' second thread to pay and a machine busy with other work would hold it up (the Gram engine's
 #' cross-product splits the rows over OpenMP threads, with an exact merge of the parts; the
 #' sample-space engine's threads live for the fit and take chunks of columns in turn, so that on a
 #' machine busy with other work a thread held back by the system delays its chunk, not the step);
@@ -480,6 +482,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
       if (!is.null(offset) && family_def(family)$linear) os <- offset * extreme$y
     }
     ctl <- timed_control(control, started)
+    ctl$threads <- pass_threads(ctl$threads, x)
     ctl$plain_scale <- plain_scale
     raw <- .fit_path(xs, ys, weights, if (is.null(os)) matrix(0, 0, 0) else os, group_index, length(labels),
                      measurement_index(meas, labels), family, ctl, report)
@@ -558,6 +561,18 @@ fit_threads <- function() {
           " cores); set it to at most ", 4 * max(cores, 1L), ", for example options(fgseq.threads = ", cores, ").")
   }
   as.integer(threads)
+}
+
+# The threads of a fit's passes over x: `threads` (fit_threads()); unless option fgseq.threads is set,
+# 1 when x holds fewer than 2^18 values (its nonzeros when sparse), so that a pass is a few hundred
+# microseconds of work: a second
+# thread saves little there, and on a machine busy with other work a thread descheduled at the end of a
+# pass holds up every pass (a binomial fit of 4,039 rows and 22 columns took 5 x longer on 2 threads
+# than on 1 while other jobs kept both cores busy, and as long on a quiet machine).
+pass_threads <- function(threads, x) {
+  if (!is.null(getOption("fgseq.threads"))) return(threads)
+  values <- if (isS4(x) && methods::.hasSlot(x, "x")) length(x@x) else as.numeric(length(x))
+  if (values < 2^18) 1L else threads
 }
 
 # The machine's cores, counted once a session: on Linux parallel::detectCores() runs a shell command,

@@ -520,6 +520,7 @@ response_from_newdata <- function(object, newdata) {
 #'   [stats::na.exclude()], missing: from `getOption("na.action")` as [stats::glm()] takes it.
 #' @export
 cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NULL, needs = NULL, ...) {
+  if (!missing(data) && inherits(data, "fgseq_chunks")) abort_cv_chunks("data")
   check_glmnet_names(...)
   check_dots(..., forwarded = c(setdiff(names(formals(cv_fgseq.default)),
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),

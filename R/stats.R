@@ -209,16 +209,24 @@ add_chunk_stats <- function(a, b) {
 # cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
 # chunk, see keep_chunk()) instead of being read.
 # `shipped`: what reader_globals() found for `get_chunk` (a fit of many passes finds it once).
-map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = reader_globals(get_chunk)) {
+# `timed`: each batch also measures the seconds its work took (reading and f), and the result is
+# list(value, seconds), seconds one number per batch (see pass_route()).
+map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = reader_globals(get_chunk),
+                              timed = FALSE) {
   n_chunks <- length(items)
   n_batches <- if (is.null(shipped)) 1 else min(n_chunks, future::nbrOfWorkers())
   batches <- unname(split(seq_len(n_chunks), ceiling(seq_len(n_chunks) * n_batches / n_chunks)))
   jobs <- lapply(batches, function(b) list(index = b, items = items[b]))
-  parts <- map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache), shipped)
+  parts <- map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache, timed), shipped)
+  seconds <- NULL
+  if (timed) {
+    seconds <- vapply(parts, function(p) p$seconds, numeric(1))
+    parts <- lapply(parts, function(p) p$part)
+  }
   # a batch of chunks of no rows adds nothing (NULL); NULL when every chunk is empty
   parts <- parts[!vapply(parts, is.null, logical(1))]
-  if (!length(parts)) return(NULL)
-  Reduce(combine, parts)
+  out <- if (length(parts)) Reduce(combine, parts)
+  if (timed) list(value = out, seconds = seconds) else out
 }
 
 # run(job) for every job: one future each (future::future(), under the session's plan) with the globals
@@ -266,14 +274,16 @@ map_parallel <- function(items, f, ...) {
 }
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only
-# `get_chunk`, `f`, `combine` and `cache` (not the items of other batches), which is what the future
-# ships.
-chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL) {
+# `get_chunk`, `f`, `combine`, `cache` and `timed` (not the items of other batches), which is what the future
+# ships. With `timed`, it returns list(part, seconds): the batch's sum and the seconds it took.
+chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL, timed = FALSE) {
   force(get_chunk)
   force(f)
   force(combine)
   force(cache)
+  force(timed)
   function(job) {
+    started <- proc.time()[["elapsed"]]
     open_chunk_cache(cache)
     total <- NULL
     for (k in seq_along(job$index)) {
@@ -288,7 +298,7 @@ chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL) {
         in_chunk(i, combine(total, part))
       }
     }
-    total
+    if (timed) list(part = total, seconds = proc.time()[["elapsed"]] - started) else total
   }
 }
 

@@ -459,3 +459,48 @@ test_that("the moments pass merges the group moments of a batch's chunks into on
   expect_identical(add_moment_parts(part(1:20), late)$n, 27L)
   expect_null(add_moment_parts(late, late)$moments)
 })
+
+test_that("under a local plan, the passes run where they are faster: this session for light chunks, the workers for heavy ones", {
+  d <- glm_chunk_data(seed = 8, n = 400)
+  d$idx <- split(seq_len(400), rep(1:2, length.out = 400))
+  y <- rbinom(nrow(d$x), 1, plogis(d$x[, 1] - d$x[, 5]))
+  a <- fgseq(d$x, y, d$group, d$cost, family = "binomial", lambda = 1e-3, max_steps = 2)
+  # a reader that records the process reading each chunk at each pass (no chunk is kept: cache_bytes = 0)
+  log <- tempfile("reads")
+  on.exit(unlink(log), add = TRUE)
+  assign("fgseq_test_route", list(rows = lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), log = log, pause = 0),
+         envir = globalenv())
+  on.exit(rm("fgseq_test_route", envir = globalenv()), add = TRUE)
+  reader <- function(i) {
+    cat(Sys.getpid(), "\n", file = fgseq_test_route$log, append = TRUE)
+    Sys.sleep(fgseq_test_route$pause)
+    fgseq_test_route$rows[[i]]
+  }
+  environment(reader) <- globalenv()
+  oplan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(oplan), add = TRUE)
+  reads <- function(pause) {
+    assign("fgseq_test_route", utils::modifyList(fgseq_test_route, list(pause = pause)), envir = globalenv())
+    unlink(log)
+    fit <- fgseq(fgseq_chunks(reader, n_chunks = 2), group = d$group, cost = d$cost, family = "binomial",
+                 lambda = 1e-3, max_steps = 2, cache_bytes = 0)
+    expect_identical(fit$sequence, a$sequence)
+    expect_equal(fit$beta, a$beta, tolerance = 1e-7)
+    as.integer(readLines(log))
+  }
+  # light chunks: the moments pass and the first pass of the path on the workers (2 reads each), whose
+  # dispatch outweighs the work; every later pass in this session
+  here <- Sys.getpid()
+  light <- reads(0)
+  expect_gt(length(light), 5L)
+  expect_identical(light[1L], here)  # the first chunk, read here for the columns and classes
+  expect_false(any(light[2:5] == here))
+  expect_true(all(light[-(1:5)] == here))
+  # heavy chunks (0.2 s to read each): every pass on the workers
+  heavy <- reads(0.2)
+  expect_identical(heavy[1L], here)
+  expect_false(any(heavy[-1L] == here))
+  # a sequential plan: every pass here
+  future::plan(future::sequential)
+  expect_true(all(reads(0) == here))
+})

@@ -100,7 +100,7 @@ test_that("the chunks are cut into one contiguous batch per worker, and a batch 
   # max_time, not the other batches' chunks
   stats_of <- fgseq:::chunk_stats(d$group)
   run <- fgseq:::chunk_batch_runner(NULL, stats_of, `+`)
-  expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "f", "combine", "cache"))
+  expect_setequal(ls(environment(run), all.names = TRUE), c("get_chunk", "f", "combine", "cache", "timed"))
   expect_null(environment(run)$cache)  # the statistics are one pass: no chunk is kept
   expect_setequal(ls(environment(stats_of), all.names = TRUE), c("group", "deadline"))
   one <- run(list(index = 2:3, items = chunks[2:3]))

@@ -173,9 +173,79 @@ test_that("the formula method equals the matrix method and predicts from new dat
   expect_equal(predict(cf, newdata = heart[151:155, ], budget = 3), predict(cm, xnew, budget = 3))
 })
 
-test_that("the default grid: nlambda values from 10 down to 1e-6", {
+test_that("the default grid: nlambda values from 10 down to 1e-6, descended until the fits stop changing", {
   cv <- cv_fgseq(vd$x, vd$y, vd$group, vd$cost, nlambda = 4, foldid = vfold, progress = FALSE)
-  expect_equal(cv$lambda, 10^seq(1, -6, length.out = 4))
+  expect_equal(cv$lambda, 10^seq(1, -6, length.out = 4)[seq_along(cv$lambda)])
+  # where the descent stops, from fits of fgseq() on all rows: the first lambda whose fit has the
+  # sequence of the one before and an objective within 1% of it at every step
+  d <- sim_groups(n = 200, sizes = c(2, 1, 2, 1, 3), rho = 0.3, seed = 7)
+  fold <- rep(1:4, length.out = 200)
+  grid <- 10^seq(1, -6, length.out = 15)
+  full <- lapply(grid, function(l) fgseq(d$x, d$y, d$group, d$cost, lambda = l))
+  flat <- vapply(2:15, function(l) {
+    a <- full[[l - 1]]
+    b <- full[[l]]
+    identical(a$sequence, b$sequence) &&
+      max(abs(a$path$objective - b$path$objective)) <= 0.01 * max(abs(a$path$objective))
+  }, logical(1))
+  kept <- which(flat)[1]  # grid[kept + 1] is where the descent stops
+  expect_true(kept < 14 && kept > 2)
+  cv <- cv_fgseq(d$x, d$y, d$group, d$cost, foldid = fold, progress = FALSE)
+  expect_equal(cv$lambda, grid[seq_len(kept)])
+  # the stopping cost is the smallest lambda's of the whole grid, and every number at the lambdas kept
+  # is that of the same cross-validation over them alone
+  expect_equal(cv$stop_cost, stop_cost(full[[15]], alpha = 0.97))
+  given <- cv_fgseq(d$x, d$y, d$group, d$cost, lambda = grid[seq_len(kept)], foldid = fold, stop_cost = cv$stop_cost,
+                    progress = FALSE)
+  expect_equal(cv$cvm, given$cvm)
+  expect_equal(cv$cvsd, given$cvsd)
+  expect_equal(cv$budget, given$budget)
+  expect_equal(cv$curve, given$curve)
+  for (l in seq_len(kept)) expect_equal(cv$fgseq.fit[[l]]$beta, full[[l]]$beta)
+})
+
+test_that("a constant column warns once per call, not once per lambda", {
+  train <- heart[1:200, ]  # no patient with restecg "abnormal": a constant dummy column
+  ws <- list()
+  cv <- withCallingHandlers(cv_fgseq(diagnosis ~ ., data = train, cost = heart_cost, lambda = c(1, 0.1, 1e-3),
+                                     nfolds = 5, seed = 1, progress = FALSE),
+                            warning = function(w) {
+                              ws[[length(ws) + 1L]] <<- w
+                              invokeRestart("muffleWarning")
+                            })
+  expect_length(ws, 1L)
+  expect_s3_class(ws[[1L]], "fgseq_warning_constant")
+  expect_match(conditionMessage(ws[[1L]]), "restecgabnormal")
+  # fgseq() on the same rows warns as each fit on all rows would
+  expect_warning(fgseq(diagnosis ~ ., data = train, cost = heart_cost, lambda = 0.1), class = "fgseq_warning_constant")
+})
+
+test_that("a warning that every fold's fit gives is given once", {
+  # separable classes: every fit at lambda = 0 warns of fitted probabilities 0 or 1, as glm() does
+  set.seed(3)
+  x <- matrix(rnorm(120 * 3), 120)
+  y <- as.integer(x[, 1] > 0)
+  expect_warning(fgseq(x, y, family = "binomial", lambda = 0), class = "fgseq_warning_boundary")
+  ws <- list()
+  withCallingHandlers(cv_fgseq(x, y, family = "binomial", lambda = c(1, 0), nfolds = 4, seed = 1, metric = "accuracy",
+                               progress = FALSE),
+                      warning = function(w) {
+                        ws[[length(ws) + 1L]] <<- w
+                        invokeRestart("muffleWarning")
+                      })
+  classes <- vapply(ws, function(w) class(w)[1L], "")
+  expect_identical(sum(classes == "fgseq_warning_boundary"), 1L)
+  keys <- vapply(ws, function(w) paste(class(w)[1L], conditionMessage(w)), "")
+  expect_false(anyDuplicated(keys) > 0)
+})
+
+test_that("data in chunks is refused with a classed error that says why and what to do", {
+  d <- sim_groups(n = 60, sizes = c(2, 1), seed = 2)
+  chunks <- fgseq_chunks(list(list(x = d$x[1:30, ], y = d$y[1:30]), list(x = d$x[31:60, ], y = d$y[31:60])))
+  expect_error(cv_fgseq(chunks, group = d$group), "does not cross-validate data in chunks", class = "fgseq_error_cv_chunks")
+  frames <- fgseq_chunks(list(heart[1:150, ], heart[151:303, ]))
+  expect_error(cv_fgseq(diagnosis ~ age + sex, data = frames), "`data` is \"fgseq_chunks\"",
+               class = "fgseq_error_cv_chunks")
 })
 
 test_that("print, plot and the progress bar", {
