@@ -24,19 +24,21 @@
 #' results are the in-memory fit's up to the Newton tolerance.
 #'
 #' @section When a plan pays off: every pass of a binomial, Poisson or multinomial fit (one per Newton
-#'   step) sends one future to each worker and waits for all of them, which costs about 10 ms per
-#'   future on local workers whatever the work; the workers save time only when a pass's work on the
-#'   rows is well above that. So under a plan of workers on this machine (`multisession`,
-#'   `multicore`), the first pass of the path runs on the workers with each timing its own work, and
-#'   when that work, done one after another, took less than the whole pass, the fit runs its later
-#'   passes in this session instead (reading the chunks here, kept within `cache_bytes`): the results
-#'   are the same. On 4,039 rows of 22 columns in SQLite (`bench/bench-chunks-glm.R`) a pass is a
-#'   few milliseconds and the fit under a plan of 2 workers took 0.7 x the time of the sequential fit;
-#'   on 100,000 rows of 100 columns in 10 files, about 40 ms per pass, the two took about the same time.
-#'   A plan pays off from passes of a few hundred milliseconds: millions of rows, or chunks that are
-#'   slow to read (a remote database, files on a network) and do not fit in `cache_bytes`. The workers of
-#'   other plans (`cluster` on other machines, schedulers) read every pass, since this session may not
-#'   reach their files.
+#'   step) sends a future to the workers and waits for them, which costs about 10 ms per future on
+#'   local workers whatever the work; the workers save time only when a pass's work on the rows is well
+#'   above that. Under a plan of workers on this machine (`multisession`, `multicore`), which read the
+#'   same files and databases as this session, a pass is cut into as many batches of chunks as there
+#'   are workers, this session reads the first batch itself (it would otherwise only wait) and the
+#'   workers the others: a plan of 2 workers runs each pass on this session and one worker, one future
+#'   per pass. The first pass of the path times the work of each batch, and when that work, done one
+#'   batch after another, took less than the whole pass (the dispatch cost more than the parallel work
+#'   saved), the fit runs its later passes in this session alone (reading the chunks here, kept within
+#'   `cache_bytes`): the results are the same. A plan pays off for passes well above the dispatch:
+#'   hundreds of thousands of rows, or chunks that are slow to read (a remote database, files on a
+#'   network) and do not fit in `cache_bytes`; `bench/bench-chunks-glm.R` times both plans on 100,000
+#'   rows of 100 columns in 10 files and on 4,039 rows of 22 columns in SQLite. The workers of other
+#'   plans (`cluster` on other machines, schedulers) read every batch of every pass, since this
+#'   session may not reach their files.
 #'
 #' @param source A character vector of files (each read by `read` into one chunk), a list of chunks, or
 #'   a function of one argument `i` (1-based whole number) returning chunk `i`.
@@ -175,26 +177,23 @@ chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, route = pass_rou
 }
 
 # Where the passes of a fit from chunks run (an environment: `shipped`, the reader's globals for the
-# futures, or NULL for this session; `decided`). Under a future plan every pass sends one future to each
-# worker, which costs a dispatch (tens of milliseconds on local workers) whatever the work; on a few
-# thousand rows that is most of a pass. So the first pass of the path runs on the workers with each batch
-# timing its own work, and when that work, done one batch after another, took less time than the
-# whole pass (the dispatch cost more than the parallel work saved), the later passes of the fit run in
-# this session, which then reads the chunks itself (and keeps them within `cache_bytes`). Only for plans
-# whose workers run on this machine (multisession, multicore), which read the same files and databases
-# as this session; the workers of any other plan read every pass. Without the future package, or under
-# a sequential plan, every pass runs here.
+# futures (reader_globals()), or NULL for this session alone; `decided`). Under a future plan every pass
+# sends a future to the workers (this session reads the first batch itself under a local plan, see
+# map_batches()), which costs a dispatch (about 10 ms per future) whatever the work; on a few thousand
+# rows that is most of a pass. So the first pass of the path times each batch's own work, and when
+# that work, done one batch after another, took less time than the whole pass (the dispatch cost more
+# than the parallel work saved), the later passes of the fit run in this session alone, which then
+# reads the chunks itself (and keeps them within `cache_bytes`). Only for plans whose workers run on
+# this machine (multisession, multicore), which read the same files and databases as this session; the
+# workers of any other plan read every pass. Without the future package, or under a sequential plan,
+# every pass runs here.
 pass_route <- function(get_chunk) {
   route <- new.env(parent = emptyenv())
   route$shipped <- reader_globals(get_chunk)
-  route$decided <- is.null(route$shipped) || !local_parallel_plan()
+  route$decided <- is.null(route$shipped) || !route$shipped$here
   route
 }
 
-# A plan of several workers on this machine.
-local_parallel_plan <- function() {
-  inherits(future::plan(), c("multisession", "multicore")) && future::nbrOfWorkers() > 1
-}
 
 # Two parts of a pass added field by field: numbers add, lists concatenate, and a field one part leaves
 # NULL (the moments of chunks started after max_time) adds nothing.
