@@ -263,23 +263,28 @@ policy_response <- function(fit, y, n) {
 
 # The decision risk of a node goes through one contrast of the linear predictors per row: binomial
 # and gaussian eta itself; multinomial the difference of the two leading classes (by the probabilities
-# of the node), whose sign is the decision between them. Returns the contrast matrix A (n x P), and the
+# of the node), whose sign is the decision between them. Returns the contrast's classes (`pairs`, an n x 2
+# matrix of the leading and second class of each row; NULL for one linear predictor), and the
 # contrast's mean and variance at the node.
 policy_contrast <- function(pol, m, rlink, V) {
-  n <- nrow(m)
-  P <- ncol(m)
-  A <- matrix(1, n, 1L)
-  if (P > 1L) {
+  pairs <- NULL
+  mean <- m[, 1L]
+  if (ncol(m) > 1L) {
     top <- leading_two(rlink)
-    A <- matrix(0, n, P)
-    A[cbind(seq_len(n), top$first)] <- 1
-    A[cbind(seq_len(n), top$second)] <- -1
+    pairs <- cbind(top$first, top$second)
+    rows <- seq_len(nrow(m))
+    mean <- m[cbind(rows, top$first)] - m[cbind(rows, top$second)]
   }
-  list(A = A, mean = rowSums(A * m), var = contrast_variance(A, V))
+  list(pairs = pairs, mean = mean, var = contrast_variance(pairs, V, nrow(m)))
 }
 
-# The variance of each row's contrast (the rows of A) under the covariance V (P x P).
-contrast_variance <- function(A, V) pmax(0, rowSums((A %*% V) * A))
+# The variance of each of the n rows' contrast under the covariance V (P x P) of the linear predictors:
+# V[1, 1] for one linear predictor; for the difference of classes f and s, V[f, f] + V[s, s] - 2 V[f, s].
+contrast_variance <- function(pairs, V, n = nrow(pairs)) {
+  if (is.null(pairs)) return(rep(max(0, V[1L, 1L]), n))
+  d <- diag(V)
+  pmax(0, d[pairs[, 1L]] + d[pairs[, 2L]] - 2 * V[pairs])
+}
 
 # The decision risk of stopping, for contrast means m and variances v (vectors): binomial and
 # multinomial the probability that the contrast's sign differs from the full-information one,
@@ -430,14 +435,14 @@ policy_node <- function(pol, node, x, budget, threshold = NULL) {
     ok <- outer((node$spent + mc) * (1 - 1e-12), budget[on], "<=")  # candidates x rows
     m_on <- con$mean[on]
     v_on <- con$var[on]
-    A_on <- con$A[on, , drop = FALSE]
+    pairs_on <- if (!is.null(con$pairs)) con$pairs[on, , drop = FALSE]
     if (pol$rule == "cascade") {
       red <- matrix(NA_real_, length(cand), length(on))
       sc <- matrix(Inf, length(cand), length(on))
     } else {
       red <- matrix(0, length(cand), length(on))
       for (k in seq_along(cand)) {
-        v_new <- contrast_variance(A_on, candidate_variance(cm, st, cand[k]))
+        v_new <- contrast_variance(pairs_on, candidate_variance(cm, st, cand[k]), length(on))
         red[k, ] <- pmax(0, r_now[on] - policy_expected_risk(pol, m_on, v_on, v_new))
       }
       free <- matrix(mc == 0, length(cand), length(on))

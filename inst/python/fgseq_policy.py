@@ -368,15 +368,13 @@ class Policy:
         return a, ld_sum(a[c] * m[c] for c in range(self.P)), self._contrast_variance(a, V)
 
     def _contrast_variance(self, a, V):
+        # the variance of the contrast a'eta: V[0][0] for one linear predictor; for the difference of
+        # classes f (a = 1) and s (a = -1), V[f][f] + V[s][s] - 2 V[f][s], as the R package computes it
         if self.P == 1:
-            return max(0.0, a[0] * V[0][0] * a[0])
-        av = []
-        for c in range(self.P):
-            acc = 0.0
-            for l in range(self.P):
-                acc = acc + a[l] * V[l][c]
-            av.append(acc)
-        return max(0.0, ld_sum(av[c] * a[c] for c in range(self.P)))
+            return max(0.0, V[0][0])
+        f = a.index(1.0)
+        s = a.index(-1.0)
+        return max(0.0, V[f][f] + V[s][s] - 2.0 * V[f][s])
 
     # -- risks ---------------------------------------------------------------------------------------
 
