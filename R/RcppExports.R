@@ -77,3 +77,15 @@
     .Call(`_fgseq_group_lasso_path_cpp`, z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio)
 }
 
+.expected_decision_risks <- function(m, v, v_new, gaussian, tol) {
+    .Call(`_fgseq_expected_decision_risks_cpp`, m, v, v_new, gaussian, tol)
+}
+
+.bvn_upper <- function(h, k, r) {
+    .Call(`_fgseq_bvn_upper_cpp`, h, k, r)
+}
+
+.bvn_rules <- function() {
+    .Call(`_fgseq_bvn_rules_cpp`)
+}
+

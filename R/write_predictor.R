@@ -326,7 +326,7 @@ policy_document <- function(policy) {
        mu = json_numbers(cm$mu), diag0 = json_numbers(cm$diag0), base = json_numbers(cm$base),
        J = lapply(seq_len(nrow(cm$J)), function(i) json_numbers(cm$J[i, ])),
        sweep_tolerance = json_number(sweep_tolerance),
-       bivariate_normal = list(rules = lapply(bvn_rules, function(r) list(x = json_numbers(r$x), w = json_numbers(r$w)))),
+       bivariate_normal = list(rules = lapply(.bvn_rules(), function(r) list(x = json_numbers(r$x), w = json_numbers(r$w)))),
        tie_tolerance = json_number(policy_tie_tolerance), tie_floor = json_number(policy_tie_floor),
        budget_tolerance = json_number(policy_budget_tolerance),
        epsilon = json_number(policy$epsilon), delta = json_number(policy$delta),

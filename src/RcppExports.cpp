@@ -301,6 +301,44 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// expected_decision_risks_cpp
+Eigen::VectorXd expected_decision_risks_cpp(const Eigen::Map<Eigen::VectorXd>& m, const Eigen::Map<Eigen::VectorXd>& v, const Eigen::Map<Eigen::VectorXd>& v_new, bool gaussian, double tol);
+RcppExport SEXP _fgseq_expected_decision_risks_cpp(SEXP mSEXP, SEXP vSEXP, SEXP v_newSEXP, SEXP gaussianSEXP, SEXP tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type m(mSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type v(vSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type v_new(v_newSEXP);
+    Rcpp::traits::input_parameter< bool >::type gaussian(gaussianSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(expected_decision_risks_cpp(m, v, v_new, gaussian, tol));
+    return rcpp_result_gen;
+END_RCPP
+}
+// bvn_upper_cpp
+Eigen::VectorXd bvn_upper_cpp(const Eigen::Map<Eigen::VectorXd>& h, const Eigen::Map<Eigen::VectorXd>& k, const Eigen::Map<Eigen::VectorXd>& r);
+RcppExport SEXP _fgseq_bvn_upper_cpp(SEXP hSEXP, SEXP kSEXP, SEXP rSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type h(hSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type k(kSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type r(rSEXP);
+    rcpp_result_gen = Rcpp::wrap(bvn_upper_cpp(h, k, r));
+    return rcpp_result_gen;
+END_RCPP
+}
+// bvn_rules_cpp
+Rcpp::List bvn_rules_cpp();
+RcppExport SEXP _fgseq_bvn_rules_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(bvn_rules_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_option_names_cpp", (DL_FUNC) &_fgseq_option_names_cpp, 0},
@@ -322,6 +360,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_count_nonfinite_cpp", (DL_FUNC) &_fgseq_count_nonfinite_cpp, 2},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
     {"_fgseq_group_lasso_path_cpp", (DL_FUNC) &_fgseq_group_lasso_path_cpp, 9},
+    {"_fgseq_expected_decision_risks_cpp", (DL_FUNC) &_fgseq_expected_decision_risks_cpp, 5},
+    {"_fgseq_bvn_upper_cpp", (DL_FUNC) &_fgseq_bvn_upper_cpp, 3},
+    {"_fgseq_bvn_rules_cpp", (DL_FUNC) &_fgseq_bvn_rules_cpp, 0},
     {NULL, NULL, 0}
 };
 

@@ -578,3 +578,35 @@ Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std:
   return Rcpp::List::create(Rcpp::Named("lambda") = p.lambda, Rcpp::Named("beta") = p.beta, Rcpp::Named("a0") = p.a0,
                             Rcpp::Named("entry") = entry, Rcpp::Named("kkt") = p.kkt);
 }
+
+// The expected decision risk of each row after observing one group more (adaptive/risk.hpp): contrast
+// means m, variances v before and v_new after; the gaussian family's with tolerance tol.
+// [[Rcpp::export(.expected_decision_risks)]]
+Eigen::VectorXd expected_decision_risks_cpp(const Eigen::Map<Eigen::VectorXd>& m, const Eigen::Map<Eigen::VectorXd>& v,
+                                            const Eigen::Map<Eigen::VectorXd>& v_new, bool gaussian, double tol) {
+  if (v.size() != m.size() || v_new.size() != m.size()) Rcpp::stop("m, v and v_new must have the same length");
+  return fgseq::expected_decision_risks(m, v, v_new, gaussian, tol);
+}
+
+// P(Z1 > h, Z2 > k) for standard normals of correlation r (adaptive/risk.hpp), elementwise.
+// [[Rcpp::export(.bvn_upper)]]
+Eigen::VectorXd bvn_upper_cpp(const Eigen::Map<Eigen::VectorXd>& h, const Eigen::Map<Eigen::VectorXd>& k,
+                              const Eigen::Map<Eigen::VectorXd>& r) {
+  if (k.size() != h.size() || r.size() != h.size()) Rcpp::stop("h, k and r must have the same length");
+  Eigen::VectorXd out(h.size());
+  for (Eigen::Index i = 0; i < h.size(); ++i) out[i] = fgseq::bvn_upper(h[i], k[i], r[i]);
+  return out;
+}
+
+// The Gauss-Legendre rules of bvn_upper() (adaptive/risk.hpp): a list of three list(x, w), the 6-, 12-
+// and 20-point rules (half of each symmetric rule), which the JSON predictor of a policy carries.
+// [[Rcpp::export(.bvn_rules)]]
+Rcpp::List bvn_rules_cpp() {
+  Rcpp::List out(3);
+  for (int g = 0; g < 3; ++g) {
+    const fgseq::BvnRule rule = fgseq::bvn_rule(g);
+    out[g] = Rcpp::List::create(Rcpp::Named("x") = std::vector<double>(rule.x, rule.x + rule.size),
+                                Rcpp::Named("w") = std::vector<double>(rule.w, rule.w + rule.size));
+  }
+  return out;
+}

@@ -401,7 +401,7 @@ class Policy:
 
     def _bvn_upper(self, h, k, r):
         # P(Z1 > h, Z2 > k), correlation r in [0, 1]: Drezner and Wesolowsky (1989) as Genz (2004)
-        # refined it, in the arithmetic order of bvn_upper() in R/policy.R
+        # refined it, in the arithmetic order of bvn_upper() in the package's core (adaptive/risk.hpp)
         hk = h * k
         if r < 0.925:
             g = 0 if r < 0.3 else (1 if r < 0.75 else 2)

@@ -27,6 +27,7 @@
 #include "test_newton.cpp"
 #include "test_options.cpp"
 #include "test_predict.cpp"
+#include "test_risk.cpp"
 #include "test_sample.cpp"
 #include "test_screen.cpp"
 #include "test_stats.cpp"
@@ -86,6 +87,7 @@ static const std::vector<TestCase>& test_cases() {
       {"contrast_hessian", 139, [](Problem& pb) { test_contrast_hessian(pb); }},
       {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},
       {"screening_coarse", 145, [](Problem& pb) { test_screening_coarse(pb); }},
+      {"decision_risk", 146, [](Problem&) { test_decision_risk(); }},
   };
   return cases;
 }

@@ -97,7 +97,7 @@ test_that("binomial formula fit on heart: the scorer buys the groups of predict(
   expect_identical(pol$budget, "Inf")
   expect_identical(unlist(pol$columns), names(fit$group)[policy$cm$columns])
   expect_identical(matrix(unlist(pol$J), nrow = length(pol$J), byrow = TRUE), unname(policy$cm$J))
-  expect_identical(lapply(pol$bivariate_normal$rules, function(r) unlist(r$x)), lapply(fgseq:::bvn_rules, `[[`, "x"))
+  expect_identical(lapply(pol$bivariate_normal$rules, function(r) unlist(r$x)), lapply(fgseq:::.bvn_rules(), `[[`, "x"))
   expect_identical(pol$calibration$n, 80L)
   # new rows, as the data frame of the vignette gives them (raw variables, factors by level)
   rows <- v$test

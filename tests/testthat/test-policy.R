@@ -45,6 +45,22 @@ test_that("the expected risk after a group equals a numerical integration, binom
                                                                    ref_expected_risk("gaussian", 0, 2, 0.1, tol = 0.5)))
 })
 
+test_that("the core's bivariate normal probability equals a plain-R reference and integrate()", {
+  grid <- expand.grid(h = c(-2.2, -0.5, 0, 0.3, 1.7, 4), k = c(-1.1, 0, 0.8, 3),
+                      r = c(0, 0.05, 0.29, 0.31, 0.6, 0.74, 0.76, 0.9, 0.924, 0.926, 0.97, 0.9999, 1))
+  got <- fgseq:::.bvn_upper(grid$h, grid$k, grid$r)
+  expect_equal(got, ref_bvn_upper(grid$h, grid$k, grid$r), tolerance = 1e-13)
+  # P(Z1 > h, Z2 > k) = integral over z > h of dnorm(z) P(Z2 > k | Z1 = z)
+  some <- grid[grid$r > 0 & grid$r < 1, ][c(3, 40, 77, 115, 150, 190, 230), ]
+  by_integral <- mapply(function(h, k, r) {
+    integrate(function(z) dnorm(z) * pnorm((k - r * z) / sqrt(1 - r^2), lower.tail = FALSE), h, Inf,
+              rel.tol = 1e-12, abs.tol = 1e-15)$value
+  }, some$h, some$k, some$r)
+  expect_equal(fgseq:::.bvn_upper(some$h, some$k, some$r), by_integral, tolerance = 1e-9)
+  expect_identical(lengths(fgseq:::.bvn_rules()), c(2L, 2L, 2L))
+  expect_identical(vapply(fgseq:::.bvn_rules(), function(r) length(r$x), 1L), c(3L, 6L, 10L))
+})
+
 test_that("the multinomial risk is the two leading classes' contrast, close to a Monte Carlo of the arg max", {
   set.seed(4)
   m <- c(1, 0.6, -1)

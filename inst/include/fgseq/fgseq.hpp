@@ -15,6 +15,7 @@
 //   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
 //            searches, boosting (boost.hpp)
 //   sparse/  the cost-weighted group lasso path of the Sparse baseline
+//   adaptive/ the decision risk of per-row acquisition (risk.hpp), for R's fgseq_policy()
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
@@ -40,5 +41,6 @@
 #include "greedy/predict.hpp"
 #include "miser/boost.hpp"
 #include "sparse/grouplasso.hpp"
+#include "adaptive/risk.hpp"
 
 #endif
