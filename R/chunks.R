@@ -426,6 +426,10 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   }
   response <- list(classes = classes, responses = if (multi) classes else if (is.null(classes)) "y" else classes[2L])
   report <- progress_reporter(progress)
+  # the scale of the Newton solver's gradient test, as the in-memory fits compute it (response_scale()
+  # of the core): the response's largest weighted standard deviation over its columns
+  v <- max(mom$wyy / W - (mom$wy / W)^2)
+  control$grad_scale <- if (is.finite(v) && v > 0) sqrt(v) else 1
   # the null model (the intercepts of the GLM with no group) from the rows the chunks left (one column
   # per class for the multinomial)
   P <- if (multi) length(levels_y) else 1L
@@ -523,7 +527,7 @@ moments_part <- function(names_x, family, group_of, n_groups, deadline, classes 
       wy <- colSums(ch$w * as.matrix(ch$y))  # one total per class (multinomial), or of y
       null_rows <- if (ch$has_offset) ch[c("y", "w", "off")] else list(y = if (W > 0) wy / W else 0 * wy, w = W, off = 0 * wy)
       list(moments = if (on_time) list(.group_moments(ch$x, ch$w, group_of, n_groups)), n = nrow(ch$x),
-           wy = wy, w = W, ones = sum(ch$w[as.matrix(ch$y)[, 1L] > 0]), counts = colSums(as.matrix(ch$y) > 0),
+           wy = wy, wyy = colSums(ch$w * as.matrix(ch$y)^2), w = W, ones = sum(ch$w[as.matrix(ch$y)[, 1L] > 0]), counts = colSums(as.matrix(ch$y) > 0),
            offsets = as.integer(ch$has_offset), late = as.integer(!on_time), null_rows = list(null_rows))
     })
   }

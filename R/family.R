@@ -28,8 +28,9 @@
 #             (both default to the stats family's: its deviance residuals and aic());
 #   test_deviance function(y, p, w = 1): the deviance of predictions p on test data (clipped away from
 #             the boundary; rows weighted by w), for the test r2 of the GLM families; NULL for least squares;
-#   boundary  NULL, or function(mu, y): NULL, or what glm() would warn about fitted means mu (y: the
-#             response matrix) at lambda = 0.
+#   boundary  NULL, or function(mu, y, diverged = FALSE): NULL, or what glm() would warn about fitted
+#             means mu (y: the response matrix) at lambda = 0; always that when `diverged` (a Newton solve
+#             of the fit converged as toward an optimum at infinity, whose means stop short of the edge).
 new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = FALSE, metric = "r2",
                        newy = c(r2 = "numeric", mse = "numeric"), json_link = link, numeric_classes = NULL,
                        encode, values = function(y) NULL, inverse = function(eta) eta, deviance = NULL,
@@ -109,7 +110,9 @@ fgseq_families <- list(
       p <- pmin(pmax(p, 1e-15), 1 - 1e-15)
       -2 * sum(w * (y * log(p) + (1 - y) * log(1 - p)))
     },
-    boundary = function(mu, y) if (any(mu < boundary_eps | mu > 1 - boundary_eps)) "probabilities numerically 0 or 1"),
+    boundary = function(mu, y, diverged = FALSE) {
+      if (diverged || any(mu < boundary_eps | mu > 1 - boundary_eps)) "probabilities numerically 0 or 1"
+    }),
 
   multinomial = new_family(
     "multinomial", "logit", json_link = "softmax", verbs = c("fgseq", "chunks", "miser"), multi = TRUE, metric = "accuracy",
@@ -146,10 +149,12 @@ fgseq_families <- list(
       }
       -2 * sum(w * log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
     },
-    # a class separable from the others: the probability of its own class numerically 1 on all its rows
-    boundary = function(mu, y) {
+    # a class separable from the others (the probability of its own class numerically 1 on all its rows),
+    # or two classes separable from each other (a probability that underflows to 0: log-odds of a class
+    # against another beyond about 708, which only coefficients growing without bound reach)
+    boundary = function(mu, y, diverged = FALSE) {
       own <- vapply(seq_len(ncol(y)), function(c) any(y[, c] > 0) && all(mu[y[, c] > 0, c] > 1 - boundary_eps), TRUE)
-      if (any(own)) "probabilities numerically 0 or 1"
+      if (diverged || any(own) || any(mu < .Machine$double.xmin)) "probabilities numerically 0 or 1"
     }),
 
   poisson = new_family(
@@ -179,7 +184,7 @@ fgseq_families <- list(
       mu <- pmax(mu, 1e-15)
       2 * sum(w * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)))
     },
-    boundary = function(mu, y) if (any(mu < boundary_eps)) "means numerically 0"),
+    boundary = function(mu, y, diverged = FALSE) if (diverged || any(mu < boundary_eps)) "means numerically 0"),
 
   mgaussian = new_family(
     "mgaussian", "identity", verbs = "fgseq", linear = TRUE, multi = TRUE, newy = c(r2 = "matrix", mse = "matrix"),

@@ -175,14 +175,25 @@
 #' `g_h` (strong convexity of the ridge only), exceeds the gain by about (curvature + `lambda`) /
 #' `lambda` and so rules out no candidate at small `lambda`; every candidate is refitted. The objective is
 #' `F = R(empty) - R(S)` and `r2` the fraction of the null deviance explained (glmnet's `dev.ratio`).
-#' A Newton solve has converged by the criterion of [stats::glm()]: its last step changed the penalized
-#' deviance `D` by `|D - D_old| / (|D| + 0.1) < 1e-8` (or the gradient vanished). When one does not
-#' converge, `fgseq()` warns (class `fgseq_warning_convergence`) and returns the coefficients of its last
-#' iterate. As [stats::glm()], a binomial, multinomial or Poisson fit at `lambda = 0` whose last step has
+#' A Newton solve has converged when the largest entry of the gradient of `R` (in the intercepts and the
+#' whitened coefficients) is at most `1e-11 s` at the coefficients it returns, with `s` the scale of that
+#' gradient, the response's weighted standard deviation \eqn{s = \max_c (\sum_i w_i (y_{ic} - \bar y_c)^2 / \sum_i w_i)^{1/2}}{s = max_c sqrt(sum_i w_i (y_ic - ybar_c)^2 / sum(w))}
+#' over its columns `c` (the classes of a multinomial fit; 0/1 indicators), the bound of every such entry
+#' at the intercept-only model without offset (1 when it is 0). That is the only test: a change of the
+#' deviance over a step says nothing of it (a short, damped step changes the deviance little far from
+#' the optimum). When a solve does not converge (after 100 Newton steps, when no step decreases the risk,
+#' or when the gradient stalls at its rounding: three steps in a row at the risk's rounding that do not
+#' halve it), `fgseq()` warns (class `fgseq_warning_convergence`), `converged` is `FALSE` and the fit keeps
+#' the coefficients of its last iterate. As [stats::glm()], a binomial, multinomial or Poisson fit at `lambda = 0` whose last step has
 #' fitted probabilities numerically 0 or 1 (means 0; for a multinomial fit, the probability of its own
 #' class numerically 1 on every row of a class, a class separable from the others such as the setosa
-#' irises) warns of separation (class `fgseq_warning_boundary`):
-#' its coefficients are finite but may be very large. Probabilities near 0 or 1 alone do not mean
+#' irises, or a probability that underflows to 0, two classes separable from each other) warns of
+#' separation (class `fgseq_warning_boundary`), and so does one whose Newton solve of some step
+#' converged as toward an optimum at infinity (its last three steps whole Newton steps at a linear rate,
+#' each growing the largest coefficient and cutting the largest gradient entry by a factor between 0.05
+#' and 0.95 only, where Newton's method ends a finite optimum at a quadratic rate): no finite optimum may
+#' exist, the coefficients move toward it without bound (the gradient vanishes as the probabilities
+#' approach 0 or 1, so such a solve converges), and those returned, finite, may be very large. Probabilities near 0 or 1 alone do not mean
 #' non-convergence. The multinomial family's Newton directions are found by conjugate gradients
 #' preconditioned by a Kronecker approximation of its Hessian (Bohning's bound with the classes' mean
 #' curvature), each iteration two passes over the rows of the size of a gradient, instead of forming the
@@ -326,7 +337,7 @@
 #' * `engine`: `"gram"` or `"sample"`, the linear engine used (`"gram"` for the GLM families);
 #' * `partial`: `TRUE` when `max_time` stopped the selection before its end;
 #' * `classes` (binomial, multinomial: the class labels), `responses` (names of the response columns),
-#'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve converged);
+#'   `has_offset`, `null_risk` (`R(empty)`), `converged` (every Newton solve ended at a vanishing gradient, see the section Families);
 #' * formula fits also carry `terms`, `xlevels` and `contrasts`, used by `predict(newdata = )`, and, when
 #'   their offset reads variables of `data`, `offset_needs`: the measurements of the offset, paid at
 #'   step 0 (the path's `group_cost` and `cost` at step 0 are their cost).
@@ -507,22 +518,27 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                     family = family, response = response, has_offset = !is.null(offset),
                     fr_gain = fr_gain, nobs = n, call = call, baseline = baseline, engine = control$engine,
                     cost_unit = cost_unit, data = data)
-  check_boundary(fit, response$y)
+  check_boundary(fit, response$y, raw$diverged)
   fit
 }
 
 # As glm() warns: at lambda = 0, fitted probabilities within 10 machine epsilons of 0 or 1 (binomial),
 # means of 0 (poisson), or, multinomial, the probability of its own class within 10 machine epsilons of
 # 1 for every row of a class (a class separable from the others; single rows near 0 or 1 are common at
-# a finite optimum, as nnet::multinom() finds), at the last step are the sign of separable data, whose
-# coefficients grow without bound (the family's `boundary`). y: the response as the core fitted it.
-check_boundary <- function(fit, y) {
+# a finite optimum, as nnet::multinom() finds) or a probability that underflows to 0 (two classes
+# separable from each other), at the last step are the sign of separable data, whose coefficients grow
+# without bound (the family's `boundary`). So is a Newton solve of the path that converged as toward an
+# optimum at infinity (`diverged`, the core's NewtonSolution::diverging: its last steps at a linear
+# rate, each growing the coefficients), whose probabilities stop short of 0 or 1 by about the gradient's
+# tolerance. y: the response as the core fitted it.
+check_boundary <- function(fit, y, diverged = FALSE) {
   boundary <- family_def(fit$family)$boundary
   if (fit$lambda > 0 || is.null(boundary) || !length(fit$sequence)) return(invisible())
-  what <- boundary(stats::fitted(fit), y)
+  what <- boundary(stats::fitted(fit), y, isTRUE(diverged))
   if (!is.null(what)) {
-    warn("fitted ", what, " occurred at lambda = 0 (as glm() warns): the data are separable, or nearly so, and the ",
-         "coefficients, finite, may be very large. A positive `lambda` keeps them bounded.", class = "boundary")
+    warn("fitted ", what, " occurred at lambda = 0 (as glm() warns), or the coefficients grew toward them without ",
+         "bound: the data are separable, or nearly so; no finite optimum may exist, and the coefficients, finite, may ",
+         "be very large. A positive `lambda` keeps them bounded.", class = "boundary")
   }
   invisible()
 }
@@ -592,9 +608,10 @@ finish_fit <- function(raw, names_x, group, meas, control, method, family, respo
                        fr_gain, nobs, call, ...) {
   report_constant(stats::setNames(raw$constant, names_x), group, names(meas$cost))
   if (!raw$converged) {
-    warn("the Newton solver did not converge at every step (by glm()'s criterion on the deviance): the ",
-         "iteration limit was reached or no step decreased the risk; the coefficients are those of the last ",
-         "iterate. A positive `lambda` makes the problem better conditioned.", class = "convergence")
+    warn("the Newton solver did not converge at every step (the gradient of the risk did not vanish to its ",
+         "tolerance): the iteration limit was reached, no step decreased the risk or the gradient stalled; the ",
+         "coefficients are those of the last iterate. A positive `lambda` makes the problem better conditioned.",
+         class = "convergence")
   }
   if (isTRUE(raw$partial)) warn_partial(length(raw$sequence), min(control$max_steps, length(meas$cost)), control$max_time)
   new_fgseq(raw, x_names = names_x, group = group, meas = meas, lambda = control$lambda, method = method,

@@ -112,7 +112,7 @@ Rcpp::List result_list(const fgseq::FitResult& fit) {
       Rcpp::Named("objective") = fit.path.objective, Rcpp::Named("r2") = fit.path.r2,
       Rcpp::Named("beta") = beta, Rcpp::Named("a0") = fit.a0, Rcpp::Named("constant") = constant,
       Rcpp::Named("rank") = rank, Rcpp::Named("null_risk") = fit.null_risk,
-      Rcpp::Named("converged") = fit.converged, Rcpp::Named("partial") = fit.path.partial,
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("diverged") = fit.diverged, Rcpp::Named("partial") = fit.path.partial,
       Rcpp::Named("max_abs") = fit.scan.max_abs);
 }
 
@@ -164,6 +164,8 @@ fgseq::Control control_from(const Rcpp::List& opt) {
     ctl.engine = option<fgseq::Engine>(opt, "engine");
   if (opt.containsElementNamed("threads")) ctl.threads = std::max(1, Rcpp::as<int>(opt["threads"]));
   if (opt.containsElementNamed("screen")) ctl.screen = Rcpp::as<bool>(opt["screen"]);
+  // the scale of the GLM's gradient for the chunked fits (the in-memory ones compute it from y)
+  if (opt.containsElementNamed("grad_scale")) ctl.grad_scale = Rcpp::as<double>(opt["grad_scale"]);
   if (opt.containsElementNamed("plain_scale")) {  // the pass over x checks the values (see fgseq::Control)
     const Rcpp::NumericVector plain = opt["plain_scale"];
     ctl.check_values = true;

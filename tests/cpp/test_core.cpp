@@ -74,6 +74,7 @@ static const std::vector<TestCase>& test_cases() {
       {"model_original_scale", 130, [](Problem& pb) { test_model_original_scale(pb); }},
       {"newton_quadratic", 131, [](Problem& pb) { test_newton_quadratic(pb); }},
       {"newton_logistic", 132, [](Problem& pb) { test_newton_logistic(pb); }},
+      {"newton_separable", 9133, [](Problem& pb) { test_newton_separable(pb); }},
       {"whitening_maps", 133, [](Problem& pb) { test_whitening_maps(pb); }},
       {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
       {"multinomial_direction", 135, [](Problem& pb) { test_multinomial_direction(pb); }},

@@ -196,3 +196,75 @@ test_that("multinomial chunks that disagree on the classes stop with a classed e
   expect_error(fgseq(fgseq_chunks(list(bad, part(2))), group = d$group, family = "multinomial"),
                "100 x 3 matrix", class = "fgseq_error_input")
 })
+
+# Three classes of 240 rows cut by two parallel lines (u + v / 2 = -1 and 1), with the two rows nearest
+# each line moved to the other side, so that each pair of neighbouring classes overlaps a little: a
+# finite optimum at lambda = 0 with large coefficients (nearly separable on purpose), and a column of
+# noise. Returns list(x, y).
+nearly_separable_classes <- function(seed) {
+  set.seed(seed)
+  x <- cbind(u = stats::runif(240, -3, 3), v = stats::runif(240, -3, 3), noise = stats::rnorm(240))
+  s <- x[, "u"] + 0.5 * x[, "v"]
+  cls <- 1L + (s > -1) + (s > 1)
+  for (b in c(-1, 1)) {
+    near <- order(abs(s - b))[1:2]
+    cls[near] <- ifelse(s[near] > b, cls[near] - 1L, cls[near] + 1L)
+  }
+  list(x = x, y = factor(letters[cls]))
+}
+
+# The risk's gradient (mean negative log-likelihood) in the original coefficients and intercepts at
+# the fit's step k: X1' (mu - Y) / n, X1 = [1, x], computed in plain R.
+multinom_gradient <- function(fit, x, y, k) {
+  mu <- predict(fit, x, step = k, type = "response")[, , 1]
+  Y <- outer(as.integer(y), seq_len(nlevels(y)), "==") + 0
+  crossprod(cbind(1, x), mu - Y) / nrow(x)
+}
+
+test_that("nearly separable classes at lambda = 0: converged only at a vanishing gradient, the plain-R Newton fit's deviance", {
+  d <- nearly_separable_classes(71)
+  expect_no_warning(fit <- fgseq(d$x, d$y, family = "multinomial", lambda = 0))
+  expect_true(fit$converged)
+  K <- length(fit$sequence)
+  # the reference: Newton's method on the full Hessian in plain R, to a gradient of 1e-12 (or as near as
+  # its steps decrease the risk)
+  ref <- ref_multinom_fit(d$x, d$y, colnames(d$x), fit$sequence, 0, grad_tol = 1e-12)
+  expect_true(ref$gradient <= 1e-10)
+  Y <- outer(as.integer(d$y), 1:3, "==") + 0
+  ref_deviance <- -2 * sum(Y * log(ref$mu))
+  expect_gt(max(abs(ref$beta)), 5)  # nearly separable: large coefficients
+  expect_equal(deviance(fit, step = K), ref_deviance, tolerance = 1e-9)
+  expect_close(fitted(fit), ref$mu, 1e-7, "probabilities")
+  # converged = TRUE means a vanishing gradient at the coefficients returned
+  expect_lt(max(abs(multinom_gradient(fit, d$x, d$y, K))), 1e-9)
+  # lambda = 0 ends at a deviance no larger than that of a tiny ridge
+  tiny <- fgseq(d$x, d$y, family = "multinomial", lambda = 1e-12)
+  expect_lte(deviance(fit, step = K), deviance(tiny, step = K) * (1 + 1e-12))
+  expect_equal(deviance(tiny, step = K), ref_deviance, tolerance = 1e-6)
+})
+
+test_that("two classes separable from each other at lambda = 0: the boundary warning, none at lambda > 0", {
+  # classes a and b are split by the sign of u, except for rows at u = 0 where all of class c are and
+  # the three classes mix (v is noise): a and b separate along u (no finite optimum at lambda = 0), no
+  # class separates from the others, and no probability reaches 0 or 1 within 10 machine epsilons
+  set.seed(73)
+  n <- 240
+  u <- c(-stats::runif(60, 0.2, 3), rep(0, 20), stats::runif(60, 0.2, 3), rep(0, 20), rep(0, 80))
+  x <- cbind(u = u, v = stats::rnorm(n))
+  y <- factor(rep(c("a", "b", "c"), each = 80))
+  seen <- character(0)
+  fit <- withCallingHandlers(fgseq(x, y, family = "multinomial", lambda = 0),
+                             warning = function(w) {
+                               seen <<- c(seen, class(w)[1])
+                               invokeRestart("muffleWarning")
+                             })
+  expect_identical(seen, "fgseq_warning_boundary")
+  expect_true(fit$converged)
+  # the gradient vanishes as the probabilities of a against b approach 0 or 1 ...
+  expect_lt(max(abs(multinom_gradient(fit, x, y, 2))), 1e-9)
+  # ... with a and b told apart on every row off u = 0, and the rows at u = 0 mixed
+  p <- predict(fit, x, step = 2, type = "response")[, , 1]
+  expect_true(all(p[1:60, "b"] < 1e-8) && all(p[81:140, "a"] < 1e-8))
+  expect_true(all(p[u == 0, ] > 0.05))
+  expect_no_warning(fgseq(x, y, family = "multinomial", lambda = 1e-4))
+})

@@ -375,6 +375,29 @@ test_that("separable binomial data: a warning and finite coefficients at lambda 
   expect_true(all(is.finite(fit$beta)))
 })
 
+test_that("nearly separable binomial data at lambda = 0: converged at a vanishing gradient, glm()'s fit", {
+  # y is the sign of a + 0.3 b except on 3 rows near the boundary: a finite optimum, large coefficients
+  set.seed(19)
+  x <- matrix(rnorm(400), 200, 2, dimnames = list(NULL, c("a", "b")))
+  m <- x[, "a"] + 0.3 * x[, "b"]
+  y <- as.numeric(m > 0)
+  flip <- order(abs(m))[c(2, 5, 9)]
+  y[flip] <- 1 - y[flip]
+  # both warn of fitted probabilities numerically 0 or 1 (the rows far from the boundary)
+  expect_warning(fit <- fgseq(x, y, family = "binomial", lambda = 0), class = "fgseq_warning_boundary")
+  expect_true(fit$converged)
+  expect_warning(ref <- glm(y ~ x, family = binomial, control = glm.control(epsilon = 1e-15, maxit = 200)),
+                 "numerically 0 or 1")
+  expect_true(ref$converged)
+  expect_gt(max(abs(coef(ref))), 10)
+  K <- length(fit$sequence)
+  expect_close(c(fit$a0[K + 1], fit$beta[c("a", "b"), K + 1]), coef(ref), 1e-7, "coefficients")
+  expect_equal(deviance(fit, step = K), deviance(ref), tolerance = 1e-10)
+  # the gradient of the mean negative log-likelihood at the coefficients returned, in plain R
+  mu <- drop(predict(fit, x, step = K, type = "response"))
+  expect_lt(max(abs(crossprod(cbind(1, x), mu - y) / 200)), 1e-10)
+})
+
 test_that("multinomial at lambda = 0 on mlbench::Vehicle: converged, no warning, probabilities as nnet::multinom", {
   skip_if_not_installed("mlbench")
   skip_if_not_installed("nnet")

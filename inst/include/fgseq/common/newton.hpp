@@ -39,13 +39,19 @@ inline MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B)
 
 // When the solver stops (see newton_solve()); part of a fit's Control (greedy/model.hpp).
 struct NewtonControl {
-  double newton_tol = 1e-10;  // relative decrease of the risk that ends the Newton iterations
-  double deviance_tol = 1e-8; // glm()'s convergence criterion |D - D_old| / (|D| + 0.1) < deviance_tol
-  double grad_tol = 1e-11;    // largest gradient entry of the risk at which a fit has converged
+  double newton_tol = 1e-10;  // relative decrease of the risk below which a step is at the risk's rounding
+  // A solve has converged when the largest entry of the gradient of the penalized risk is at most
+  // grad_tol * grad_scale at the point it returns. grad_scale is the scale of that gradient; NaN (the
+  // default) means 1 to newton_solve() and, to the GLM models over rows in memory, the response's
+  // weighted standard deviation (response_scale(), glm/evaluator.hpp: the bound of every gradient entry
+  // of the null model in whitened columns), which the chunked fits compute from their sums and set.
+  double grad_tol = 1e-11;
+  double grad_scale = std::numeric_limits<double>::quiet_NaN();
   int newton_max_iter = 100;
   // For an evaluator whose points are expensive (each a pass over chunks of rows): the last Newton step
-  // (whose decrement g'H^-1 g already meets the convergence criterion and that moves no coefficient by
-  // more than 5e-9, relative; see newton_solve()) is taken without evaluating its point.
+  // (whose decrement g'H^-1 g is at the risk's rounding, that moves no coefficient by more than 5e-9,
+  // relative, and after which the Newton model's gradient meets the tolerance; see newton_solve()) is
+  // taken without evaluating its point.
   bool take_last_step = false;
 };
 
@@ -82,17 +88,26 @@ using NewtonDirection = std::function<VectorXd(const NewtonPoint& point)>;
 struct NewtonSolution {
   NewtonPoint point;       // the last iterate, filled at least up to Accept
   bool converged = false;
+  // Converged as a solve toward an optimum at infinity does (separable data at lambda = 0): its last
+  // three steps were whole Newton steps, each growing the largest coefficient and cutting the largest
+  // gradient entry by a factor of 0.05 to 0.95 only (a linear rate, as on an exponential tail, where a
+  // Newton step moves by a constant and the gradient falls by a constant factor), not the quadratic rate
+  // with which Newton's method ends at a finite optimum.
+  bool diverging = false;
 };
 
-// Damped Newton from theta0 (ctl: newton_tol, grad_tol, newton_max_iter). The iteration stops when the
-// largest gradient entry is at most grad_tol, or when the risk no longer moves and the Newton decrement
-// g'H^-1 g is negligible, or when no step decreases the risk, or after newton_max_iter steps. It has
-// converged when it stopped at a vanishing gradient or decrement (a step whose decrement meets the
-// criterion is taken whole unless its risk rose by more than the risk's rounding, without a search;
-// with ctl.take_last_step, a short one without evaluating its point), or, by the criterion of glm(),
-// when its last step changed the penalized deviance D by |D - D_old| / (|D| + 0.1) < deviance_tol. Fitted
-// means near the edge of the family's range (probabilities near 0 or 1) do not by themselves mean
-// non-convergence.
+// Damped Newton from theta0 (ctl: grad_tol, grad_scale, newton_tol, newton_max_iter, take_last_step). The
+// solve has converged, and stops, when the largest entry of the gradient at the iterate is at most
+// tol = grad_tol * grad_scale: the only test of convergence (the change of the risk or the deviance over
+// a step is none: a short, damped step changes both little far from the optimum, as on nearly separable
+// data at lambda = 0). It stops unconverged when no step decreases the risk, when the gradient stalls
+// at its rounding (three steps at the risk's rounding in a row, each reducing the largest gradient entry
+// by less than half), or after newton_max_iter steps. A step whose decrement is at the risk's rounding
+// is taken whole unless its risk rose by more than that rounding, without a search; with
+// ctl.take_last_step and the Hessian's direction, a short one is taken without evaluating its point when
+// the Newton model's gradient after it (jitter * step, see below) meets tol, and the solve ends
+// converged. Fitted means near the edge of the family's range (probabilities near 0 or 1) do not by
+// themselves mean non-convergence: on separable data the gradient vanishes as they reach it.
 // poll: called before each iteration (an interrupt check, a deadline; may throw). direction: the
 // Newton direction without the Hessian (see NewtonDirection), or empty.
 inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
@@ -110,20 +125,37 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     evaluate(pt, need);
     if (pt.level < need) pt.level = need;
   };
+  const double tol = ctl.grad_tol * (std::isnan(ctl.grad_scale) ? 1.0 : ctl.grad_scale);
   NewtonPoint f = point(std::move(theta0));
   fill(f, NewtonNeed::Accept);
   bool converged = false;
-  bool deviance_settled = false;  // glm()'s criterion on the last step taken
+  double last_gmax = std::numeric_limits<double>::infinity();
+  bool last_settled = false;  // the step to f had a decrement at the risk's rounding
+  int stalls = 0;             // such steps in a row that did not halve the largest gradient entry
+  int linear = 0;             // whole steps in a row at a linear rate with a growing coefficient (diverging)
+  double last_theta = f.theta.size() ? f.theta.cwiseAbs().maxCoeff() : 0.0;
   for (int it = 0; it < ctl.newton_max_iter; ++it) {
     if (poll) poll();
     fill(f, NewtonNeed::Gradient);
     const VectorXd& g = f.gradient;
-    // converged: the gradient vanishes to rounding (checked before paying for a Hessian)
-    if (g.cwiseAbs().maxCoeff() <= ctl.grad_tol) {
+    const double gmax = g.cwiseAbs().maxCoeff();
+    const double theta_max = f.theta.size() ? f.theta.cwiseAbs().maxCoeff() : 0.0;
+    linear = it > 0 && f.step == 1.0 && !last_settled && gmax >= 0.05 * last_gmax && gmax <= 0.95 * last_gmax &&
+                     theta_max > last_theta
+                 ? linear + 1
+                 : 0;
+    last_theta = theta_max;
+    // converged: the gradient test (checked before paying for a Hessian)
+    if (gmax <= tol) {
       converged = true;
       break;
     }
+    if (!std::isfinite(gmax)) break;
+    stalls = last_settled && gmax > 0.5 * last_gmax ? stalls + 1 : 0;
+    if (stalls >= 3) break;  // the gradient no longer falls: its rounding is above tol
+    last_gmax = gmax;
     VectorXd delta;
+    double jitter = 0.0;
     if (direction) {
       delta = direction(f);
     } else {
@@ -132,7 +164,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
       // columns at lambda = 0); the gradient has no component there. The iterate's Hessian is consumed
       // by the factorization (it can be (m P)^2 doubles: no copy).
       MatrixXd H = std::move(f.hessian);
-      const double jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
+      jitter = 1e-12 * std::max(H.diagonal().maxCoeff(), 1e-300);
       H.diagonal().array() += jitter;
       delta = -symmetric_solve(std::move(H), g);
     }
@@ -142,20 +174,24 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
     NewtonPoint next;
     bool improved = false;
     const double settled = 1e-12 * (std::abs(f.risk) + 1e-8);
-    if (decrement <= settled && 0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol)) {
-      // The step would end the solve (its risk change is below the tolerances). The risk it removes is
-      // then about the rounding of the risk, so trial points cannot judge it: a search would keep
-      // whichever fraction of the step rounding happened to favour, and two fits whose sums differ in
-      // the last bits would end apart by up to the step (about the square root of the decrement over
-      // the Hessian's smallest eigenvalue: 1e-7 of the coefficients at a ridge of 1e-3). So the step is
-      // taken whole. With take_last_step, a step that moves no coefficient by more than 5e-9 (relative)
-      // is taken unevaluated, and the solve ends: the point returned has the stepped theta and the rest
-      // (risk, sums) of the point before it, which differ from those at theta by about the decrement. (A
-      // step along a flat direction, such as the multinomial's shift of every class's intercept, can be
-      // long at a negligible decrement: it is evaluated.) Otherwise its point is evaluated and taken
-      // unless its risk rose by more than that rounding (the solve then ends below, unless the risk fell
-      // by more than the decrement promised); when it rose, the search starts at half the step.
-      if (ctl.take_last_step && delta.cwiseAbs().maxCoeff() <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff())) {
+    const bool at_rounding =
+        decrement <= settled && 0.5 * decrement <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol);
+    if (at_rounding) {
+      // The risk the step removes is about the rounding of the risk, so trial points cannot judge it: a
+      // search would keep whichever fraction of the step rounding happened to favour, and two fits whose
+      // sums differ in the last bits would end apart by up to the step (about the square root of the
+      // decrement over the Hessian's smallest eigenvalue: 1e-7 of the coefficients at a ridge of 1e-3).
+      // So the step is taken whole. With take_last_step and the Hessian's direction, a step that moves no
+      // coefficient by more than 5e-9 (relative) is taken unevaluated, and the solve ends converged, when
+      // the Newton model's gradient after it, g + H delta = -jitter delta (delta solves (H + jitter I)
+      // delta = -g), meets tol: the point returned has the stepped theta and the rest (risk, sums) of the
+      // point before it, which differ from those at theta by about the decrement. (A step along a flat
+      // direction, such as the multinomial's shift of every class's intercept, can be long at a
+      // negligible decrement: it is evaluated.) Otherwise its point is evaluated and taken unless its
+      // risk rose by more than that rounding; when it rose, the search starts at half the step.
+      const double dmax = delta.cwiseAbs().maxCoeff();
+      if (ctl.take_last_step && !direction && dmax <= 5e-9 * (1.0 + f.theta.cwiseAbs().maxCoeff()) &&
+          jitter * dmax <= tol) {
         f.theta += delta;
         converged = true;
         break;
@@ -173,25 +209,16 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
         break;
       }
     }
-    if (!improved) {  // no descent left: at the optimum up to rounding
-      converged = decrement <= 1e-8 * (std::abs(f.risk) + 1e-8);
-      break;
-    }
+    if (!improved) break;  // no step decreases the risk, and the gradient test failed: not converged
     fill(next, NewtonNeed::Accept);
-    const double change = f.risk - next.risk;
-    deviance_settled = std::abs(next.deviance - f.deviance) / (std::abs(next.deviance) + 0.1) < ctl.deviance_tol;
     next.step = t;
+    last_settled = at_rounding;
     f = std::move(next);
-    // the risk no longer moves and the last Newton decrement was small: converged
-    if (change <= ctl.newton_tol * (std::abs(f.risk) + ctl.newton_tol) && decrement <= 1e-12 * (std::abs(f.risk) + 1e-8)) {
-      converged = true;
-      break;
-    }
   }
-  converged = converged || deviance_settled;
   NewtonSolution out;
   out.point = std::move(f);
   out.converged = converged;
+  out.diverging = converged && linear >= 3;
   return out;
 }
 

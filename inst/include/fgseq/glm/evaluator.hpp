@@ -167,6 +167,22 @@ MatrixXd glm_hessian(const FamilyOps& fam, const Cols& Z1, const MatrixXd& mu, c
   return H;
 }
 
+// The scale of the risk's gradient (NewtonControl::grad_scale): the response's weighted standard
+// deviation, sqrt(max_c sum_i w_i (y_ic - ybar_c)^2 / W) over its columns c (the classes of a
+// multinomial), with ybar the weighted means; 1 when it is 0. At the intercept-only model without offset
+// every gradient entry of a whitened column (weighted mean 0, weighted variance 1) is at most this, by
+// Cauchy-Schwarz. The chunked fits compute the same from their first pass (R/chunks.R) and set it.
+inline double response_scale(const MatrixXd& y, const VectorXd& w) {
+  const double W = w.sum();
+  if (!(W > 0)) return 1.0;
+  double v = 0.0;
+  for (Index c = 0; c < y.cols(); ++c) {
+    const double ybar = w.dot(y.col(c)) / W;
+    v = std::max(v, w.dot((y.col(c).array() - ybar).square().matrix()) / W);
+  }
+  return v > 0 && std::isfinite(v) ? std::sqrt(v) : 1.0;
+}
+
 // The evaluator of newton_solve() over rows in memory: Z1 = [1, Z] (n x (m + 1): a matrix, held by
 // reference, or WhitenedColumns, copied: its whitening maps, not its rows), y (n x P), weights w with
 // total W, offset (n x P), these held by reference. It keeps eta at every point and mu at every

@@ -25,6 +25,7 @@ struct NewtonFit {
   MatrixXd eta, mu;
   double risk = 0.0;
   bool converged = true;
+  bool diverging = false;  // see NewtonSolution
 };
 
 // What GlmModel and GlmRefitModel share: the selected groups in order, the current fit (theta, risk,
@@ -38,6 +39,7 @@ class GlmPathModel : public GroupModel {
   MatrixXd coef() const override { return scatter(theta_.bottomRows(theta_.rows() - 1)); }
   double null_risk() const override { return null_risk_; }
   bool converged() const override { return converged_; }
+  bool diverged() const override { return diverged_; }
 
   void set_candidates(const std::vector<bool>& candidates) override {
     candidate_ = candidates;
@@ -92,9 +94,10 @@ class GlmPathModel : public GroupModel {
   MatrixXd theta_;            // the current fit: (m + 1) x P, intercepts in row 0
   double risk_ = 0.0, deviance_ = 0.0, null_risk_ = 0.0, null_deviance_ = 0.0;
   bool converged_ = true;     // every fit so far converged
+  bool diverged_ = false;     // a fit so far converged toward an optimum at infinity (NewtonSolution::diverging)
 
   // Records a fit over the groups in order_; the first one recorded is the null model.
-  void set_fit(MatrixXd theta, double risk, double deviance, bool converged) {
+  void set_fit(MatrixXd theta, double risk, double deviance, bool converged, bool diverging = false) {
     if (!has_fit_) {
       null_risk_ = risk;
       null_deviance_ = deviance;
@@ -104,6 +107,7 @@ class GlmPathModel : public GroupModel {
     risk_ = risk;
     deviance_ = deviance;
     converged_ = converged_ && converged;
+    diverged_ = diverged_ || diverging;
   }
 
   // The current theta with zero rows for a group of rank r: the start of the refit after adding it
@@ -149,6 +153,8 @@ class GlmModel : public GlmPathModel {
       : GlmPathModel(wh, st, lay, ctl), x_(x), y_(y), w_(w), offset_(offset), fam_{family},
         blas_(std::move(blas)), Z_(x, st) {
     W_ = w_.sum();
+    newton_ctl_ = ctl_;
+    if (std::isnan(newton_ctl_.grad_scale)) newton_ctl_.grad_scale = response_scale(y_, w_);
     // the null model: start the intercepts at the link of the weighted mean response
     const VectorXd ybar = y_.transpose() * w_ / W_;
     if (hessian_free()) {
@@ -203,6 +209,7 @@ class GlmModel : public GlmPathModel {
   FamilyOps fam_;
   Blas blas_;                  // the multinomial's Hessian preconditioner: rank updates and Cholesky (or empty)
   double W_ = 0.0;
+  NewtonControl newton_ctl_;   // the fit's, with the gradient's scale of this response unless set (response_scale())
   WhitenedColumns Z_;          // [1, the selected groups' whitened columns], formed by each pass
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
@@ -221,7 +228,7 @@ class GlmModel : public GlmPathModel {
     rsum_ = resid_.colwise().sum().transpose();
     if (ctl_.method == Method::OMP) xr_ = x_.tmul(resid_, ctl_.threads);
     gains_ready_ = false;
-    set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged);
+    set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged, f.diverging);
   }
 
   // Appends group h's whitened columns to Z.
@@ -242,7 +249,7 @@ class GlmModel : public GlmPathModel {
   NewtonFit newton(const WhitenedColumns& Z1, const MatrixXd& theta0, const ColumnGram& gram) const {
     const Eigen::Map<const VectorXd> start(theta0.data(), theta0.size());
     NewtonSolution s =
-        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), ctl_, poll_,
+        newton_solve(start, glm_evaluator(fam_, Z1, y_, w_, W_, offset_, ctl_.lambda, ctl_.threads), newton_ctl_, poll_,
                      hessian_free() ? multinomial_direction(Z1, w_, W_, ctl_.lambda, gram, ctl_.threads, poll_, blas_)
                                     : NewtonDirection());
     NewtonFit f;
@@ -251,6 +258,7 @@ class GlmModel : public GlmPathModel {
     f.mu = std::move(s.point.mu);
     f.risk = s.point.risk;
     f.converged = s.converged;
+    f.diverging = s.diverging;
     return f;
   }
 

@@ -27,6 +27,7 @@ struct GlmRefit {
   MatrixXd xr;             // x' diag(w) (y - mu), p x P
   VectorXd rsum;           // 1' diag(w) (y - mu), P
   bool converged = true;
+  bool diverging = false;  // see NewtonSolution
 };
 
 // Where a refit starts: at theta ((m + 1) x P) or, when fallback is not empty and the penalized risk
@@ -95,6 +96,7 @@ inline GlmRefitter sums_refitter(GlmSumsSource sums, double weight_sum, const Co
     f.xr = std::move(at.xr);
     f.rsum = std::move(at.rsum);
     f.converged = sol.converged;
+    f.diverging = sol.diverging;
     return f;
   };
 }
@@ -161,7 +163,7 @@ class GlmRefitModel : public GlmPathModel {
     xr_ = std::move(f.xr);
     rsum_ = std::move(f.rsum);
     gains_ready_ = false;
-    set_fit(std::move(f.theta), f.risk, f.deviance, f.converged);
+    set_fit(std::move(f.theta), f.risk, f.deviance, f.converged, f.diverging);
   }
 
   // The quadratic gains of the candidates (see GlmModel::quadratic_gains()): their columns follow the

@@ -28,6 +28,7 @@ struct FitResult {
   std::vector<Index> rank;      // per group, after whitening
   double null_risk = 0.0;       // R(empty)
   bool converged = true;        // every Newton solve converged (GLM families)
+  bool diverged = false;        // a Newton solve converged toward an optimum at infinity (NewtonSolution)
   // ctl.check_values: what the pass over x read for the checks (max_abs empty when max_time ran out in
   // it); `stopped` when it found NA, NaN or Inf (scan.nonfinite) or an extreme column: nothing else is set
   ColumnScan scan;
@@ -76,6 +77,7 @@ inline FitResult run_path(GroupModel& model, const Measurements& cost, const Con
   FitResult out;
   out.path = greedy_path(model, cost, ctl, svc.check_interrupt, svc.progress, started);  // the fit's clock
   out.converged = model.converged();
+  out.diverged = model.diverged();
   out.null_risk = model.null_risk();
   original_scale(out.path, model.whitening(), model.stats(), model.layout(), out.beta, out.a0);
   out.constant = model.stats().constant;

@@ -208,6 +208,7 @@ class GroupModel : public SelectionModel {
   bool selectable(Index h) const override { return rank(h) > 0; }
   virtual double null_risk() const = 0;       // R(empty)
   virtual bool converged() const { return true; }  // every refit so far converged (GLM families)
+  virtual bool diverged() const { return false; }  // a refit so far converged toward an optimum at infinity
   const Whitened& whitening() const { return wh_; }
   const GramStats& stats() const { return st_; }
   const GroupLayout& layout() const { return lay_; }
