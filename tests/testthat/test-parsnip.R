@@ -122,6 +122,20 @@ test_that("fit_xy() predicts as predict(fgseq(x, y), budget = ), with and withou
   expect_equal(as.character(predict(fitted, parts$test[1:4])$.pred_class), levels(iris$Species)[max.col(p)])
 })
 
+test_that("vector and list engine arguments are taken whole: `needs` with costs named by measurement", {
+  d <- heart_factor()
+  parts <- split_rows(d)
+  needs <- list(chol = c("blood_draw", "chol_assay"), fbs = c("blood_draw", "glucose_assay"))
+  mcost <- c(heart_cost[setdiff(names(heart_cost), c("chol", "fbs"))], blood_draw = 2.1, chol_assay = 5.17,
+             glucose_assay = 3.1)
+  ref <- fgseq(diagnosis ~ ., data = parts$train, cost = mcost, needs = needs, family = "binomial", lambda = 1e-3)
+  spec <- set_engine(logistic_reg(), "fgseq", cost = mcost, needs = needs, lambda = 1e-3, budget = 12)
+  fitted <- fit(spec, diagnosis ~ ., data = parts$train)
+  expect_identical(fitted$fit$needs, ref$needs)
+  expect_equal(predict(fitted, parts$test, type = "prob")$.pred_TRUE,
+               unname(predict(ref, newdata = parts$test, budget = 12, type = "response")[, 1]), tolerance = 1e-12)
+})
+
 test_that("a workflow and predict(budget = ) give fgseq()'s predictions", {
   d <- heart_factor()
   parts <- split_rows(d)
