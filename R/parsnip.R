@@ -100,7 +100,11 @@ register_parsnip_model <- function(model, mode, family) {
 #' @return `fgseq_parsnip_fit()`: the [fgseq()] fit (class `"fgseq"`). `fgseq_parsnip_predict()`: for
 #'   `"numeric"` a numeric vector, for `"class"` a character vector, for `"prob"` a data frame with one
 #'   column per class (named by class), one row per row of `new_data`, at the budget of the
-#'   specification (or of `predict()`).
+#'   specification (or of `predict()`). `predict._fgseq()`, the [predict()] method of parsnip's
+#'   `model_fit` of the engine: a tibble, as parsnip's `predict()` returns it.
+#' @section Errors:
+#'   The errors of the engine's arguments ([fgseq_engine], section Errors), all of class
+#'   `fgseq_error_input` naming the argument, and those of [fgseq()].
 #' @keywords internal
 #' @export
 fgseq_parsnip_fit <- function(formula, data, family, budget = NULL, group = NULL, cost = NULL, needs = NULL,
@@ -270,6 +274,7 @@ parsnip_predictions <- function(object, new_data, type, budget) {
 #' spec <- parsnip::set_engine(parsnip::linear_reg(), "fgseq", cost = c(cyl = 1, disp = 2, hp = 2, wt = 4))
 #' fit <- parsnip::fit(spec, mpg ~ cyl + disp + hp + wt, data = mtcars)
 #' parsnip::multi_predict(fit, mtcars[1:2, ], budget = c(1, 3, 9))$.pred
+#' @usage \method{multi_predict}{_fgseq}(object, new_data, type = NULL, budget = NULL, ...)
 #' @rawNamespace S3method(parsnip::multi_predict, "_fgseq")
 multi_predict._fgseq <- function(object, new_data, type = NULL, budget = NULL, ...) {
   check_dots(...)
