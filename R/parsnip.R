@@ -11,10 +11,10 @@
 #   offers for arguments that only one engine has.
 # * The argument is registered with set_model_arg(parsnip = "budget", original = "budget", func =
 #   fgseq::budget, has_submodel = TRUE). parsnip's tunable() method for model specifications reads that
-#   table for the engine, so `budget = tune()` finds its dials parameter, budget(), without a tunable()
-#   method of fgseq's own (which parsnip owns the generic's class for), and tune reads `has_submodel`
-#   from the same table: tune_grid() fits once per resample, at the largest budget of the grid, and
-#   calls multi_predict() for the others.
+#   table for the engine, so `budget = tune()` finds its dials parameter, budget(), with no tunable()
+#   method here (the model classes are parsnip's), and tune reads `has_submodel` from the same table:
+#   tune_grid() fits once per resample, at the largest budget of the grid, and calls multi_predict()
+#   for the others.
 # * The budget is a prediction-time argument, as glmnet's `penalty` is for its path: the fit is the
 #   whole sequence (fgseq() without max_cost) and a budget picks its prefix `G<B>`, so one fit serves
 #   every budget. The fit function only checks it; predict() and multi_predict() read it (from their
@@ -91,9 +91,9 @@ register_parsnip_model <- function(model, mode, family) {
 #'   `..y ~ .` over the columns of `x`).
 #' @param family The fgseq family of the model: `"gaussian"`, `"binomial"`, `"multinomial"` or
 #'   `"poisson"`.
-#' @param budget,group,cost,needs,method,lambda The engine arguments, see [fgseq_engine].
-#' @param ... Further arguments of [fgseq()] (`criterion`, `max_steps`, ...); an unknown one is an
-#'   error of class `fgseq_error_unknown_argument`.
+#' @param budget,group,cost,needs The engine arguments, see [fgseq_engine].
+#' @param ... The other engine arguments: arguments of [fgseq()] (`method`, `lambda`, `criterion`,
+#'   `max_steps`, ...); an unknown one is an error of class `fgseq_error_unknown_argument`.
 #' @param object A parsnip `model_fit` of the engine.
 #' @param new_data Data frame of new observations (the predictors of the fit).
 #' @param type `"numeric"`, `"class"` or `"prob"`.
@@ -107,8 +107,7 @@ register_parsnip_model <- function(model, mode, family) {
 #'   `fgseq_error_input` naming the argument, and those of [fgseq()].
 #' @keywords internal
 #' @export
-fgseq_parsnip_fit <- function(formula, data, family, budget = NULL, group = NULL, cost = NULL, needs = NULL,
-                              method = "omp", lambda = 1e-6, ...) {
+fgseq_parsnip_fit <- function(formula, data, family, budget = NULL, group = NULL, cost = NULL, needs = NULL, ...) {
   check_engine_budget(budget, multi = FALSE)
   if (length(cost) > 1L && is.null(names(cost))) {
     abort("`cost` of the fgseq engine must be named (by variable or term; by group with `group`, by ",
@@ -116,13 +115,12 @@ fgseq_parsnip_fit <- function(formula, data, family, budget = NULL, group = NULL
           "It has ", length(cost), " values and no names.")
   }
   if (is.null(group)) {
-    fit <- fgseq(formula, data = data, family = family, cost = cost, needs = needs, method = method,
-                 lambda = lambda, ...)
+    fit <- fgseq(formula, data = data, family = family, cost = cost, needs = needs, ...)
   } else {
     design <- model_design(call("fgseq", x = quote(formula), data = quote(data)), environment())
     column_group <- engine_group(group, unique(design$group))[design$group]
     fit <- fgseq.default(design$x, design$y, group = unname(column_group), cost = cost, needs = needs,
-                         method = method, lambda = lambda, family = family, ...)
+                         family = family, ...)
     fit <- with_formula(fit, design, match.call(), "fgseq")
   }
   check_budget_range(budget, fit)
