@@ -31,25 +31,28 @@ have() { command -v "$1" >/dev/null 2>&1; }
 need_toolchain=0
 if ! have Rscript || ! have make || ! { have g++ || have c++; }; then need_toolchain=1; fi
 
-# The R packages of DESCRIPTION's fields that R cannot find right now (base packages excluded),
-# one line "hard: ..." and one line "suggests: ...".
+# The R packages of DESCRIPTION's fields that R cannot find right now, or finds below the version
+# DESCRIPTION requires (base packages excluded), one line "hard: ..." and one line "suggests: ...".
 missing_r_pkgs() {
   have Rscript || { echo "hard: Rcpp RcppEigen"; echo "suggests:"; return; }
   Rscript --vanilla -e '
+    source("tools/cran-plan.R")
     d <- read.dcf("DESCRIPTION", fields = c("Depends", "Imports", "LinkingTo", "Suggests"))[1, ]
-    pkgs <- function(f) {
-      x <- if (is.na(d[[f]])) character() else trimws(strsplit(d[[f]], ",")[[1L]])
-      x <- trimws(sub("\\(.*$", "", x))
-      x[nzchar(x) & x != "R"]
-    }
     base <- rownames(installed.packages(priority = "base"))
-    missing <- function(p) {
-      p <- setdiff(p, base)
-      p[!nzchar(vapply(p, function(q) system.file(package = q), ""))]
+    missing <- function(fields) {
+      req <- do.call(rbind, lapply(fields, function(f) parse_deps(d[[f]])))
+      req <- req[req$name != "R" & !req$name %in% base, , drop = FALSE]
+      out <- character()
+      for (i in seq_len(nrow(req))) {
+        p <- req$name[[i]]
+        if (!nzchar(system.file(package = p)) ||
+            !meets(as.character(utils::packageVersion(p)), req$op[[i]], req$version[[i]])) out <- c(out, p)
+      }
+      unique(out)
     }
-    hard <- unique(unlist(lapply(c("Depends", "Imports", "LinkingTo"), pkgs)))
-    cat("hard:", missing(hard), "\n")
-    cat("suggests:", missing(setdiff(pkgs("Suggests"), hard)), "\n")'
+    hard <- missing(c("Depends", "Imports", "LinkingTo"))
+    cat("hard:", hard, "\n")
+    cat("suggests:", setdiff(missing("Suggests"), hard), "\n")'
 }
 
 read_missing() {
@@ -122,9 +125,14 @@ if ! have Rscript; then
   exit 1
 fi
 if [ -n "$wanted" ]; then
+  # What CRAN must install: the packages wanted and what they need, recursively, that R cannot find,
+  # and the installed packages below the minimum versions that those need (tools/cran-plan.R reads the
+  # Depends, Imports and LinkingTo fields of CRAN's index; Debian's packages can be older than what
+  # current CRAN packages require, and install.packages() alone installs only what is missing).
   # shellcheck disable=SC2086
   Rscript --vanilla -e '
     pk <- commandArgs(trailingOnly = TRUE)
+    source("tools/cran-plan.R")
     repo <- Sys.getenv("CRAN_REPO")
     if (!nzchar(repo)) {
       repo <- getOption("repos")[["CRAN"]]
@@ -136,11 +144,24 @@ if [ -n "$wanted" ]; then
     if (!nzchar(lib)) stop("no writable R library: set R_LIBS_USER to a directory you can write")
     dir.create(lib, recursive = TRUE, showWarnings = FALSE)
     .libPaths(c(lib, .libPaths()))
-    message("install-deps: install.packages(", paste(pk, collapse = ", "), ") from ", repo,
-            " into ", lib)
-    utils::install.packages(pk, lib = lib, repos = repo, quiet = TRUE)
+    # the wanted packages with the minimum versions DESCRIPTION gives them
+    d <- read.dcf("DESCRIPTION", fields = c("Depends", "Imports", "LinkingTo", "Suggests"))[1, ]
+    req <- do.call(rbind, lapply(d, parse_deps))
+    req <- req[req$name %in% pk, , drop = FALSE]
+    required <- paste0(req$name, ifelse(nzchar(req$op), paste0(" (", req$op, " ", req$version, ")"), ""),
+                       collapse = ", ")
+    ap <- utils::available.packages(repos = repo)
+    plan <- cran_plan(required, ap, repo)
+    message("install-deps: from ", repo, " into ", lib, ": ", length(plan), " packages")
+    for (p in names(plan)) message("  ", p, ": ", plan[[p]])
+    if (length(plan)) utils::install.packages(names(plan), lib = lib, repos = repo, quiet = TRUE)
     ok <- vapply(pk, requireNamespace, logical(1), quietly = TRUE)
     if (!all(ok)) stop("could not install: ", paste(pk[!ok], collapse = ", "), " (from ", repo, ")")
+    # an install that failed leaves the old version in place: say so rather than fail later
+    low <- names(plan)[vapply(names(plan), function(p) {
+      !nzchar(system.file(package = p)) || utils::packageVersion(p) < ap[p, "Version"]
+    }, logical(1))]
+    if (length(low)) stop("not installed at the version ", repo, " has: ", paste(low, collapse = ", "))
   ' $wanted
 fi
 if [ "$level" = check ] && ! have pandoc; then
