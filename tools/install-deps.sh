@@ -154,7 +154,9 @@ if [ -n "$wanted" ]; then
     plan <- cran_plan(required, ap, repo)
     message("install-deps: from ", repo, " into ", lib, ": ", length(plan), " packages")
     for (p in names(plan)) message("  ", p, ": ", plan[[p]])
-    if (length(plan)) utils::install.packages(names(plan), lib = lib, repos = repo, quiet = TRUE)
+    # built two at a time on a machine of several cores (the tidymodels packages are most of the time)
+    ncpus <- max(1L, min(2L, parallel::detectCores(), na.rm = TRUE))
+    if (length(plan)) utils::install.packages(names(plan), lib = lib, repos = repo, quiet = TRUE, Ncpus = ncpus)
     ok <- vapply(pk, requireNamespace, logical(1), quietly = TRUE)
     if (!all(ok)) stop("could not install: ", paste(pk[!ok], collapse = ", "), " (from ", repo, ")")
     # an install that failed leaves the old version in place: say so rather than fail later
