@@ -194,7 +194,6 @@ pass_route <- function(get_chunk) {
   route
 }
 
-
 # Two parts of a pass added field by field: numbers add, lists concatenate, and a field one part leaves
 # NULL (the moments of chunks started after max_time) adds nothing.
 add_parts <- function(a, b) {

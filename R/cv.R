@@ -170,7 +170,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   if (is_default_family(family)) y <- check_y(y, n)
   group <- check_group(group, x)
   cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
-  lambda_given <- lambda
+  on_grid <- is.null(lambda)  # the default grid, whose descent may stop early (see on_plateau())
   lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
   alpha <- check_alpha(alpha)
@@ -195,7 +195,6 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
     abort("`weights` cannot be used with metric = \"ndcg\" (a ranking metric of whole queries).", class = "input")
   }
   L <- length(lambda)
-  on_grid <- is.null(lambda_given)  # the default grid, whose descent may stop early (see on_plateau())
   fits <- vector("list", L)
   ref <- which.min(lambda)
   # the fit on all rows checks weights and offset (their values, their length) before the folds
@@ -239,8 +238,8 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     if (is.null(fits[[l]])) {
-      # the same data as the first fit on all rows: its warnings (constant columns) are not repeated
-      fits[[l]] <- once(quiet_fold(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)))
+      # the same data as the first fit on all rows: once() gives its warnings (constant columns) once
+      fits[[l]] <- once(quiet_partial(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)))
     }
     if (on_grid && l > 1L && on_plateau(fits[[l - 1L]], fits[[l]])) {
       L <- l - 1L

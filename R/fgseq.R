@@ -581,9 +581,8 @@ fit_threads <- function() {
 
 # The threads of a fit's passes over x: `threads` (fit_threads()); unless option fgseq.threads is set,
 # 1 when x holds fewer than 2^18 values (its nonzeros when sparse), so that a pass is a few hundred
-# microseconds of work: a second
-# thread saves little there, and on a machine busy with other work a thread descheduled at the end of a
-# pass holds up every pass (a binomial fit of 4,039 rows and 22 columns took 5 x longer on 2 threads
+# microseconds of work: a second thread saves little there, and on a machine busy with other work a
+# thread descheduled at the end of a pass holds up every pass (a binomial fit of 4,039 rows and 22 columns took 5 x longer on 2 threads
 # than on 1 while other jobs kept both cores busy, and as long on a quiet machine).
 pass_threads <- function(threads, x) {
   if (!is.null(getOption("fgseq.threads"))) return(threads)
