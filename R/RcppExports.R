@@ -89,3 +89,11 @@
     .Call(`_fgseq_bvn_rules_cpp`)
 }
 
+.sweep_block <- function(A, k, diag0) {
+    .Call(`_fgseq_sweep_block_cpp`, A, k, diag0)
+}
+
+.policy_node <- function(A, x, rows, node, settings, table) {
+    .Call(`_fgseq_policy_node_cpp`, A, x, rows, node, settings, table)
+}
+

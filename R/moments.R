@@ -137,34 +137,14 @@ sweep_pivots <- function(A, k, diag0) {
   list(A = A, swept = swept)
 }
 
-# The pivots of `k` that the sweep in turn would take, and the Cholesky factor of their block of A: the
-# squared diagonal of the Cholesky factor of A[k, k] is each pivot's variance given the pivots before
-# it, so when every one is above its tolerance the factor of the whole block serves; otherwise the
-# pivots are tried one by one on the block alone (a group with collinear columns).
-accepted_pivots <- function(A, k, diag0) {
-  S <- A[k, k, drop = FALSE]
-  R <- tryCatch(chol(S), error = function(e) NULL)
-  if (!is.null(R) && all(diag0 > 0) && all(diag(R)^2 > sweep_tolerance * diag0)) return(list(k = k, R = R))
-  keep <- sweep_pivots(S, seq_along(k), diag0)$swept
-  if (!length(keep)) return(list(k = integer(0), R = NULL))
-  list(k = k[keep], R = chol(S[keep, keep, drop = FALSE]))
-}
-
 # The sweep of the pivots `k` of A at once (the block form of sweep_pivots(), with the pivots it would
 # skip left out): with S = A[k, k], A[k, k] = -S^-1, A[k, j] = S^-1 A[k, j], A[i, k] = A[i, k] S^-1 and
-# A[i, j] = A[i, j] - A[i, k] S^-1 A[k, j]: one product of the size of A, through the BLAS.
+# A[i, j] = A[i, j] - A[i, k] S^-1 A[k, j], a symmetric rank-|k| update (the core's adaptive/node.hpp:
+# the pivots are those whose Cholesky factor of the block is above the tolerance, or, for a group with
+# collinear columns, those sweep_pivots() takes one by one).
 sweep_block <- function(A, k, diag0) {
-  acc <- accepted_pivots(A, k, diag0)
-  k <- acc$k
-  if (!length(k)) return(list(A = A, swept = integer(0)))
-  Sinv <- chol2inv(acc$R)
-  rows_k <- A[k, , drop = FALSE]
-  B <- A[, k, drop = FALSE] %*% Sinv
-  A <- A - B %*% rows_k
-  A[, k] <- B
-  A[k, ] <- Sinv %*% rows_k
-  A[k, k] <- -Sinv
-  list(A = A, swept = k)
+  s <- .sweep_block(A, as.integer(k), as.double(diag0))
+  list(A = s$A, swept = k[k %in% s$swept])
 }
 
 # The state of a conditional model after observing the groups `groups` (in that order, from the empty
@@ -177,17 +157,6 @@ observe_groups <- function(cm, groups, state = NULL) {
     state <- list(A = s$A, swept = c(state$swept, s$swept), groups = c(state$groups, g))
   }
   state
-}
-
-# The conditional covariance (P x P) of eta after also observing group g from `state`, without the sweep
-# of the whole matrix: V - C' S^-1 C with S the block of g's pivots and C their covariances with eta.
-candidate_variance <- function(cm, state, g) {
-  k <- which(cm$col_group == g)
-  acc <- accepted_pivots(state$A, k, cm$diag0[k])
-  V <- state$A[cm$eta, cm$eta, drop = FALSE]
-  if (!length(acc$k)) return(V)
-  W <- backsolve(acc$R, state$A[acc$k, cm$eta, drop = FALSE], transpose = TRUE)
-  V - crossprod(W)
 }
 
 # The conditional means (n x P) of eta for the rows of x (n x p, all columns of the fit, the observed

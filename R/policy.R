@@ -239,6 +239,7 @@ policy_rows <- function(fit, x, y, data, arg = "x") {
     x <- new_design(fit, newx = x)$x
   }
   x <- as.matrix(x)
+  storage.mode(x) <- "double"
   if (!is.null(y)) y <- policy_response(fit, y, nrow(x))
   list(x = x, y = y, arg = arg)
 }
@@ -261,55 +262,6 @@ policy_response <- function(fit, y, n) {
   fit$classes[y + 1L]
 }
 
-# The decision risk of a node goes through one contrast of the linear predictors per row: binomial
-# and gaussian eta itself; multinomial the difference of the two leading classes (by the probabilities
-# of the node), whose sign is the decision between them. Returns the contrast's classes (`pairs`, an n x 2
-# matrix of the leading and second class of each row; NULL for one linear predictor), and the
-# contrast's mean and variance at the node.
-policy_contrast <- function(pol, m, rlink, V) {
-  pairs <- NULL
-  mean <- m[, 1L]
-  if (ncol(m) > 1L) {
-    top <- leading_two(rlink)
-    pairs <- cbind(top$first, top$second)
-    rows <- seq_len(nrow(m))
-    mean <- m[cbind(rows, top$first)] - m[cbind(rows, top$second)]
-  }
-  list(pairs = pairs, mean = mean, var = contrast_variance(pairs, V, nrow(m)))
-}
-
-# The variance of each of the n rows' contrast under the covariance V (P x P) of the linear predictors:
-# V[1, 1] for one linear predictor; for the difference of classes f and s, V[f, f] + V[s, s] - 2 V[f, s].
-contrast_variance <- function(pairs, V, n = nrow(pairs)) {
-  if (is.null(pairs)) return(rep(max(0, V[1L, 1L]), n))
-  d <- diag(V)
-  pmax(0, d[pairs[, 1L]] + d[pairs[, 2L]] - 2 * V[pairs])
-}
-
-# The decision risk of stopping, for contrast means m and variances v (vectors): binomial and
-# multinomial the probability that the contrast's sign differs from the full-information one,
-# pnorm(-|m| / sqrt(v)); gaussian the probability that the prediction is further than tol from the full
-# model's, 2 pnorm(-tol / sqrt(v)). 0 where v is 0.
-policy_risk <- function(pol, m, v) {
-  r <- if (pol$family == "gaussian") 2 * stats::pnorm(-pol$tol / sqrt(v)) else stats::pnorm(-abs(m) / sqrt(v))
-  r[!(v > 0)] <- 0
-  r
-}
-
-# The expected risk after observing one group more, which leaves the contrast variances v_new (<= v):
-# gaussian in closed form; otherwise E[pnorm(-|m'| / sqrt(v_new))] over m' ~ N(m, v - v_new), the
-# probability that sign(m') differs from sign(eta), with (m', eta) bivariate normal of means (m, m),
-# variances (v - v_new, v) and covariance v - v_new: pnorm(-a) + pnorm(-b) - 2 P(Z1 > a, Z2 > b) with
-# a = m / sqrt(v - v_new), b = m / sqrt(v) and correlation sqrt((v - v_new) / v), the bivariate normal
-# probability by Drezner and Wesolowsky's (1989) method with Genz's (2004) treatment, to about 1e-15
-# (the core's adaptive/risk.hpp).
-policy_expected_risk <- function(pol, m, v, v_new) {
-  gaussian <- pol$family == "gaussian"
-  n <- max(length(m), length(v), length(v_new))
-  .expected_decision_risks(rep_len(as.double(m), n), rep_len(as.double(v), n), rep_len(as.double(v_new), n), gaussian,
-                           if (gaussian) pol$tol else 0)
-}
-
 # The marginal cost of each group of `groups` alone, given the measurements `paid`.
 candidate_costs <- function(fit, groups, paid) {
   vapply(groups, function(g) marginal_costs(g, fit$needs, fit$measurement_cost, paid), numeric(1))
@@ -317,98 +269,57 @@ candidate_costs <- function(fit, groups, paid) {
 
 # The link (n x P) of the prefix model of step j on the rows of x.
 prefix_link <- function(fit, x, j) {
-  cols <- which(fit$group %in% fit$sequence[seq_len(j)])
-  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
-  a0 <- if (is.matrix(fit$a0)) fit$a0[, j + 1L] else fit$a0[j + 1L]
-  B <- matrix(0, length(cols), length(beta))
-  for (k in seq_along(beta)) B[, k] <- as.numeric(beta[[k]][cols, j + 1L])
-  x[, cols, drop = FALSE] %*% B + rep(a0, each = nrow(x))
+  pm <- prefix_model(fit, j)
+  x[, pm$prefix_cols, drop = FALSE] %*% pm$prefix_beta + rep(pm$prefix_a0, each = nrow(x))
 }
 
-# What a node of a policy decides for its rows (x: their rows; budget: theirs): the prediction at the
-# node (`link`, n x P, and `rlink`, whose inverse link is the response: the prefix model when its groups
-# are a prefix of the sequence, else the conditional mean and response_link()), the decision, and the
-# group each row would buy next with its score (NA, -Inf: none fits its budget, or none is left). With
-# a `threshold` and stopping = "risk" or "margin", the candidates are scored only for the rows that do
-# not stop on that statistic (the others stop whatever the scores: their `best` is NA).
-policy_node <- function(pol, node, x, budget, threshold = NULL) {
+# What a node of a policy decides for its rows (`rows` of x, all columns of the fit; budget: theirs):
+# the prediction at the node (`link`, n x P, and `rlink`, whose inverse link is the response: the
+# prefix model when its groups are a prefix of the sequence, else the conditional mean and
+# response_link()), the decision, and the group each row would buy next with its score (NA, -Inf:
+# none fits its budget, or none is left). With a `threshold` and stopping = "risk" or "margin", the
+# candidates are scored only for the rows that do not stop on that statistic (the others stop whatever
+# the scores: their `best` is NA). The numbers are the core's (adaptive/node.hpp: conditional
+# moments, contrast, risk, each candidate's expected risk and score, the best per row); `table = TRUE`
+# keeps each candidate's reduction and score (candidates x rows).
+policy_node <- function(pol, node, x, rows, budget, threshold = NULL, table = FALSE) {
   fit <- pol$fit
   cm <- pol$cm
   st <- node$state
-  mom <- conditional_moments(cm, st, x)
   j <- length(st$groups)
   prefix <- setequal(st$groups, fit$sequence[seq_len(j)])
-  cond_rlink <- response_link(fit$family, mom$mean, mom$var)
-  if (prefix) {
-    link <- prefix_link(fit, x, j)
-    rlink <- link
-  } else {
-    link <- mom$mean
-    rlink <- cond_rlink
-  }
-  con <- policy_contrast(pol, mom$mean, cond_rlink, mom$var)
-  r_now <- if (pol$rule != "cascade") policy_risk(pol, con$mean, con$var)
-  margin <- if (on_margin(pol)) policy_margin(pol, rlink)
   left <- setdiff(cm$groups, st$groups)
   cand <- if (pol$rule == "adaptive") left else utils::head(left, 1L)
-  n <- nrow(x)
-  best <- rep(NA_character_, n)
-  score <- rep(-Inf, n)
-  table <- NULL
-  # the rows whose candidates are scored
-  on <- if (is.null(threshold)) seq_len(n) else switch(policy_stopping(pol), risk = which(!(r_now < threshold)),
-                                                      margin = which(!(margin >= threshold)), seq_len(n))
-  if (length(cand) && length(on)) {
-    mc <- candidate_costs(fit, cand, node$paid)
-    ok <- outer((node$spent + mc) * (1 - 1e-12), budget[on], "<=")  # candidates x rows
-    m_on <- con$mean[on]
-    v_on <- con$var[on]
-    pairs_on <- if (!is.null(con$pairs)) con$pairs[on, , drop = FALSE]
-    if (pol$rule == "cascade") {
-      red <- matrix(NA_real_, length(cand), length(on))
-      sc <- matrix(Inf, length(cand), length(on))
-    } else {
-      red <- matrix(0, length(cand), length(on))
-      for (k in seq_along(cand)) {
-        v_new <- contrast_variance(pairs_on, candidate_variance(cm, st, cand[k]), length(on))
-        red[k, ] <- pmax(0, r_now[on] - policy_expected_risk(pol, m_on, v_on, v_new))
-      }
-      free <- matrix(mc == 0, length(cand), length(on))
-      sc <- red / mc
-      sc[free] <- ifelse(red[free] > 0, Inf, 0)
-    }
-    sc[!ok] <- NA
-    # the best per row; ties within a relative 1e-10 go to the group earlier in the sequence
-    filled <- replace(sc, is.na(sc), -Inf)
-    top <- filled[cbind(max.col(t(filled), ties.method = "first"), seq_along(on))]
-    slack <- ifelse(is.infinite(top), 0, 1e-10 * pmax(abs(top), 1e-300))
-    tied <- filled >= rep(top - slack, each = length(cand))
-    has <- top > -Inf
-    k <- max.col(t(tied), ties.method = "first")
-    best[on[has]] <- cand[k[has]]
-    score[on[has]] <- sc[cbind(k[has], which(has))]
-    table <- list(groups = cand, marginal_cost = mc, reduction = red, score = sc)
+  pivots <- lapply(cand, function(g) which(cm$col_group == g))
+  spec <- list(swept = st$swept, swept_cols = cm$columns[st$swept], swept_mu = cm$mu[st$swept], prefix = prefix,
+               candidates = pivots, candidate_diag0 = lapply(pivots, function(k) cm$diag0[k]),
+               marginal_cost = as.double(candidate_costs(fit, cand, node$paid)), spent = as.double(node$spent),
+               budget = as.double(budget))
+  if (prefix) spec <- c(spec, if (!is.null(pol$prefix_models)) pol$prefix_models[[j + 1L]] else prefix_model(fit, j))
+  settings <- list(family = pol$family, rule = pol$rule, stopping = policy_stopping(pol),
+                   tol = if (is.null(pol$tol)) 0 else pol$tol, threshold = if (is.null(threshold)) NA_real_ else threshold,
+                   eta0 = cm$eta[1L], P = cm$P, base = as.double(cm$base))
+  ev <- .policy_node(st$A, x, as.integer(rows), spec, settings, table)
+  ev$best <- cand[ev$best]
+  ev$prefix <- prefix
+  if (pol$rule == "cascade") ev$risk <- NULL
+  if (table && length(cand)) {
+    ev[["table"]] <- list(groups = cand, marginal_cost = spec$marginal_cost, reduction = ev[["reduction"]],
+                          score = ev[["table_score"]])
   }
-  list(link = link, rlink = rlink, decision = policy_decision(pol, rlink), prefix = prefix, best = best,
-       score = score, margin = margin, risk = r_now, sd = sqrt(con$var), var = mom$var, table = table)
+  ev[c("reduction", "table_score")] <- NULL
+  ev
 }
 
-# The cascade's statistic: half the gap between the two largest probabilities (binomial |p - 0.5|).
-policy_margin <- function(pol, rlink) {
-  if (pol$family == "gaussian") return(rep(NA_real_, nrow(rlink)))
-  if (ncol(rlink) == 1L) return(abs(stats::plogis(rlink[, 1L]) - 0.5))
-  p <- family_def(pol$family)$inverse(rlink)
-  top <- leading_two(p)
-  n <- seq_len(nrow(p))
-  (p[cbind(n, top$first)] - p[cbind(n, top$second)]) / 2
-}
-
-# The columns of the largest and second largest value of each row of m (ties: the first column).
-leading_two <- function(m) {
-  first <- max.col(m, ties.method = "first")
-  rest <- m
-  rest[cbind(seq_len(nrow(m)), first)] <- -Inf
-  list(first = first, second = max.col(rest, ties.method = "first"))
+# The prefix model of step j over the fit's columns (1-based, of x): its columns, coefficients
+# (columns x P) and intercepts (P).
+prefix_model <- function(fit, j) {
+  cols <- which(fit$group %in% fit$sequence[seq_len(j)])
+  beta <- if (is.list(fit$beta)) fit$beta else list(fit$beta)
+  B <- matrix(0, length(cols), length(beta))
+  for (k in seq_along(beta)) B[, k] <- as.numeric(beta[[k]][cols, j + 1L])
+  a0 <- if (is.matrix(fit$a0)) fit$a0[, j + 1L] else fit$a0[j + 1L]
+  list(prefix_cols = cols, prefix_beta = B, prefix_a0 = as.double(a0))
 }
 
 # The statistic a node's rows stop on: the margin (the cascade, stopping = "margin"), the best score
@@ -440,6 +351,7 @@ policy_stops <- function(pol, ev, threshold) {
 # node that stops, and the result holds, per row, `groups` (list), `cost`, `link` and `rlink` (n x P).
 policy_paths <- function(pol, x, budget, threshold = NULL) {
   fit <- pol$fit
+  pol$prefix_models <- lapply(0:pol$step, function(j) prefix_model(fit, j))  # read by every prefix node
   n <- nrow(x)
   P <- pol$cm$P
   D <- length(pol$cm$groups) + 1L
@@ -461,7 +373,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
     next_frontier <- list()
     for (node in frontier) {
       r <- node$rows
-      ev <- policy_node(pol, node, x[r, , drop = FALSE], budget[r], threshold)
+      ev <- policy_node(pol, node, x, r, budget[r], threshold)
       d <- length(node$state$groups) + 1L
       if (record) {
         mats$score[r, d] <- stop_statistic(pol, ev)
@@ -719,11 +631,12 @@ next_group <- function(policy, row, budget = NULL, ...) {
     abort("`row` holds Inf in a measured group; give finite values.")
   }
   x[is.na(x)] <- 0  # not read: only the observed columns enter the conditional model
+  storage.mode(x) <- "double"
   paid <- union(as.character(fit$offset_needs), unlist(fit$needs[observed], use.names = FALSE))
   node <- list(state = observe_groups(policy$cm, observed), paid = paid, spent = sum(fit$measurement_cost[paid]))
-  ev <- policy_node(policy, node, x, budget)
+  ev <- policy_node(policy, node, x, 1L, budget, table = TRUE)
   done <- policy_stops(policy, ev, policy_threshold(policy))
-  tab <- ev$table
+  tab <- ev[["table"]]
   candidates <- if (is.null(tab)) {
     data.frame(group = character(0), marginal_cost = numeric(0), reduction = numeric(0), score = numeric(0))
   } else {

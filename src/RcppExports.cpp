@@ -339,6 +339,35 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sweep_block_cpp
+Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0);
+RcppExport SEXP _fgseq_sweep_block_cpp(SEXP ASEXP, SEXP kSEXP, SEXP diag0SEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::MatrixXd >::type A(ASEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type k(kSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type diag0(diag0SEXP);
+    rcpp_result_gen = Rcpp::wrap(sweep_block_cpp(A, k, diag0));
+    return rcpp_result_gen;
+END_RCPP
+}
+// policy_node_cpp
+Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Map<Eigen::MatrixXd>& x, const Rcpp::IntegerVector& rows, const Rcpp::List& node, const Rcpp::List& settings, bool table);
+RcppExport SEXP _fgseq_policy_node_cpp(SEXP ASEXP, SEXP xSEXP, SEXP rowsSEXP, SEXP nodeSEXP, SEXP settingsSEXP, SEXP tableSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type A(ASEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type node(nodeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type settings(settingsSEXP);
+    Rcpp::traits::input_parameter< bool >::type table(tableSEXP);
+    rcpp_result_gen = Rcpp::wrap(policy_node_cpp(A, x, rows, node, settings, table));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_option_names_cpp", (DL_FUNC) &_fgseq_option_names_cpp, 0},
@@ -363,6 +392,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_expected_decision_risks_cpp", (DL_FUNC) &_fgseq_expected_decision_risks_cpp, 5},
     {"_fgseq_bvn_upper_cpp", (DL_FUNC) &_fgseq_bvn_upper_cpp, 3},
     {"_fgseq_bvn_rules_cpp", (DL_FUNC) &_fgseq_bvn_rules_cpp, 0},
+    {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 3},
+    {"_fgseq_policy_node_cpp", (DL_FUNC) &_fgseq_policy_node_cpp, 6},
     {NULL, NULL, 0}
 };
 

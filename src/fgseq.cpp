@@ -612,3 +612,95 @@ Rcpp::List bvn_rules_cpp() {
   }
   return out;
 }
+
+namespace {
+
+// 1-based R indices as 0-based core indices.
+std::vector<Eigen::Index> zero_based(const Rcpp::IntegerVector& k) {
+  std::vector<Eigen::Index> out(k.size());
+  for (R_xlen_t i = 0; i < k.size(); ++i) out[i] = k[i] - 1;
+  return out;
+}
+
+// The rows `rows` (0-based) and columns `cols` (0-based) of x, less `center` (one per column).
+Eigen::MatrixXd gather(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<Eigen::Index>& rows,
+                       const std::vector<Eigen::Index>& cols, const Eigen::VectorXd* center) {
+  Eigen::MatrixXd out(rows.size(), cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    const double* col = x.data() + cols[c] * x.rows();
+    const double m = center ? (*center)[c] : 0.0;
+    for (std::size_t i = 0; i < rows.size(); ++i) out(i, c) = col[rows[i]] - m;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Sweeps the pivots k (1-based) of the symmetric matrix A at once (adaptive/node.hpp), leaving out
+// those the sweep in turn would skip (diag0: their original variances). list(A, swept: 1-based).
+// [[Rcpp::export(.sweep_block)]]
+Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0) {
+  const std::vector<Eigen::Index> swept = fgseq::sweep_block(A, zero_based(k), diag0);
+  Rcpp::IntegerVector out(swept.size());
+  for (std::size_t i = 0; i < swept.size(); ++i) out[i] = static_cast<int>(swept[i] + 1);
+  return Rcpp::List::create(Rcpp::Named("A") = A, Rcpp::Named("swept") = out);
+}
+
+// One node of a policy for the rows `rows` (1-based) of x (adaptive/node.hpp, evaluate_node()): `node`
+// holds the swept pivots (`swept`, 1-based into A) with their x columns (`swept_cols`) and means
+// (`swept_mu`), the prefix model (`prefix`, `prefix_cols`, `prefix_beta`, `prefix_a0`), the candidates'
+// pivots (`candidates`, a list) with their original variances (`candidate_diag0`) and marginal costs
+// (`marginal_cost`), what the rows have spent (`spent`) and their budgets (`budget`); `settings` the
+// policy's family, rule, stopping, tol, threshold (NA: none), eta0 (1-based), P and base.
+// [[Rcpp::export(.policy_node)]]
+Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Map<Eigen::MatrixXd>& x,
+                           const Rcpp::IntegerVector& rows, const Rcpp::List& node, const Rcpp::List& settings,
+                           bool table) {
+  fgseq::NodeSpec s;
+  s.family = fgseq::from_name<fgseq::PolicyFamily>(Rcpp::as<std::string>(settings["family"]));
+  s.rule = fgseq::from_name<fgseq::PolicyRule>(Rcpp::as<std::string>(settings["rule"]));
+  s.stop = fgseq::from_name<fgseq::PolicyStop>(Rcpp::as<std::string>(settings["stopping"]));
+  s.tol = Rcpp::as<double>(settings["tol"]);
+  s.threshold = Rcpp::as<double>(settings["threshold"]);  // NA_real_ is a NaN: none
+  s.eta0 = Rcpp::as<int>(settings["eta0"]) - 1;
+  s.P = Rcpp::as<int>(settings["P"]);
+  s.base = Rcpp::as<Eigen::VectorXd>(settings["base"]);
+  const std::vector<Eigen::Index> r = zero_based(rows);
+  s.swept = zero_based(Rcpp::IntegerVector(node["swept"]));
+  const Eigen::VectorXd mu = Rcpp::as<Eigen::VectorXd>(node["swept_mu"]);
+  s.xo = gather(x, r, zero_based(Rcpp::IntegerVector(node["swept_cols"])), &mu);
+  s.prefix = Rcpp::as<bool>(node["prefix"]);
+  if (s.prefix) {
+    s.xp = gather(x, r, zero_based(Rcpp::IntegerVector(node["prefix_cols"])), nullptr);
+    s.prefix_beta = Rcpp::as<Eigen::MatrixXd>(node["prefix_beta"]);
+    s.prefix_a0 = Rcpp::as<Eigen::VectorXd>(node["prefix_a0"]);
+  }
+  const Rcpp::List cand = node["candidates"], cand_d0 = node["candidate_diag0"];
+  for (R_xlen_t k = 0; k < cand.size(); ++k) {
+    s.candidates.push_back(zero_based(Rcpp::IntegerVector(cand[k])));
+    s.candidate_diag0.push_back(Rcpp::as<Eigen::VectorXd>(cand_d0[k]));
+  }
+  s.marginal_cost = Rcpp::as<Eigen::VectorXd>(node["marginal_cost"]);
+  s.spent = Rcpp::as<double>(node["spent"]);
+  s.budget = Rcpp::as<Eigen::VectorXd>(node["budget"]);
+  s.table = table;
+  const fgseq::NodeResult res = fgseq::evaluate_node(A, s);
+  Rcpp::IntegerVector best(res.best.size());
+  for (std::size_t i = 0; i < res.best.size(); ++i) best[i] = res.best[i] < 0 ? NA_INTEGER : res.best[i] + 1;
+  auto na = [](Eigen::VectorXd v) {
+    for (Eigen::Index i = 0; i < v.size(); ++i) if (std::isnan(v[i])) v[i] = NA_REAL;
+    return v;
+  };
+  Rcpp::List out = Rcpp::List::create(
+      Rcpp::Named("link") = res.link, Rcpp::Named("rlink") = res.rlink, Rcpp::Named("decision") = res.decision,
+      Rcpp::Named("best") = best, Rcpp::Named("score") = res.score, Rcpp::Named("margin") = na(res.margin),
+      Rcpp::Named("risk") = na(res.risk), Rcpp::Named("sd") = res.sd, Rcpp::Named("var") = res.var);
+  if (table) {
+    Eigen::MatrixXd red = res.reduction, sc = res.table_score;
+    for (Eigen::Index i = 0; i < red.size(); ++i) if (std::isnan(red.data()[i])) red.data()[i] = NA_REAL;
+    for (Eigen::Index i = 0; i < sc.size(); ++i) if (std::isnan(sc.data()[i])) sc.data()[i] = NA_REAL;
+    out["reduction"] = red;
+    out["table_score"] = sc;
+  }
+  return out;
+}

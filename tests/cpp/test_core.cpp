@@ -25,6 +25,7 @@
 #include "test_miser.cpp"
 #include "test_model.cpp"
 #include "test_newton.cpp"
+#include "test_node.cpp"
 #include "test_options.cpp"
 #include "test_predict.cpp"
 #include "test_risk.cpp"
@@ -89,6 +90,7 @@ static const std::vector<TestCase>& test_cases() {
       {"lazy_screening", 140, [](Problem& pb) { test_lazy_screening(pb); }},
       {"screening_coarse", 145, [](Problem& pb) { test_screening_coarse(pb); }},
       {"decision_risk", 146, [](Problem&) { test_decision_risk(); }},
+      {"policy_node", 147, [](Problem&) { test_policy_node(); }},
   };
   return cases;
 }

@@ -27,22 +27,24 @@ policy_fit <- function(d, rows = 1:200, family = "binomial", y = d$y) {
 }
 
 test_that("the expected risk after a group equals a numerical integration, binomial and gaussian", {
-  pol <- list(family = "binomial")
+  expected <- function(m, V, Vn, gaussian = FALSE, tol = 0) {
+    n <- max(length(m), length(V), length(Vn))
+    fgseq:::.expected_decision_risks(rep_len(m, n), rep_len(V, n), rep_len(Vn, n), gaussian, tol)
+  }
   cases <- expand.grid(m = c(-3, -0.7, 0, 0.05, 0.4, 2.5), V = c(0.3, 2), share = c(0.999, 0.7, 0.2, 1e-4))
   cases$Vn <- cases$V * (1 - cases$share)
-  got <- fgseq:::policy_expected_risk(pol, cases$m, cases$V, cases$Vn)
+  got <- expected(cases$m, cases$V, cases$Vn)
   ref <- mapply(function(m, V, Vn) ref_expected_risk("binomial", m, V, Vn), cases$m, cases$V, cases$Vn)
   expect_equal(got, ref, tolerance = 1e-7)
-  expect_true(all(got <= fgseq:::policy_risk(pol, cases$m, cases$V) + 1e-9))
+  expect_true(all(got <= pnorm(-abs(cases$m) / sqrt(cases$V)) + 1e-9))
   # and a Monte Carlo of the definition: the chance that sign(m') and sign(eta) differ
   set.seed(3)
   m <- 0.3; V <- 2; Vn <- 0.5
   mp <- m + sqrt(V - Vn) * rnorm(4e5)
   eta <- mp + sqrt(Vn) * rnorm(4e5)
-  expect_equal(fgseq:::policy_expected_risk(pol, m, V, Vn), mean(sign(mp) != sign(eta)), tolerance = 0.01)
-  gauss <- list(family = "gaussian", tol = 0.5)
-  expect_equal(fgseq:::policy_expected_risk(gauss, 0, 2, c(1, 0.1)), c(ref_expected_risk("gaussian", 0, 2, 1, tol = 0.5),
-                                                                   ref_expected_risk("gaussian", 0, 2, 0.1, tol = 0.5)))
+  expect_equal(expected(m, V, Vn), mean(sign(mp) != sign(eta)), tolerance = 0.01)
+  expect_equal(expected(0, 2, c(1, 0.1), gaussian = TRUE, tol = 0.5),
+               c(ref_expected_risk("gaussian", 0, 2, 1, tol = 0.5), ref_expected_risk("gaussian", 0, 2, 0.1, tol = 0.5)))
 })
 
 test_that("the core's bivariate normal probability equals a plain-R reference and integrate()", {
@@ -66,13 +68,18 @@ test_that("the multinomial risk is the two leading classes' contrast, close to a
   m <- c(1, 0.6, -1)
   A <- matrix(rnorm(9), 3)
   V <- crossprod(A) / 3
-  pol <- list(family = "multinomial")
-  con <- fgseq:::policy_contrast(pol, matrix(m, 1), matrix(m, 1), V)
+  # the core's node with nothing observed: eta ~ N(m, V), the risk of its decision (class 1)
+  node <- list(swept = integer(0), swept_cols = integer(0), swept_mu = numeric(0), prefix = FALSE,
+               candidates = list(), candidate_diag0 = list(), marginal_cost = numeric(0), spent = 0, budget = Inf)
+  settings <- list(family = "multinomial", rule = "adaptive", stopping = "reduction", tol = 0, threshold = NA_real_,
+                   eta0 = 1L, P = 3L, base = m)
+  ev <- fgseq:::.policy_node(V, matrix(0, 1, 0), 1L, node, settings, FALSE)
+  expect_equal(ev$sd^2, V[1, 1] + V[2, 2] - 2 * V[1, 2])
   draws <- matrix(rnorm(3e5), ncol = 3) %*% chol(V) + rep(m, each = 1e5)
   changed <- mean(max.col(draws) != 1L)
   swapped <- mean(draws[, 2] > draws[, 1])
-  expect_equal(fgseq:::policy_risk(pol, con$mean, con$var), swapped, tolerance = 0.01)
-  expect_lte(fgseq:::policy_risk(pol, con$mean, con$var), changed + 0.01)
+  expect_equal(ev$risk, swapped, tolerance = 0.01)
+  expect_lte(ev$risk, changed + 0.01)
 })
 
 test_that("the adaptive policy chooses the reference's groups on 200 rows, and predicts as it does", {

@@ -42,5 +42,6 @@
 #include "miser/boost.hpp"
 #include "sparse/grouplasso.hpp"
 #include "adaptive/risk.hpp"
+#include "adaptive/node.hpp"
 
 #endif
