@@ -89,8 +89,8 @@
     .Call(`_fgseq_bvn_rules_cpp`)
 }
 
-.sweep_block <- function(A, k, diag0) {
-    .Call(`_fgseq_sweep_block_cpp`, A, k, diag0)
+.sweep_block <- function(A, k, diag0, gram) {
+    .Call(`_fgseq_sweep_block_cpp`, A, k, diag0, gram)
 }
 
 .policy_node <- function(A, x, rows, node, settings, table) {

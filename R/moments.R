@@ -141,9 +141,10 @@ sweep_pivots <- function(A, k, diag0) {
 # skip left out): with S = A[k, k], A[k, k] = -S^-1, A[k, j] = S^-1 A[k, j], A[i, k] = A[i, k] S^-1 and
 # A[i, j] = A[i, j] - A[i, k] S^-1 A[k, j], a symmetric rank-|k| update (the core's adaptive/node.hpp:
 # the pivots are those whose Cholesky factor of the block is above the tolerance, or, for a group with
-# collinear columns, those sweep_pivots() takes one by one).
+# collinear columns, those sweep_pivots() takes one by one; the update through R's BLAS when it is an
+# optimized one, as the fit's cross-product: gram_backend()).
 sweep_block <- function(A, k, diag0) {
-  s <- .sweep_block(A, as.integer(k), as.double(diag0))
+  s <- .sweep_block(A, as.integer(k), as.double(diag0), gram_backend())
   list(A = s$A, swept = k[k %in% s$swept])
 }
 

@@ -340,15 +340,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // sweep_block_cpp
-Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0);
-RcppExport SEXP _fgseq_sweep_block_cpp(SEXP ASEXP, SEXP kSEXP, SEXP diag0SEXP) {
+Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0, const std::string& gram);
+RcppExport SEXP _fgseq_sweep_block_cpp(SEXP ASEXP, SEXP kSEXP, SEXP diag0SEXP, SEXP gramSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::MatrixXd >::type A(ASEXP);
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type k(kSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type diag0(diag0SEXP);
-    rcpp_result_gen = Rcpp::wrap(sweep_block_cpp(A, k, diag0));
+    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(sweep_block_cpp(A, k, diag0, gram));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -392,7 +393,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_expected_decision_risks_cpp", (DL_FUNC) &_fgseq_expected_decision_risks_cpp, 5},
     {"_fgseq_bvn_upper_cpp", (DL_FUNC) &_fgseq_bvn_upper_cpp, 3},
     {"_fgseq_bvn_rules_cpp", (DL_FUNC) &_fgseq_bvn_rules_cpp, 0},
-    {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 3},
+    {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 4},
     {"_fgseq_policy_node_cpp", (DL_FUNC) &_fgseq_policy_node_cpp, 6},
     {NULL, NULL, 0}
 };

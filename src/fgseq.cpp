@@ -637,10 +637,13 @@ Eigen::MatrixXd gather(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<E
 }  // namespace
 
 // Sweeps the pivots k (1-based) of the symmetric matrix A at once (adaptive/node.hpp), leaving out
-// those the sweep in turn would skip (diag0: their original variances). list(A, swept: 1-based).
+// those the sweep in turn would skip (diag0: their original variances), the rank update through R's
+// BLAS when `gram` is "blas" (gram_backend() in R). list(A, swept: 1-based).
 // [[Rcpp::export(.sweep_block)]]
-Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0) {
-  const std::vector<Eigen::Index> swept = fgseq::sweep_block(A, zero_based(k), diag0);
+Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0,
+                           const std::string& gram) {
+  const std::vector<Eigen::Index> swept =
+      fgseq::sweep_block(A, zero_based(k), diag0, gram == "blas" ? fgseq::RankUpdate(blas_rank_update) : fgseq::RankUpdate());
   Rcpp::IntegerVector out(swept.size());
   for (std::size_t i = 0; i < swept.size(); ++i) out[i] = static_cast<int>(swept[i] + 1);
   return Rcpp::List::create(Rcpp::Named("A") = A, Rcpp::Named("swept") = out);

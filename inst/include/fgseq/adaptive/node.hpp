@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/kernels.hpp"
 #include "../common/options.hpp"
 #include "../common/types.hpp"
 #include "risk.hpp"
@@ -91,8 +92,10 @@ inline MatrixXd principal_block(const MatrixXd& A, const std::vector<Index>& k) 
 // Sweeps the pivots k of A (symmetric, N x N) at once, leaving out those the sweep in turn would
 // skip: with S = A[k, k] = L L', A[i, j] -= A[i, k] S^-1 A[k, j] (a symmetric rank-|k| update),
 // A[k, j] = S^-1 A[k, j], A[i, k] its transpose, A[k, k] = -S^-1. Returns the pivots swept (indices
-// into A), in the order of k.
-inline std::vector<Index> sweep_block(MatrixXd& A, const std::vector<Index>& k, const VectorXd& diag0) {
+// into A), in the order of k. `rank_update` (gram += block' block, lower triangle; empty: Eigen's)
+// lets an optimized BLAS do the update.
+inline std::vector<Index> sweep_block(MatrixXd& A, const std::vector<Index>& k, const VectorXd& diag0,
+                                      const RankUpdate& rank_update = RankUpdate()) {
   const Pivots piv = accepted_pivots(principal_block(A, k), diag0);
   std::vector<Index> swept;
   for (Index i : piv.keep) swept.push_back(k[i]);
@@ -102,7 +105,13 @@ inline std::vector<Index> sweep_block(MatrixXd& A, const std::vector<Index>& k, 
   MatrixXd T(m, N);  // L^-1 A[swept, ]
   for (Index a = 0; a < m; ++a) T.row(a) = A.row(swept[a]);
   piv.L.triangularView<Eigen::Lower>().solveInPlace(T);
-  A.selfadjointView<Eigen::Lower>().rankUpdate(T.transpose(), -1.0);
+  if (rank_update) {  // A - T'T as -((-A) + T'T)
+    A = -A;
+    rank_update(A, T);
+    A = -A;
+  } else {
+    A.selfadjointView<Eigen::Lower>().rankUpdate(T.transpose(), -1.0);
+  }
   A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
   piv.L.transpose().triangularView<Eigen::Upper>().solveInPlace(T);  // S^-1 A[swept, ] (before the update)
   MatrixXd Sinv = MatrixXd::Identity(m, m);
