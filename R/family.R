@@ -3,8 +3,9 @@
 # inverse link, deviance and log-likelihood, the default metric and the kinds of test response its
 # metrics take, and its stats family object. Adding a family is one entry of `fgseq_families` (and its
 # cases in the core: common/family.hpp); tests/testthat/test-tables.R checks this table against the
-# core's. Code elsewhere asks a family's fields, never its name. Fits keep the family's name (a string)
-# in `$family`; family_def() finds its object.
+# core's. The chunked fits (R/chunks.R, R/chunks-formula.R) and the validators (R/validate.R) ask a
+# family's fields, not its name. Fits keep the family's name (a string) in `$family`; family_def() finds
+# its object.
 #
 # The core receives y as an n x P matrix: the response itself (gaussian, P = 1; mgaussian, P = ncol(y)),
 # a 0/1 column (binomial), counts (poisson) or class indicators (multinomial).
