@@ -69,7 +69,7 @@ readme-figure: deps-demo install
 # run in order, then last first (./tests/cpp/test_core NAME runs one alone; --list names them).
 test-core: deps-demo
 	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
-	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$$eigen" \
+	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -Wswitch -Werror=switch -Werror=switch-enum -I inst/include -isystem "$$eigen" \
 	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core && ./tests/cpp/test_core --reverse
 
 # A separate library (asan-lib/) holds the sanitizer build; the system's and yours are untouched.

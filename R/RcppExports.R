@@ -5,6 +5,10 @@
     .Call(`_fgseq_option_names_cpp`)
 }
 
+.core_traits <- function() {
+    .Call(`_fgseq_core_traits_cpp`)
+}
+
 .fit_path <- function(x, y, weights, offset, group_of, n_groups, measurements, family, control, progress) {
     .Call(`_fgseq_fit_path_cpp`, x, y, weights, offset, group_of, n_groups, measurements, family, control, progress)
 }

@@ -49,6 +49,12 @@ check_flag <- function(value, name) {
 # check of such an argument reads, so that R never repeats them by hand.
 core_choices <- function(what) .option_names()[[what]]
 
+# What the core says of each value of `what` ("method" or "family"; .core_traits() in src/fgseq.cpp), as a
+# data frame of one row per value in the order of its name table: for a method, what it scores
+# ("gradient", "gain") and how it picks its candidates; for a family, whether it is least squares and
+# whether it takes one column of y, and two.
+core_traits <- function(what) as.data.frame(.core_traits()[[what]], stringsAsFactors = FALSE)
+
 # One of `choices`; the whole default vector means its first element.
 check_choice <- function(value, choices, name) {
   if (identical(value, choices)) return(choices[1L])

@@ -279,12 +279,13 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   design <- chunk_design(formula, tmpl, sig, data_names)
   levels <- design$response_levels
   fam <- check_family(family, "chunks")
-  if (fam == "binomial" && !is.null(levels) && length(levels) != 2L) {
+  classes <- family_def(fam)$classes
+  if (classes == "two" && !is.null(levels) && length(levels) != 2L) {
     abort("the response has ", length(levels), " levels (", paste(utils::head(levels, 5), collapse = ", "), "); ",
-          "family = \"binomial\" needs two.", class = "input")
+          "family = \"", fam, "\" needs two.", class = "input")
   }
   # a multinomial response reaches every chunk as a factor with the template's levels (the classes)
-  design$multinomial <- fam == "multinomial"
+  design$multinomial <- classes == "each"
   meas <- formula_measurements(cost, needs, design$variables, design$data_names,
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
@@ -297,7 +298,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   fit <- do.call(fgseq.fgseq_chunks, c(list(chunks, group = design$group, cost = core$cost, needs = meas$needs,
                                             family = family), args))
   fit <- charge_offset(fit, meas)
-  if (!is.null(design$response_levels) && !is.null(fit$classes) && fam == "binomial") {
+  if (!is.null(design$response_levels) && !is.null(fit$classes) && classes == "two") {
     fit$classes <- design$response_levels
     fit$responses <- design$response_levels[2L]
   }

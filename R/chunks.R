@@ -151,7 +151,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
                      cost_sensitive = cost_sensitive, max_cost = max_cost, max_steps = max_steps, c_min = c_min,
                      max_time = max_time, progress = progress, needs = needs, call = call, started = started))
   }
-  if (method != "omp" && fr_gain != "quadratic") {
+  if (method_scores(method) == "gain" && fr_gain != "quadratic") {
     abort("`fr_gain` must be \"quadratic\" for method = \"", method, "\" in a ", family, " fit from chunks: the ",
           "exact gain refits every candidate group at every step, each Newton point a pass over the chunks.")
   }
@@ -385,7 +385,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # "the first chunk": the first that holds rows (chunks of no rows add nothing, wherever they are)
   got <- first_chunk_with_rows(chunks, chunks$arg %||% "x")
   chunk1 <- got$chunk
-  multi <- family == "multinomial"
+  multi <- family_def(family)$classes == "each"
   # the classes of a multinomial fit: the first chunk's factor levels (or sorted labels)
   levels_y <- if (multi && is.list(chunk1) && !is.null(chunk1$y)) in_chunk(got$i, chunk_class_levels(chunk1$y))
   first <- in_chunk(got$i, check_chunk(chunk1, got$i, read_x = FALSE, classes = levels_y))
@@ -462,7 +462,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     chunk_pass(chunks, glm_gain_pass(theta, columns(c(set, candidates)), length(set), family), levels_y, cache, route)[[1L]]
   }
   raw <- .glm_chunked_path(wh, match(group, labels) - 1L, length(labels), measurement_index(meas, labels), W,
-                           null_model$a0[, 1L], sums, if (control$method != "omp") gains,
+                           null_model$a0[, 1L], sums, if (method_scores(control$method) == "gain") gains,
                            timed_control(control, started), report)
   # one more pass for the moments of the columns the sequence uses (prediction from any observed set of
   # groups), centred at the column means of the first pass; not when max_time stopped the path

@@ -2,7 +2,10 @@
 # about it: which verbs and engines fit it, how y is checked and encoded for the core, its classes,
 # inverse link, deviance and log-likelihood, the default metric and the kinds of test response its
 # metrics take, and its stats family object. Adding a family is one entry of `fgseq_families` (and its
-# loss in the core). Fits keep the family's name (a string) in `$family`; family_def() finds its object.
+# cases in the core: common/family.hpp); tests/testthat/test-tables.R checks this table against the
+# core's. The chunked fits (R/chunks.R, R/chunks-formula.R) and the validators (R/validate.R) ask a
+# family's fields, not its name. Fits keep the family's name (a string) in `$family`; family_def() finds
+# its object.
 #
 # The core receives y as an n x P matrix: the response itself (gaussian, P = 1; mgaussian, P = ncol(y)),
 # a 0/1 column (binomial), counts (poisson) or class indicators (multinomial).
@@ -16,6 +19,9 @@
 #   linear    TRUE when the fit is least squares (the linear engine; y is a measurement, rescaled with
 #             x when extreme; r2 is the explained variance);
 #   multi     TRUE when the fit keeps one coefficient matrix per class or response column;
+#   classes   what classes the response has: "none"; "two" (y is one 0/1 column, the second class
+#             modelled, `responses` its label); "each" (one indicator column of y per class, the
+#             classes the `responses`);
 #   named     TRUE when print() names the family (every family but the default, gaussian);
 #   metric    the default test metric of a fit (miser_path()); `newy`: the kind of test response
 #             (check_newy()) of metrics "r2" and "mse";
@@ -31,7 +37,7 @@
 #   boundary  NULL, or function(mu, y, diverged = FALSE): NULL, or what glm() would warn about fitted
 #             means mu (y: the response matrix) at lambda = 0; always that when `diverged` (a Newton solve
 #             of the fit converged as toward an optimum at infinity, whose means stop short of the edge).
-new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = FALSE, metric = "r2",
+new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = FALSE, classes = "none", metric = "r2",
                        newy = c(r2 = "numeric", mse = "numeric"), json_link = link, numeric_classes = NULL,
                        encode, values = function(y) NULL, inverse = function(eta) eta, deviance = NULL,
                        loglik = NULL, test_deviance = NULL, boundary = NULL) {
@@ -44,7 +50,7 @@ new_family <- function(name, link, stats = NULL, verbs, linear = FALSE, multi = 
     }
   }
   structure(list(name = name, link = link, json_link = json_link, stats = stats, verbs = verbs,
-                 linear = linear, multi = multi, named = name != default_family, metric = metric,
+                 linear = linear, multi = multi, classes = classes, named = name != default_family, metric = metric,
                  newy = newy, numeric_classes = numeric_classes, encode = encode, values = values,
                  inverse = inverse, deviance = deviance, loglik = loglik, test_deviance = test_deviance,
                  boundary = boundary),
@@ -71,7 +77,8 @@ fgseq_families <- list(
     encode = function(y, n) list(y = matrix(check_y(y, n)), classes = NULL, responses = "y")),
 
   binomial = new_family(
-    "binomial", "logit", stats::binomial(), verbs = c("fgseq", "chunks", "sparse", "miser"), metric = "accuracy",
+    "binomial", "logit", stats::binomial(), verbs = c("fgseq", "chunks", "sparse", "miser"), classes = "two",
+    metric = "accuracy",
     numeric_classes = c("0", "1"),
     newy = c(r2 = "binary", mse = "numeric"), inverse = stats::plogis,
     encode = function(y, n) {
@@ -115,7 +122,8 @@ fgseq_families <- list(
     }),
 
   multinomial = new_family(
-    "multinomial", "logit", json_link = "softmax", verbs = c("fgseq", "chunks", "miser"), multi = TRUE, metric = "accuracy",
+    "multinomial", "logit", json_link = "softmax", verbs = c("fgseq", "chunks", "miser"), multi = TRUE, classes = "each",
+    metric = "accuracy",
     newy = c(r2 = "factor", mse = "factor"),
     inverse = function(eta) {
       e <- exp(eta - apply(eta, 1L, max))

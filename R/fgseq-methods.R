@@ -2,11 +2,9 @@
 
 method_label <- function(object) {
   if (!is.null(object$label)) return(object$label)
-  base <- switch(object$method,
-    omp = selection_criteria[[object$criterion]],
-    fr = "G-FR",
-    doubling = "Doubling")
-  if (object$method == "doubling") return(if (object$cost_sensitive) base else paste(base, "(cost-blind)"))
+  method <- selection_methods[[object$method]]
+  base <- if (is.na(method$label)) selection_criteria[[object$criterion]] else method$label
+  if (!method$cs_prefix) return(if (object$cost_sensitive) base else paste(base, "(cost-blind)"))
   if (object$cost_sensitive) paste0("CS-", base) else base
 }
 

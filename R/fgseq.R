@@ -625,8 +625,25 @@ selection_criteria <- c(whitened = "G-OMP", l2 = "G-OMP (No-Whiten)", linf = "G-
 
 check_criterion <- function(criterion) check_choice(criterion, core_choices("criterion"), "criterion")
 
-# The selection methods (paper: Algorithm 1 CS-G-OMP, CS-G-FR, Algorithm 2 Doubling); the first is the default.
+# The selection methods (paper: Algorithm 1 CS-G-OMP, CS-G-FR, Algorithm 2 Doubling), one entry per name of
+# the core's table (core_choices("method"), the first the default; tests/testthat/test-tables.R checks
+# both ways): its label in print() and plots (NA: its criterion's, selection_criteria) and whether a
+# cost-sensitive fit's label is prefixed "CS-" (else a cost-blind fit's is followed by "(cost-blind)").
+# What a method scores, and so which arguments apply to it, is the core's (method_scores()).
+selection_methods <- list(
+  omp = list(label = NA_character_, cs_prefix = TRUE),
+  fr = list(label = "G-FR", cs_prefix = TRUE),
+  doubling = list(label = "Doubling", cs_prefix = FALSE)
+)
+
 check_method <- function(method) check_choice(method, core_choices("method"), "method")
+
+# What `method` scores, as the core's method_traits() say (greedy/engine.hpp): "gradient" (a criterion of
+# each group's gradient: `criterion` applies) or "gain" (the gain of the refit: `fr_gain` applies).
+method_scores <- function(method) {
+  traits <- core_traits("method")
+  traits$scores[match(method, traits$name)]
+}
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 # `method`, `criterion`, `fr_gain`, `engine` and `max_time` come checked by the verb, where they enter.

@@ -96,10 +96,10 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
     bad("`responses`", "is not the names of the response columns")
   }
   classes <- object$classes
-  if (object$family %in% c("binomial", "multinomial")) {
+  kind <- family_def(object$family)$classes
+  if (kind != "none") {
     if (!is.character(classes) || anyNA(classes) || length(classes) < 2L || anyDuplicated(classes) ||
-        (object$family == "binomial" && length(classes) != 2L) ||
-        (object$family == "multinomial" && !identical(classes, object$responses))) {
+        (kind == "two" && length(classes) != 2L) || (kind == "each" && !identical(classes, object$responses))) {
       bad("`classes`", "is not the distinct class labels of the family")
     }
   } else if (!is.null(classes)) {
@@ -204,9 +204,10 @@ validate_fgseq <- function(object, arg = "object") {
   }
   if (is.null(object$label)) {
     if (!is_string(object$method) || !object$method %in% core_choices("method")) {
-      bad("`method`", "is not one of \"omp\", \"fr\", \"doubling\"")
+      bad("`method`", paste0("is not one of ", paste0("\"", core_choices("method"), "\"", collapse = ", ")))
     }
-    if (object$method == "omp" && !(is_string(object$criterion) && object$criterion %in% names(selection_criteria))) {
+    if (method_scores(object$method) == "gradient" &&
+        !(is_string(object$criterion) && object$criterion %in% names(selection_criteria))) {
       bad("`criterion`", paste0("is not one of ", paste0("\"", names(selection_criteria), "\"", collapse = ", ")))
     }
   }

@@ -21,6 +21,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// core_traits_cpp
+Rcpp::List core_traits_cpp();
+RcppExport SEXP _fgseq_core_traits_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(core_traits_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // fit_path_cpp
 Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, const std::string& family, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
 RcppExport SEXP _fgseq_fit_path_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP progressSEXP) {
@@ -372,6 +382,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_option_names_cpp", (DL_FUNC) &_fgseq_option_names_cpp, 0},
+    {"_fgseq_core_traits_cpp", (DL_FUNC) &_fgseq_core_traits_cpp, 0},
     {"_fgseq_fit_path_cpp", (DL_FUNC) &_fgseq_fit_path_cpp, 10},
     {"_fgseq_moments_cpp", (DL_FUNC) &_fgseq_moments_cpp, 4},
     {"_fgseq_merge_moments_cpp", (DL_FUNC) &_fgseq_merge_moments_cpp, 2},

@@ -143,6 +143,37 @@ Rcpp::List option_names_cpp() {
       Rcpp::Named("split") = names_of<fgseq::SplitSearch>());
 }
 
+// What the core's tables say of each method (method_traits(): what it scores, how it picks its
+// candidates) and of each family (FamilyOps: least squares, the columns of y it takes), by name: what R
+// asks of a method (method_scores() in R/fgseq.R) and what R's own tables are checked against
+// (tests/testthat/test-tables.R).
+// [[Rcpp::export(.core_traits)]]
+Rcpp::List core_traits_cpp() {
+  std::vector<std::string> method, scores, candidates;
+  for (const auto& entry : fgseq::Names<fgseq::Method>::table) {
+    const fgseq::MethodTraits t = fgseq::method_traits(entry.first);
+    method.push_back(entry.second);
+    scores.push_back(fgseq::name_of(t.scores));
+    candidates.push_back(fgseq::name_of(t.candidates));
+  }
+  std::vector<std::string> family;
+  std::vector<bool> least_squares, one_column, many_columns;
+  for (const auto& entry : fgseq::Names<fgseq::Family>::table) {
+    const fgseq::FamilyOps ops{entry.first};
+    family.push_back(entry.second);
+    least_squares.push_back(ops.least_squares());
+    one_column.push_back(ops.columns_fit(1));
+    many_columns.push_back(ops.columns_fit(2));
+  }
+  return Rcpp::List::create(
+      Rcpp::Named("method") = Rcpp::List::create(Rcpp::Named("name") = method, Rcpp::Named("scores") = scores,
+                                                 Rcpp::Named("candidates") = candidates),
+      Rcpp::Named("family") = Rcpp::List::create(Rcpp::Named("name") = family,
+                                                 Rcpp::Named("least_squares") = least_squares,
+                                                 Rcpp::Named("one_column") = one_column,
+                                                 Rcpp::Named("many_columns") = many_columns));
+}
+
 namespace {
 
 // The options of a fit, from the named list R builds once (fit_control() in R/fgseq.R).

@@ -28,6 +28,27 @@ static void test_option_names() {
   check_names<Family>("names of Family");
   check_names<PaidUpdate>("names of PaidUpdate");
   check_names<SplitSearch>("names of SplitSearch");
+  check_names<Scores>("names of Scores");
+  check_names<Candidates>("names of Candidates");
+  // every named method has its traits (method_traits() throws for one without), and the paper's
+  // three are what it says: CS-G-OMP scores gradients, CS-G-FR and Doubling gains; Doubling alone
+  // limits the candidates by cost
+  for (const auto& entry : Names<Method>::table) {
+    bool ok = true;
+    try {
+      method_traits(entry.first);
+    } catch (const std::logic_error&) {
+      ok = false;
+    }
+    check(ok, "every named method has its traits", ok, 1);
+  }
+  check(scores_of(Method::OMP) == Scores::Gradient && scores_of(Method::FR) == Scores::Gain &&
+            scores_of(Method::Doubling) == Scores::Gain,
+        "what each method scores", 0, 0);
+  check(method_traits(Method::OMP).candidates == Candidates::Every &&
+            method_traits(Method::FR).candidates == Candidates::Every &&
+            method_traits(Method::Doubling).candidates == Candidates::WithinCost,
+        "how each method picks its candidates", 0, 0);
   check(from_name<Criterion>("l2") == Criterion::L2 && std::string(name_of(Criterion::Linf)) == "linf",
         "criterion names as R spells them", 0, 0);
 }

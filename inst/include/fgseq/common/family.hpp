@@ -1,13 +1,16 @@
 // The response families, shared by the GLM models (glm/: binomial, Poisson, multinomial, with
 // their risk and its derivatives) and the Greedy Miser's losses (miser/: gaussian, binomial,
 // multinomial, whose negative gradients are y - mu). A family is its value of Family, its name
-// (Names<Family>) and its case in each member of FamilyOps: adding one is done here.
+// (Names<Family>) and its case in each member of FamilyOps: adding one is done here. No switch over
+// Family has a default, so the compiler names each case a new family lacks (make test-core builds
+// with -Werror=switch); the unreachable end of each member throws.
 #ifndef FGSEQ_COMMON_FAMILY_HPP
 #define FGSEQ_COMMON_FAMILY_HPP
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "options.hpp"
 #include "types.hpp"
@@ -38,17 +41,42 @@ struct FamilyOps {
         return P >= 1;
       case Family::Multinomial:
         return P >= 2;
-      default:
+      case Family::Gaussian:
+      case Family::Binomial:
+      case Family::Poisson:
         return P == 1;
     }
+    unknown();
   }
 
   // Whether the fit is least squares (the linear engine: gaussian, mgaussian).
-  bool least_squares() const { return family == Family::Gaussian || family == Family::MGaussian; }
+  bool least_squares() const {
+    switch (family) {
+      case Family::Gaussian:
+      case Family::MGaussian:
+        return true;
+      case Family::Binomial:
+      case Family::Poisson:
+      case Family::Multinomial:
+        return false;
+    }
+    unknown();
+  }
 
   // Whether adding the same constant to every linear predictor of a row leaves its mean unchanged
   // (the multinomial's softmax), so that constants are defined up to a common shift.
-  bool shift_invariant() const { return family == Family::Multinomial; }
+  bool shift_invariant() const {
+    switch (family) {
+      case Family::Multinomial:
+        return true;
+      case Family::Gaussian:
+      case Family::MGaussian:
+      case Family::Binomial:
+      case Family::Poisson:
+        return false;
+    }
+    unknown();
+  }
 
   // Intercepts of the null model (1 x P): the link of the (weighted) mean response ybar, kept inside
   // the family's range
@@ -66,8 +94,10 @@ struct FamilyOps {
         case Family::Multinomial:
           a(0, c) = std::log(m);
           break;
-        default:
+        case Family::Gaussian:
+        case Family::MGaussian:
           a(0, c) = ybar(c);
+          break;
       }
     }
     return a;
@@ -86,9 +116,11 @@ struct FamilyOps {
         const VectorXd s = mu.rowwise().sum();
         return s.cwiseInverse().asDiagonal() * mu;
       }
-      default:
+      case Family::Gaussian:
+      case Family::MGaussian:
         return eta;
     }
+    unknown();
   }
 
   // sum_i w_i [Phi(eta_i) - y_i' eta_i], the weighted negative log-likelihood up to a constant of y;
@@ -107,7 +139,8 @@ struct FamilyOps {
         phi = m + ((eta.colwise() - m).array().exp().rowwise().sum().log()).matrix();
         break;
       }
-      default:
+      case Family::Gaussian:
+      case Family::MGaussian:
         return 0.5 * w.dot((y - eta).rowwise().squaredNorm());
     }
     const VectorXd ye = eta.cwiseProduct(y).rowwise().sum();
@@ -135,8 +168,10 @@ struct FamilyOps {
           for (Index c = 0; c < mu.cols(); ++c)
             if (y(i, c) > 0) di -= y(i, c) * std::log(mu(i, c) / y(i, c));
           break;
-        default:
+        case Family::Gaussian:
+        case Family::MGaussian:
           di = 0.5 * (y.row(i) - mu.row(i)).squaredNorm();
+          break;
       }
       d += 2.0 * w(i) * di;
     }
@@ -153,11 +188,25 @@ struct FamilyOps {
         return 0.25;
       case Family::Poisson:
         return std::max(0.0, mu.col(0).maxCoeff());
-      default:
+      case Family::Gaussian:
+      case Family::MGaussian:
+      case Family::Multinomial:
         return 1.0;
     }
+    unknown();
   }
-  bool curvature_bound_global() const { return family != Family::Poisson; }
+  bool curvature_bound_global() const {
+    switch (family) {
+      case Family::Poisson:
+        return false;
+      case Family::Gaussian:
+      case Family::MGaussian:
+      case Family::Binomial:
+      case Family::Multinomial:
+        return true;
+    }
+    unknown();
+  }
 
   // Hessian weight of the (c, d) pair of linear predictors: d mu_c / d eta_d, per row
   VectorXd hessian_weight(const MatrixXd& mu, Index c, Index d) const {
@@ -169,10 +218,16 @@ struct FamilyOps {
       case Family::Multinomial:
         if (c == d) return mu.col(c).cwiseProduct((1.0 - mu.col(c).array()).matrix());
         return -mu.col(c).cwiseProduct(mu.col(d));
-      default:
+      case Family::Gaussian:
+      case Family::MGaussian:
         return VectorXd::Constant(mu.rows(), c == d ? 1.0 : 0.0);
     }
+    unknown();
   }
+
+ private:
+  // The end of a switch that no family reaches (a value outside the enum).
+  [[noreturn]] static void unknown() { throw std::logic_error("FamilyOps: a family without its case"); }
 };
 
 }  // namespace fgseq

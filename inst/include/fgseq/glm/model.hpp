@@ -165,10 +165,35 @@ class GlmModel : public GlmPathModel {
   }
 
   double raw_score(Index h) override {
-    if (ctl_.method == Method::OMP) {
-      const auto xr = [this](Index j) { return xr_.row(j); };
-      return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+    switch (scoring()) {
+      case Scores::Gradient: {
+        const auto xr = [this](Index j) { return xr_.row(j); };
+        return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+      }
+      case Scores::Gain:
+        return gain(h);
     }
+    throw std::logic_error("GlmModel: a method without its score");
+  }
+
+  void add_group(Index g) override {
+    append(Z_, g);
+    if (hessian_free()) {
+      gram_.A = extend_gram(gram_.A, Z_, w_, W_, ctl_.threads);
+      gram_.decompose();
+    }
+    bool stepped = false;
+    MatrixXd theta0 = refit_start(g, stepped);
+    record(g);
+    if (stepped && !(risk_at(Z_, theta0) < risk_))
+      theta0 = extended_theta(rank(g));  // the step does not descend (far from quadratic): start from the current fit
+    accept(newton(Z_, theta0, gram_));
+  }
+
+ private:
+  // The gain of adding group h (CS-G-FR and Doubling): the exact refit's, or the quadratic gain of one
+  // Newton step (fr_gain).
+  double gain(Index h) {
     if (ctl_.fr_gain == FrGain::Exact) {
       WhitenedColumns Z = Z_;
       append(Z, h);
@@ -187,21 +212,6 @@ class GlmModel : public GlmPathModel {
     return gain_[static_cast<size_t>(h)];
   }
 
-  void add_group(Index g) override {
-    append(Z_, g);
-    if (hessian_free()) {
-      gram_.A = extend_gram(gram_.A, Z_, w_, W_, ctl_.threads);
-      gram_.decompose();
-    }
-    bool stepped = false;
-    MatrixXd theta0 = refit_start(g, stepped);
-    record(g);
-    if (stepped && !(risk_at(Z_, theta0) < risk_))
-      theta0 = extended_theta(rank(g));  // the step does not descend (far from quadratic): start from the current fit
-    accept(newton(Z_, theta0, gram_));
-  }
-
- private:
   const Design& x_;
   const MatrixXd& y_;
   const VectorXd& w_;
@@ -226,7 +236,7 @@ class GlmModel : public GlmPathModel {
     mu_ = std::move(f.mu);
     resid_ = w_.asDiagonal() * (y_ - mu_);
     rsum_ = resid_.colwise().sum().transpose();
-    if (ctl_.method == Method::OMP) xr_ = x_.tmul(resid_, ctl_.threads);
+    if (scoring() == Scores::Gradient) xr_ = x_.tmul(resid_, ctl_.threads);
     gains_ready_ = false;
     set_fit(std::move(f.theta), f.risk, fam_.deviance(mu_, y_, w_), f.converged, f.diverging);
   }

@@ -113,7 +113,7 @@ class GlmRefitModel : public GlmPathModel {
   GlmRefitModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
                 const MatrixXd& null_theta, GlmRefitter refit, const Control& ctl, GlmGainSource gains = GlmGainSource())
       : GlmPathModel(wh, st, lay, ctl), W_(weight_sum), refit_(std::move(refit)), gains_(std::move(gains)) {
-    if (ctl_.method != Method::OMP && (ctl_.fr_gain != FrGain::Quadratic || !gains_))
+    if (scoring() == Scores::Gain && (ctl_.fr_gain != FrGain::Quadratic || !gains_))
       throw std::invalid_argument("GlmRefitModel: FR and Doubling need the quadratic gain and its sums");
     if (!refit_) throw std::invalid_argument("GlmRefitModel: a refit is needed");
     if (null_theta.rows() != 1) throw std::invalid_argument("GlmRefitModel: the null theta has one row");
@@ -123,12 +123,16 @@ class GlmRefitModel : public GlmPathModel {
   }
 
   double raw_score(Index h) override {
-    if (ctl_.method == Method::OMP) {
-      const auto xr = [this](Index j) { return xr_.row(j); };
-      return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+    switch (scoring()) {
+      case Scores::Gradient: {
+        const auto xr = [this](Index j) { return xr_.row(j); };
+        return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+      }
+      case Scores::Gain:
+        if (!gains_ready_) quadratic_gains();
+        return gain_[static_cast<size_t>(h)];
     }
-    if (!gains_ready_) quadratic_gains();
-    return gain_[static_cast<size_t>(h)];
+    throw std::logic_error("GlmRefitModel: a method without its score");
   }
 
   void add_group(Index g) override {

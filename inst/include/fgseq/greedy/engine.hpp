@@ -31,6 +31,43 @@ struct Names<Method> {
       {Method::OMP, "omp"}, {Method::FR, "fr"}, {Method::Doubling, "doubling"}};
 };
 
+// What each method is, which is all the models and the selection loop ask of it (never the method
+// itself): what it scores, the first-order gain (a criterion of the group's gradient, CS-G-OMP:
+// greedy/model.hpp) or the gain of the refit (CS-G-FR and Doubling: exact, or for the GLM families
+// one Newton step's quadratic gain), and how it picks a step's candidates, every unselected group or
+// those within Doubling's cost limit (Algorithm 2). A new method is its value, its name above and its
+// case in method_traits(): the switch has no default, so the compiler names it (make test-core builds
+// with -Werror=switch).
+enum class Scores { Gradient, Gain };
+template <>
+struct Names<Scores> {
+  static constexpr const char* what = "scores";
+  static constexpr std::pair<Scores, const char*> table[] = {{Scores::Gradient, "gradient"}, {Scores::Gain, "gain"}};
+};
+enum class Candidates { Every, WithinCost };
+template <>
+struct Names<Candidates> {
+  static constexpr const char* what = "candidates";
+  static constexpr std::pair<Candidates, const char*> table[] = {{Candidates::Every, "every"},
+                                                                 {Candidates::WithinCost, "within_cost"}};
+};
+struct MethodTraits {
+  Scores scores;
+  Candidates candidates;
+};
+inline MethodTraits method_traits(Method method) {
+  switch (method) {
+    case Method::OMP:
+      return {Scores::Gradient, Candidates::Every};
+    case Method::FR:
+      return {Scores::Gain, Candidates::Every};
+    case Method::Doubling:
+      return {Scores::Gain, Candidates::WithinCost};
+  }
+  throw std::logic_error("method_traits: a method without its traits");
+}
+inline Scores scores_of(Method method) { return method_traits(method).scores; }
+
 // What the selection loop reads; part of a fit's Control (greedy/model.hpp).
 struct PathControl {
   Method method = Method::OMP;
@@ -140,6 +177,7 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
     path.w.push_back(model.coef());
     path.a.push_back(model.intercept());
   };
+  const Candidates rule = method_traits(ctl.method).candidates;
   std::vector<double> score(static_cast<size_t>(G)), low(static_cast<size_t>(G)), marginal(static_cast<size_t>(G));
   size_t next = 0;  // position in a given order
   try {
@@ -163,9 +201,9 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
       take(g, std::numeric_limits<double>::quiet_NaN());
       continue;
     }
-    // candidates: every unselected group; Doubling (paper Algorithm 2) only those whose marginal cost is
-    // at most c_min (first step) or the cost so far, falling back to the remaining groups of least
-    // marginal cost
+    // candidates (the method's rule): every unselected group; or (Doubling, paper Algorithm 2) only
+    // those whose marginal cost is at most c_min (first step) or the cost so far, falling back to the
+    // remaining groups of least marginal cost
     std::vector<bool> cand(static_cast<size_t>(G), false);
     bool any = false;
     double least = std::numeric_limits<double>::infinity();
@@ -174,7 +212,14 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
       marginal[h] = paid.marginal(h);
       least = std::min(least, marginal[h]);
       const double limit = step == 0 ? c_min : total_cost;
-      cand[h] = ctl.method != Method::Doubling || marginal[h] <= limit * fuzz;
+      switch (rule) {
+        case Candidates::Every:
+          cand[h] = true;
+          break;
+        case Candidates::WithinCost:
+          cand[h] = marginal[h] <= limit * fuzz;
+          break;
+      }
       any = any || cand[h];
     }
     if (!any)

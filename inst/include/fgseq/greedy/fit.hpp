@@ -152,7 +152,7 @@ inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const 
   for (Index i = 0; i < n; ++i) ybar += (w.size() ? w(i) : 1.0) * y.row(i).transpose();
   Control spent = ctl;
   spent.max_time = 0.0;
-  spent.method = Method::OMP;  // nothing is selected
+  spent.method = Method::OMP;  // nothing is selected: a method that scores gradients, needing no gains
   GlmRefitModel model(wh, st, lay, st.weight_sum, fam.null_intercepts(ybar / st.weight_sum),
                       sums_refitter(sums, st.weight_sum, spent), spent);
   FitResult out = run_path(model, cost, spent, Clock::now(), svc);

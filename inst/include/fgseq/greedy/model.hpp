@@ -86,9 +86,10 @@ CriterionValue criterion_score(Criterion criterion, const WhitenedGradient& whit
       return {standardized().squaredNorm(), unwhiten_norm};
     case Criterion::Linf:  // the largest squared row of S_h b_h (Single)
       return {standardized().rowwise().squaredNorm().maxCoeff(), unwhiten_norm};
-    default:  // ||b_h||^2 (whitened)
+    case Criterion::Whitened:  // ||b_h||^2
       return {whitened().squaredNorm(), 1.0};
   }
+  throw std::logic_error("criterion_score: a criterion without its score");
 }
 }  // namespace detail
 
@@ -229,6 +230,9 @@ class GroupModel : public SelectionModel {
 
   Index rank(Index h) const { return wh_.rank[static_cast<size_t>(h)]; }
   Index offset(Index h) const { return wh_.offset[static_cast<size_t>(h)]; }
+  // what the fit's method scores (method_traits(), greedy/engine.hpp): the models ask this, never the
+  // method, and switch over it in raw_score()
+  Scores scoring() const { return scores_of(ctl_.method); }
 
   // Marks g selected (after the selected groups so far).
   void record(Index g) {

@@ -37,7 +37,7 @@ class GramModel : public GroupModel {
     P_.resize(q, q);
     z_.resize(q, wh_.rho.cols());
     b_ = wh_.rho;
-    if (ctl_.method != Method::OMP) {
+    if (scoring() == Scores::Gain) {
       schur_.assign(static_cast<size_t>(G), MatrixXd());
       for (Index h = 0; h < G; ++h) schur_[static_cast<size_t>(h)] = wh_.C.block(offset(h), offset(h), rank(h), rank(h));
     }
@@ -56,8 +56,13 @@ class GramModel : public GroupModel {
 
   double raw_score(Index h) override {
     const auto bh = b_.middleRows(offset(h), rank(h));
-    if (ctl_.method == Method::OMP) return whitened_gradient_score(h, bh);
-    return schur_gain(h, bh);
+    switch (scoring()) {
+      case Scores::Gradient:
+        return whitened_gradient_score(h, bh);
+      case Scores::Gain:
+        return schur_gain(h, bh);
+    }
+    throw std::logic_error("GramModel: a method without its score");
   }
 
   void add_group(Index g) override {

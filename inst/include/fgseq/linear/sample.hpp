@@ -73,14 +73,14 @@ class SampleModel : public GroupModel {
     R_ = yt_;
     yy_total_ = yt_.squaredNorm();
     wsel_.resize(0, P);
-    if (ctl_.method == Method::OMP && ctl_.screen && !x_.is_sparse()) {
+    if (scoring() == Scores::Gradient && ctl_.screen && !x_.is_sparse()) {
       try {
         make_copy(poll);
       } catch (const TimeUp&) {
         copy_ = ScreeningCopy();
       }
     }
-    if (ctl_.method != Method::OMP) {
+    if (scoring() == Scores::Gain) {
       b_.resize(wh_.q, yt_.cols());
       whitened_tmul(yt_, b_);
       schur_.assign(static_cast<size_t>(lay_.size()), MatrixXd());
@@ -98,16 +98,20 @@ class SampleModel : public GroupModel {
 
   double raw_score(Index h) override {
     if (screening()) return whitened_gradient_score(h, whitened_columns(h).transpose() * R_);
-    if (ctl_.method == Method::OMP) {
-      if (stale_) {  // one pass over x per step: the gradients of every group at once
-        b_.resize(wh_.q, R_.cols());
-        whitened_tmul(R_, b_);
-        stale_ = false;
-      }
-      return whitened_gradient_score(h, b_.middleRows(offset(h), rank(h)));
+    switch (scoring()) {
+      case Scores::Gradient:
+        if (stale_) {  // one pass over x per step: the gradients of every group at once
+          b_.resize(wh_.q, R_.cols());
+          whitened_tmul(R_, b_);
+          stale_ = false;
+        }
+        return whitened_gradient_score(h, b_.middleRows(offset(h), rank(h)));
+      case Scores::Gain:
+        if (static_cast<size_t>(h) < gain_.size() && gain_[static_cast<size_t>(h)] >= 0.0)
+          return gain_[static_cast<size_t>(h)];
+        return schur_gain(h, b_.middleRows(offset(h), rank(h)));
     }
-    if (static_cast<size_t>(h) < gain_.size() && gain_[static_cast<size_t>(h)] >= 0.0) return gain_[static_cast<size_t>(h)];
-    return schur_gain(h, b_.middleRows(offset(h), rank(h)));
+    throw std::logic_error("SampleModel: a method without its score");
   }
 
   // CS-G-FR and Doubling: the gains of every candidate of the step at once, on the fit's threads (each
@@ -115,7 +119,7 @@ class SampleModel : public GroupModel {
   // before each group as greedy_path() checks it before each score; raw_score() reads them (a gain not
   // computed, when the poll stopped them, is computed then)
   void set_candidates(const std::vector<bool>& candidates) override {
-    if (ctl_.method == Method::OMP) return;
+    if (scoring() != Scores::Gain) return;
     gain_.assign(static_cast<size_t>(lay_.size()), -1.0);
     const SharedCheck shared(poll_);
     pool_.ranges(lay_.size(), [&](Index h0, Index h1) {
