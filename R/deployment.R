@@ -260,3 +260,205 @@ with_steps_used <- function(pred, object, used, rows, labels, per_row, design) {
   attr(pred, "cost") <- pad_rows(cost, design)
   pred
 }
+
+#' Predict with an anytime fit at budgets or steps
+#'
+#' Anytime prediction: at budget `B` the model uses the groups of the longest prefix of the sequence
+#' whose cumulative cost is at most `B` (Hu et al. 2016, section 1, `G<B>`). One method serves every
+#' anytime fit: sequences (`"fgseq"`: [fgseq()], [fgseq_stats()], [fgseq_chunks()],
+#' [sparse_sequence()]) and Greedy Miser fits (`"miser"`: [miser()]; see the section on them).
+#'
+#' @section Partially computed rows:
+#' At deployment a row may arrive with only some groups computed: the deadline hit before the next
+#' group, a test was not ordered or is not back. Such a row holds `NA` in the columns of the groups it
+#' lacks (for `newdata`, `NA` in a variable: every model-matrix column of every term using the variable
+#' becomes `NA`, through the model frame and the term of each column). With `missing = "prefix"` the
+#' row is predicted by the longest prefix of the sequence within the budget whose groups it has: if its
+#' first missing group is step `j` of the sequence, budget `B` uses step `min(k(B), j - 1)`, where
+#' `k(B)` is the step of `G<B>`. A row missing the first group gets the intercept; `NA` in groups beyond
+#' the step used are never read. Each row is predicted once per budget at its own step (one pass over
+#' `newx`; no prediction at every step). With `missing = "error"` (the default) an `NA` stops, unless
+#' the fit was made with `na.action = na.omit` or `na.exclude` (see Details). Complete rows are the
+#' special case where every row reaches the step of its budget: they are predicted by the same one pass
+#' over the columns the requested steps read (no matrix product at other steps), which also finds the
+#' `NA`, `NaN` and `Inf` refused there; the other columns of `newx` are only scanned for them.
+#'
+#' @section Missing groups:
+#' With `missing = "condition"` a row may hold any set of the sequence's groups, not only a prefix: the
+#' model of each requested step is conditioned on the groups the row holds, under a Gaussian working
+#' model of `x` (the weighted mean `mu` and population covariance `Sigma` of the columns the sequence
+#' uses, on the original scale of `x`, which the fit stores as `moments`). For the step's linear
+#' predictor `eta = a0 + x' beta`, observed columns `O` and the others `M`,
+#' \deqn{E[\eta | x_O] = a_0 + \mu'\beta + (\beta_O + \Sigma_{OO}^{-}\Sigma_{OM}\beta_M)'(x_O - \mu_O),}{E[eta | x_O] = a0 + mu' beta + (beta_O + Sigma_OO^- Sigma_OM beta_M)' (x_O - mu_O),}
+#' \deqn{Var[\eta | x_O] = \beta_M'(\Sigma_{MM} - \Sigma_{MO}\Sigma_{OO}^{-}\Sigma_{OM})\beta_M.}{Var[eta | x_O] = beta_M' (Sigma_MM - Sigma_MO Sigma_OO^- Sigma_OM) beta_M.}
+#' For the gaussian family at `lambda = 0` the conditioned coefficients are exactly those of least
+#' squares on the observed columns (`lm(y ~ x_O)`, weighted as the fit), since `Sigma beta = Sigma_xy`;
+#' for other fits it is the best linear predictor of the full model's `eta` from `x_O` under the working
+#' model. `Sigma_OO^-` is a generalized inverse: the sweep operator (Goodnight 1979) on the joint
+#' covariance of `x` and `eta` skips a column whose variance given the columns before it is below
+#' `1e-9` of its own. `type = "response"` uses the conditional distribution of `eta`: binomial
+#' probabilities by the probit approximation `E[plogis(eta)] ~ plogis(m / sqrt(1 + pi v / 8))` (MacKay
+#' 1992), Poisson means `exp(m + v / 2)` (exact), multinomial the softmax of `m_c / sqrt(1 + pi v_cc /
+#' 8)`; `"class"` the class of largest probability. Rows whose groups form a prefix of the requested
+#' step's groups keep that prefix's own model (as with `missing = "prefix"`) unless
+#' `condition_prefixes = TRUE`. A group is measured whole: a row holding some of a group's columns and
+#' not others is an error (class `fgseq_error_partial_group`). The prediction carries the attributes
+#' `step` (the step whose model was used), `cost` (what the groups the prediction reads cost: the
+#' prefix's path cost, or the measurements of the groups conditioned on, cost units) and `conditioned`
+#' (`TRUE` where the row's groups were not a prefix). A fit that keeps its training `x` forms the
+#' moments from it when first conditioned (one pass over the sequence's columns; the fit itself pays
+#' nothing for them); a lean fit (`keep_data = FALSE`) forms them before it drops `x` and stores them as
+#' `moments`, as do fits from [fgseq_stats()] (from its cross-product) and GLM fits from chunks (one more
+#' pass over the chunks). Sequences that use more than `getOption("fgseq.moment_columns", 5000)` columns
+#' get none (`q` columns take `8 q^2` bytes), and conditioning them is an error (class
+#' `fgseq_error_no_moments`) that says so. [fgseq_policy()] builds a per-row acquisition policy on this
+#' predictor.
+#'
+#' @section Greedy Miser fits:
+#' A [miser()] fit predicts with its first `t` boosting iterations: at budget `B`, the largest `t`
+#' whose cumulative feature cost (the `cost` column of its `path`) is at most `B`, so that only
+#' features already paid for are computed (Xu et al. 2012, equation 4 with the tree-evaluation budget
+#' given by `t`); `step` counts iterations (0: the starting constant `H_0`), and `"link"` is the
+#' additive predictor `H` (`"response"`: the same for gaussian, the probability of class 1 for
+#' binomial, the softmax of `H` for multinomial). With `missing = "prefix"` a row holding `NA` is
+#' predicted by the longest prefix of trees whose features (the columns they split on) it has: if the
+#' first tree that splits on a column the row lacks belongs to iteration `j`, budget `B` uses iteration
+#' `min(t(B), j - 1)`; a row lacking a feature of the first tree gets `H_0`. Rows are grouped by the
+#' iteration they use and each group is predicted by its first trees only. With `type = "groups"` or
+#' `"measurements"`, `step` is the iteration whose trees first use the group. A fit that is not what
+#' [miser()] made (a fit edited or damaged in a file: trees not numbered in order, a node number, child
+#' or column out of range, or a non-finite leaf value, `init` or `eta`) is an error that names the
+#' field (class `"fgseq_error_invalid_object"`).
+#'
+#' @section Per-row budgets and cost accounting:
+#' With `per_row = TRUE`, `budget` (or `step`) gives one value per row: each row (a patient with its
+#' own deadline) is predicted at its own budget, and the result has one prediction per row.
+#' `type = "groups"` and `type = "measurements"` say what a prediction at each budget needs, without
+#' new data (as grpreg's `type = "groups"`): the groups of `G<B>` in sequence order, or the
+#' measurements they need, with their cost. The total cost of a budget's prediction is the last `cost`
+#' of its groups table, and the sum of the `cost` column of its measurements table; both equal the
+#' `cost` column of the fit's `path` at the step used.
+#'
+#' @inheritParams fgseq-arguments
+#' @param type `"link"` (the linear predictor), `"response"` (the mean: probabilities for binomial and
+#'   multinomial fits, expected counts for poisson; the same as `"link"` for gaussian and mgaussian),
+#'   `"class"` (binomial and multinomial: the class label of largest probability), `"groups"` or
+#'   `"measurements"` (what the prediction at each budget needs; see the section on cost accounting),
+#'   `"coefficients"` (as [coef.fgseq()] at the budgets or steps) or `"nonzero"` (for each step, the
+#'   indices of the columns of `x` with a nonzero coefficient, named by column), as
+#'   `predict.glmnet()` gives them. Partially matched, as by [stats::predict.glm()] (`"resp"` is
+#'   `"response"`).
+#' @param newdata For fits made with the formula interface: a data frame with every variable of the
+#'   model's terms (the response is not needed), one row per prediction. Used instead of `newx`.
+#' @param newoffset Offset for the new observations in `newx` (a vector of length `m`, or an `m x P`
+#'   matrix for multinomial and mgaussian fits); required when a matrix fit used an `offset` (as in
+#'   glmnet). A formula fit takes its offset from `newdata` instead: its `offset()` terms and its
+#'   `offset` argument, evaluated in `newdata` (as [stats::predict.glm()]).
+#' @param missing `"error"` (the default: `NA` in `newx` or in the model variables of `newdata` is an
+#'   error), `"prefix"` (a row is predicted by the longest prefix of the sequence it has; see the
+#'   section on partially computed rows; a model variable absent from `newdata` is then missing in
+#'   every row) or `"condition"` (sequences only: a row holding any set of groups is predicted by the
+#'   requested step's model conditioned on them; see the section Missing groups). `NaN` counts as `NA`;
+#'   `Inf` is an error either way.
+#' @param condition_prefixes Logical, with `missing = "condition"`: also condition the rows whose groups
+#'   form a prefix of the step's groups (`FALSE`, the default: they keep the prefix's own model).
+#' @param per_row `FALSE` (every budget for every row) or `TRUE`: `budget` (or `step`) is a vector of one
+#'   value per row of `newx` (or `newdata`), in cost units, without `NA`.
+#' @details Without `newx` and `newdata`, the training rows are predicted (as [stats::predict.glm()]),
+#'   padded with NA at the rows a fit with `na.action = na.exclude` left out. With `missing = "error"`,
+#'   rows of `newdata` with NA in a model variable predict NA when the fit was made with
+#'   `na.action = na.omit` or `na.exclude` (and are an error otherwise).
+#' @return For gaussian, binomial and poisson fits a numeric matrix with one row per row of `newx` (or
+#'   `newdata`) and one column per requested budget or step; with `type = "class"` a character matrix of
+#'   the same shape. For multinomial and mgaussian fits an array `m x P x steps` (`P` classes or response
+#'   columns) for `"link"` and `"response"`, and an `m x steps` character matrix for `"class"`.
+#'
+#'   With `per_row = TRUE` one prediction per row: a vector of length `m` (a character vector for
+#'   `"class"`), or an `m x P` matrix for the `"link"` and `"response"` of multinomial and mgaussian fits.
+#'
+#'   With `missing = "prefix"` or `per_row = TRUE` the prediction carries two attributes, `m x steps`
+#'   matrices (vectors of length `m` with `per_row = TRUE`) with the prediction's rows and budgets:
+#'   `step`, the step of the sequence each row was predicted at (0 = intercept only), and `cost`, the
+#'   cost spent on that row (the `path$cost` of that step, cost units).
+#'
+#'   With `type = "groups"` or `"measurements"`, a list with one data frame per requested budget or
+#'   step (named `"budget=B"` or `"step<k>"`; every step `0..K` by default). Groups: one row per group of
+#'   `G<B>` in sequence order, columns `step`, `group`, `group_cost` (the cost of the measurements the
+#'   group needs that earlier groups did not) and `cost` (cumulative, cost units). Measurements: one row
+#'   per measurement, in the order they are first needed, columns `measurement`, `step` (the first
+#'   step that needs it) and `cost` (cost units). `newx`, `newdata`, `newoffset`, `missing` and
+#'   `per_row` are not used.
+#'
+#'   With `type = "coefficients"`, the matrix (or list of matrices) of [coef.fgseq()]; with
+#'   `type = "nonzero"`, a list with one integer vector per requested step (named as the columns of
+#'   `coef()`): the indices of the columns of `x` with a nonzero coefficient.
+#' @section Errors: Stops on an object that is not as fgseq() made it (a field edited, or damaged in a file: class `fgseq_error_invalid_object`, naming the field); when `newx` or `newdata` has no rows; when `newdata` has a model
+#'   variable of another type than the fit's (as `stats::.checkMFClasses()` checks; a character vector may stand for a
+#'   factor); when `newoffset` is given to a fit without an offset; when `newx` has the wrong number of columns or column names that do not match
+#'   the training `x`, when `newdata` lacks a variable of the model's terms, when `newx` or `newdata`
+#'   hold `NA` with `missing = "error"` (class `"fgseq_error_na"`) or `Inf`, when `type = "class"`
+#'   is asked of a fit that has no classes, when `newoffset` is missing for a fit with an offset, when
+#'   `type` or `missing` is not one of its values (class `"fgseq_error_input"`), with `missing = "condition"`
+#'   when a row holds a group in part (class `"fgseq_error_partial_group"`), the fit stores no moments
+#'   (class `"fgseq_error_no_moments"`) or is not a sequence, when `per_row = TRUE` and
+#'   `budget` (or `step`) is missing, has another length than the rows of the new data or holds `NA`
+#'   (class `"fgseq_error_input"`), when an argument is unknown (class `"fgseq_error_unknown_argument"`), and as
+#'   [coef.fgseq()] for `budget` and `step`.
+#' @references Hu, H., Grubb, A., Bagnell, J. A. and Hebert, M. (2016). Efficient feature group
+#'   sequencing for anytime linear prediction. \url{https://arxiv.org/abs/1409.5495}
+#'
+#'   Goodnight, J. H. (1979). A tutorial on the SWEEP operator. *The American Statistician* 33(3),
+#'   149-158.
+#'
+#'   MacKay, D. J. C. (1992). The evidence framework applied to classification networks. *Neural
+#'   Computation* 4(5), 720-736.
+#' @seealso [write_predictor()] to apply the predictor outside R; [fgseq_policy()] for a per-row
+#'   acquisition policy.
+#' @examples
+#' fit <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost)
+#' predict(fit, newdata = heart[1:5, ], budget = c(5, 20, 120))
+#'
+#' logistic <- fgseq(diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
+#' predict(logistic, newdata = heart[1:5, ], budget = c(5, 20, 120), type = "response")
+#'
+#' # a patient whose thallium scan is not back, and one with a tighter deadline
+#' patients <- heart[1:3, ]
+#' patients$thal[1] <- NA
+#' predict(logistic, newdata = patients, budget = c(300, 300, 10), per_row = TRUE,
+#'         missing = "prefix", type = "response")
+#' predict(logistic, budget = 20, type = "groups")
+#' @rdname predict.fgseq
+#' @aliases predict.fgseq predict.miser
+#' @export
+predict.anytime_fit <- function(object, newx, ..., budget = NULL, step = NULL,
+                                type = c("link", "response", "class", "groups", "measurements", "coefficients",
+                                         "nonzero"),
+                                newdata = NULL,
+                          newoffset = NULL, missing = c("error", "prefix", "condition"), per_row = FALSE,
+                          condition_prefixes = FALSE) {
+  validate_fit(object)
+  check_dots(...)
+  req <- prediction_request(object, newx, newdata, newoffset, budget, step, type, missing, per_row)
+  if (!is.null(req$answer)) return(req$answer)
+  req$condition_prefixes <- check_flag(condition_prefixes, "condition_prefixes")
+  predict_request(object, req)
+}
+
+# ---- the learner seam of a sequence (R/anytime_fit.R) ----
+
+# The linear predictor of a sequence at `steps` on the rows of x, through the core's one-pass kernel
+# (linear_prefix()) with or without `prefix`: only the columns the requested steps read are read (none
+# at step 0, whose prediction is the intercept), so the others may hold anything, as the training x of
+# a fit whose check of x max_time cut short, which the fit keeps unchecked. Without `prefix` (the
+# training x, or the rows of newdata) a row lacking a value its step reads (NA, NaN or Inf) predicts
+# NA there, as a matrix product of the coefficients would, and the steps used are not returned.
+#' @export
+fit_link.fgseq <- function(object, x, steps, prefix, per_row) {
+  beta <- if (is.list(object$beta)) object$beta else list(object$beta)
+  a0 <- if (is.matrix(object$a0)) object$a0 else matrix(object$a0, nrow = 1L)
+  out <- linear_prefix(object, x, steps, per_row, a0, beta)
+  if (prefix) return(out)
+  short <- out$step != rep(steps, each = nrow(x))
+  if (any(short)) out$link[short[, rep(seq_along(steps), each = length(beta)), drop = FALSE]] <- NA_real_
+  list(link = out$link, step = NULL)
+}

@@ -381,13 +381,6 @@ check_miser_size <- function(max_steps, P) {
   invisible()
 }
 
-# The machine's memory in bytes (MemTotal of /proc/meminfo), NA where it cannot be read.
-machine_memory <- function() {
-  info <- tryCatch(readLines("/proc/meminfo", n = 1L, warn = FALSE), error = function(e) character(0))
-  kb <- suppressWarnings(as.numeric(sub("^MemTotal:\\s*([0-9]+).*$", "\\1", info)))
-  if (length(kb) == 1L && !is.na(kb)) kb * 1024 else NA_real_
-}
-
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
 # anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
