@@ -118,3 +118,7 @@ renamed_argument <- function(value, old, new, new_missing) {
   warn("`", old, "` is deprecated: use `", new, "` (it takes the same value).", class = "deprecated")
   value
 }
+
+# `max_time`: the seconds a fit may take from its call (a positive number, or Inf), as every verb that
+# takes it checks it.
+check_max_time <- function(max_time) check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)

@@ -141,7 +141,7 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
   family <- check_family(family, "chunks")
   criterion <- check_criterion(criterion)
   fr_gain <- check_choice(fr_gain, fr_gain_choices(), "fr_gain")
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  max_time <- check_max_time(max_time)
   if (family_def(family)$linear) {
     # the statistics of the chunks, on the fit's clock: a chunk started after max_time adds its y alone,
     # and the fit is then the null model, marked partial

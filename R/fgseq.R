@@ -448,7 +448,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
                          progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
                          call = NULL, started = now(), scan = NULL) {
   force(started)
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  max_time <- check_max_time(max_time)
   criterion <- check_criterion(criterion)
   # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
   # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass.

@@ -298,7 +298,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
     abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
           "default), which bins the sparse columns as they are, or give as.matrix(x).", class = "sparse_exact")
   }
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  max_time <- check_max_time(max_time)
   # the sweep over a dense x counts towards max_time: when it is spent there, x is left unread and the
   # fit is the starting score alone (the core checks the clock before it reads x)
   scan <- check_x_scan(x, sparse = TRUE, time_left = max_time - (now() - started))

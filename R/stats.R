@@ -407,7 +407,7 @@ fgseq.fgseq_stats <- function(x, cost = NULL, method = "omp", lambda = 1e-6,
   check_dots(...)
   method <- check_method(method)
   criterion <- check_criterion(criterion)
-  max_time <- check_number(max_time, "max_time", lower = 0, lower_open = TRUE, allow_inf = TRUE)
+  max_time <- check_max_time(max_time)
   fit_stats(x, cost = cost, method = method, lambda = lambda, criterion = criterion, cost_sensitive = cost_sensitive,
             max_cost = max_cost, max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
             needs = needs, call = match.call(), started = started)
