@@ -60,6 +60,12 @@
 #'   probability is at least `margin` from 0.5 (an early exit on the margin, as prediction-time early
 #'   stopping in boosting libraries does), `margin` calibrated as `tau` is. The baseline an adaptive
 #'   policy must beat.
+#' * `"best"`: each of the policies above with each stopping its family allows (adaptive and sequence
+#'   rules stopping on the reduction or the risk, the adaptive rule on the margin, and the cascade:
+#'   six policies for binomial and multinomial fits, four for gaussian ones), each calibrated at
+#'   `delta / K` (`K` of them), and the one of least mean cost on the calibration rows among those that
+#'   meet the guarantee is kept (see the section The guarantee). The calibration rows' paths are run
+#'   once per order, every stopping read off them.
 #'
 #' @section The guarantee:
 #' For each threshold on a grid, from the strictest (`tau = 0`, which buys every group the budget
@@ -76,6 +82,14 @@
 #' calibration rows are needed. The guarantee is about agreement with the full model, not accuracy;
 #' `y` is used only to report accuracy.
 #'
+#' With `rule = "best"`, each of the `K` policies is tested by its own fixed sequence at level
+#' `delta / K`: by the union bound, the probability that any of them passes a threshold whose rate of
+#' disagreement exceeds `epsilon` is at most `delta`, so the guarantee holds for the policy kept however
+#' it is chosen among those that passed (Learn-then-Test's family-wise error control, Angelopoulos et al.
+#' 2021, section 4, with the Bonferroni correction). The price is the smaller level of each test:
+#' `ceiling(log(delta / K) / log(1 - epsilon))` calibration rows at least, and a slightly stricter
+#' threshold for each policy than it would have alone.
+#'
 #' @param fit An `"fgseq"` fit ([fgseq()]) of the binomial, multinomial or gaussian family that stores the moments
 #'   of `x` or keeps it (see the section Missing groups of [predict.fgseq()]).
 #' @param x Calibration rows: a numeric matrix (or sparse matrix) with the training columns, complete
@@ -85,13 +99,14 @@
 #'   response, when present, is `y`).
 #' @param epsilon The tolerated rate of disagreement with the full model, in (0, 1).
 #' @param delta The probability that the guarantee may fail, in (0, 1).
-#' @param rule `"adaptive"`, `"sequence"` or `"cascade"` (see the section Rules).
+#' @param rule `"adaptive"`, `"sequence"`, `"cascade"` or `"best"` (see the section Rules).
 #' @param stopping For the rules `"adaptive"` and `"sequence"`: what the threshold bounds, `"reduction"`
 #'   (`tau` on the best expected risk reduction per cost unit, the default), `"risk"` (`tau` on the risk
 #'   of stopping, a probability) or `"margin"` (binomial and multinomial: the row stops once the
 #'   probability of its node's prediction is at least `margin` from 0.5, or the two largest
 #'   probabilities at least `2 margin` apart, as the cascade stops; the groups still chosen by the
-#'   rule); see the section Working model and risk. Not for the cascade, which stops on `margin`.
+#'   rule); see the section Working model and risk. Not for the cascade, which stops on `margin`,
+#'   nor for `rule = "best"`, which chooses it.
 #' @param tau `NULL` (calibrate on the rows given) or a fixed threshold `>= 0` on the risk reduction per
 #'   cost unit, or on the risk with `stopping = "risk"` (`"adaptive"`, `"sequence"`): no calibration
 #'   then, and `x` may be omitted.
@@ -107,11 +122,16 @@
 #'   `p_value`, `mean_cost`, `passed`), `n_calibration`, `chosen` (the row of `calibration` in use), and
 #'   on the calibration rows at that threshold `cost` (the cost each row spent, cost units), `groups`
 #'   (a list of the groups each row bought, in order), `disagreement` (rate), `accuracy` (binomial: of the
-#'   policy and of the full model, when `y` is given) or `rmse` (gaussian).
+#'   policy and of the full model, when `y` is given) or `rmse` (gaussian). With `rule = "best"`, `rule`
+#'   and `stopping` are those of the policy kept, `calibration` is its own table (at level `delta_each
+#'   = delta / K`), and `selection` is a data frame with one row per policy tried: `rule`, `stopping`,
+#'   `threshold`, `disagreement`, `mean_cost` (on the calibration rows, at its calibrated threshold; NA
+#'   when it met no threshold), `passed` and `chosen`.
 #' @section Errors:
 #' Stops (class `fgseq_error_input`, naming the argument) when `epsilon` or `delta` is not in (0, 1),
 #' `tau` is negative, `margin` outside `[0, 0.5]`, `tol` missing or not positive for a gaussian fit,
-#' `budget` negative, `stopping` not one of its values or given for the cascade, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
+#' `budget` negative, `stopping` not one of its values or given for the cascade or `rule = "best"`, `tau`
+#' or `margin` given with `rule = "best"`, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
 #' gaussian, or the cascade is asked of a gaussian fit (class `fgseq_error_family`); when the fit stores
 #' no moments of `x` (class `fgseq_error_no_moments`, saying why); when there are fewer calibration
 #' rows than the guarantee needs, saying how many are needed, or not even the strictest threshold meets
@@ -144,13 +164,17 @@
 #' next_group(policy, heart[1, c("age", "sex", "cp")])
 #' @export
 fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
-                         rule = c("adaptive", "sequence", "cascade"), stopping = c("reduction", "risk", "margin"),
+                         rule = c("adaptive", "sequence", "cascade", "best"), stopping = c("reduction", "risk", "margin"),
                          tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
   if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()): a policy conditions its linear predictor.")
-  pol <- policy_settings(fit, rule, if (missing(stopping)) NULL else stopping, epsilon, delta, tau, margin, tol,
-                         budget, step)
+  stopping <- if (missing(stopping)) NULL else stopping
+  rule <- check_choice(rule, c("adaptive", "sequence", "cascade", "best"), "rule")
+  if (rule == "best") {
+    return(best_policy(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step))
+  }
+  pol <- policy_settings(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step)
   fixed <- if (on_margin(pol)) margin else tau
   if (is.null(x) && is.null(data)) {
     if (is.null(fixed)) {
@@ -160,15 +184,86 @@ fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, d
     return(new_policy(pol, NULL))
   }
   cal <- policy_rows(fit, x, y, data, "x")
-  n_needed <- ceiling(log(pol$delta) / log(1 - pol$epsilon))
-  if (is.null(fixed) && nrow(cal$x) < n_needed) {
-    abort("`", cal$arg, "` has ", nrow(cal$x), " calibration rows; a disagreement rate of at most epsilon = ",
-          pol$epsilon, " with probability 1 - delta = ", 1 - pol$delta, " needs at least ", n_needed,
-          " (ceiling(log(delta) / log(1 - epsilon))): give more rows, or a larger epsilon or delta.",
-          class = "calibration")
-  }
+  if (is.null(fixed)) check_calibration_rows(pol, cal)
   paths <- policy_paths(pol, cal$x, rep(pol$budget, nrow(cal$x)), threshold = NULL)
   new_policy(pol, calibrate_policy(pol, paths, cal, fixed))
+}
+
+# Whether there are enough calibration rows for the guarantee of `pol` (its delta: of each policy
+# tested, delta / K when `rule = "best"` tests K of them).
+check_calibration_rows <- function(pol, cal, K = 1L) {
+  n_needed <- ceiling(log(pol$delta) / log(1 - pol$epsilon))
+  if (nrow(cal$x) >= n_needed) return(invisible(TRUE))
+  abort("`", cal$arg, "` has ", nrow(cal$x), " calibration rows; a disagreement rate of at most epsilon = ",
+        pol$epsilon, " with probability 1 - delta = ", 1 - pol$delta * K, " needs at least ", n_needed,
+        if (K > 1L) paste0(" when `rule = \"best\"` tests ", K, " policies at delta / ", K, " each"),
+        " (ceiling(log(delta", if (K > 1L) paste0(" / ", K), ") / log(1 - epsilon))): give more rows, or a larger ",
+        "epsilon or delta", if (K > 1L) ", or name a rule", ".", class = "calibration")
+}
+
+# The policies `rule = "best"` chooses among: every rule with every stopping its family allows (the
+# sequence rule stopping on the margin is the cascade).
+policy_candidates <- function(family) {
+  stops <- if (family == "gaussian") c("reduction", "risk") else c("reduction", "risk", "margin")
+  out <- expand.grid(stopping = stops, rule = c("adaptive", "sequence"), stringsAsFactors = FALSE)[, c("rule", "stopping")]
+  out$rule[out$rule == "sequence" & out$stopping == "margin"] <- "cascade"
+  out
+}
+
+# rule = "best": each policy of policy_candidates() calibrated by Learn-then-Test at delta / K (K of
+# them), the one of least mean cost on the calibration rows among those that meet the guarantee kept.
+# The paths of the calibration rows are run once per order (adaptive, the fit's sequence), every
+# stopping read off the same records.
+best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step) {
+  if (!is.null(stopping)) abort("`stopping` is chosen by `rule = \"best\"`; leave it out, or name a rule.")
+  if (!is.null(tau) || !is.null(margin)) {
+    abort("`rule = \"best\"` calibrates the threshold of each policy it tries; leave `tau` and `margin` out, or name a rule.")
+  }
+  if (is.null(x) && is.null(data)) {
+    abort("`rule = \"best\"` chooses on calibration rows: give them as `x` (or `data` for a formula fit).")
+  }
+  delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
+  base <- policy_settings(fit, "adaptive", "reduction", epsilon, delta, NULL, NULL, tol, budget, step)
+  cands <- policy_candidates(base$family)
+  K <- nrow(cands)
+  base$delta <- delta / K
+  cal <- policy_rows(fit, x, y, data, "x")
+  check_calibration_rows(base, cal, K)
+  budgets <- rep(base$budget, nrow(cal$x))
+  paths <- list()
+  for (order in unique(ifelse(cands$rule == "adaptive", "adaptive", "sequence"))) {
+    p <- base
+    p$rule <- order
+    paths[[order]] <- policy_paths(p, cal$x, budgets, threshold = NULL)
+  }
+  pols <- lapply(seq_len(K), function(k) {
+    p <- base
+    p$rule <- cands$rule[k]
+    p$stopping <- cands$stopping[k]
+    p
+  })
+  res <- lapply(seq_len(K), function(k) {
+    calibrate_policy(pols[[k]], paths[[if (cands$rule[k] == "adaptive") "adaptive" else "sequence"]], cal, NULL,
+                     required = FALSE)
+  })
+  ok <- !vapply(res, is.null, logical(1))
+  if (!any(ok)) {
+    abort("no policy meets the guarantee at delta / ", K, " = ", format(delta / K, digits = 3),
+          " (each of the ", K, " policies `rule = \"best\"` tests, at its strictest threshold)",
+          if (is.finite(base$budget)) ", as the budget stops rows short of the full model",
+          "; give a larger epsilon, delta or budget, or more calibration rows.", class = "calibration")
+  }
+  mean_cost <- vapply(res, function(r) if (is.null(r)) NA_real_ else mean(r$cost), numeric(1))
+  chosen <- which.min(ifelse(ok, mean_cost, Inf))
+  out <- new_policy(pols[[chosen]], res[[chosen]])
+  out$delta <- delta
+  out$selection <- data.frame(
+    rule = cands$rule, stopping = cands$stopping,
+    threshold = vapply(res, function(r) if (is.null(r)) NA_real_ else r$threshold, numeric(1)),
+    disagreement = vapply(res, function(r) if (is.null(r)) NA_real_ else r$disagreement, numeric(1)),
+    mean_cost = mean_cost, passed = ok, chosen = seq_len(K) == chosen, stringsAsFactors = FALSE)
+  out$delta_each <- delta / K
+  out
 }
 
 # The checked settings of a policy, with its conditional model.
@@ -323,7 +418,8 @@ prefix_model <- function(fit, j) {
 }
 
 # The statistic a node's rows stop on: the margin (the cascade, stopping = "margin"), the best score
-# (stopping = "reduction") or the risk of stopping (stopping = "risk").
+# (stopping = "reduction") or the risk of stopping (stopping = "risk"); of a node's evaluation, or of
+# recorded paths (n x (D + 1)).
 stop_statistic <- function(pol, ev) {
   switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, ev$score)
 }
@@ -345,9 +441,10 @@ policy_stops <- function(pol, ev, threshold) {
 # breadth-first: the rows at one node (the same set of groups bought, in any order) share its
 # conditional model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
 # runs until no group fits (tau = 0 for the adaptive rules, the whole sequence for the cascade) and every
-# node of its path is recorded (for calibration): n x (D + 1) matrices `score` (the stop statistic at
-# the node: the best score, or the cascade's margin), `cost`, `decision`, `bought` (the group bought at
-# the node, NA at the last), and `depth` (nodes per row). With a threshold, each row stops at its first
+# node of its path is recorded (for calibration): n x (D + 1) matrices of each statistic a row can stop
+# on at the node (`score`, the best score; `risk`, NA for the cascade; `margin`, NA for gaussian fits),
+# `cost`, `decision`, `bought` (the group bought at the node, NA at the last), and `depth` (nodes per
+# row). The order does not depend on how the rows stop, so one record serves every stopping. With a threshold, each row stops at its first
 # node that stops, and the result holds, per row, `groups` (list), `cost`, `link` and `rlink` (n x P).
 policy_paths <- function(pol, x, budget, threshold = NULL) {
   fit <- pol$fit
@@ -357,7 +454,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
   D <- length(pol$cm$groups) + 1L
   record <- is.null(threshold)
   if (record) {
-    mats <- lapply(stats::setNames(nm = c("score", "cost", "decision")), function(v) matrix(NA_real_, n, D))
+    mats <- lapply(stats::setNames(nm = c("score", "risk", "margin", "cost", "decision")), function(v) matrix(NA_real_, n, D))
     bought <- matrix(NA_character_, n, D)
     depth <- integer(n)
   } else {
@@ -376,7 +473,9 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
       ev <- policy_node(pol, node, x, r, budget[r], threshold)
       d <- length(node$state$groups) + 1L
       if (record) {
-        mats$score[r, d] <- stop_statistic(pol, ev)
+        mats$score[r, d] <- ev$score
+        if (!is.null(ev$risk)) mats$risk[r, d] <- ev$risk
+        mats$margin[r, d] <- ev$margin
         mats$cost[r, d] <- node$spent
         mats$decision[r, d] <- ev$decision
         bought[r, d] <- ev$best
@@ -411,7 +510,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
 
 # The node at which each recorded path stops at `threshold`: an index into the columns of the records.
 stop_node <- function(pol, paths, threshold) {
-  stat <- paths$score
+  stat <- stop_statistic(pol, paths)
   hit <- if (on_margin(pol)) stat >= threshold else stat < threshold
   hit <- hit | col(stat) == paths$depth
   hit[is.na(hit)] <- FALSE
@@ -424,7 +523,7 @@ stop_node <- function(pol, paths, threshold) {
 # cascade: lo the largest margin of nodes 1..t-1, hi that of nodes 1..t; the last node takes every
 # threshold left), so each (row, node) adds its value to the grid points in its interval.
 threshold_sums <- function(pol, paths, value, grid) {
-  stat <- paths$score
+  stat <- stop_statistic(pol, paths)
   D <- ncol(stat)
   last <- col(stat) == paths$depth
   margin <- on_margin(pol)
@@ -474,10 +573,11 @@ policy_class <- function(pol, decision) {
 # the grid, its binomial p-value, fixed-sequence testing from the strictest; with `fixed` the policy's
 # own threshold only. Returns the calibration table and the calibration rows' results at the chosen
 # threshold.
-calibrate_policy <- function(pol, paths, cal, fixed) {
+calibrate_policy <- function(pol, paths, cal, fixed, required = TRUE) {
   n <- nrow(cal$x)
   full <- policy_decision(pol, prefix_link(pol$fit, cal$x, pol$step))
-  values <- sort(unique(paths$score[is.finite(paths$score)]))
+  stat <- stop_statistic(pol, paths)
+  values <- sort(unique(stat[is.finite(stat)]))
   grid <- if (!is.null(fixed)) {
     fixed
   } else if (on_margin(pol)) {
@@ -492,6 +592,7 @@ calibrate_policy <- function(pol, paths, cal, fixed) {
   p_value <- stats::pbinom(wrong, n, pol$epsilon)
   passed <- cumsum(p_value > pol$delta) == 0
   chosen <- if (!is.null(fixed)) 1L else if (any(passed)) max(which(passed)) else 0L
+  if (chosen == 0L && !required) return(NULL)
   if (chosen == 0L) {
     abort("no threshold meets the guarantee: at the strictest, the policy disagrees with the full model on ",
           wrong[1L], " of ", n, " calibration rows (p-value ", format(p_value[1L], digits = 3), " > delta = ",
@@ -706,6 +807,11 @@ print.fgseq_policy <- function(x, ...) {
     cat("Mean cost per row ", format(mean(x$cost), digits = 4), " against ", format(full, digits = 4),
         " for the full model (", format(mean(x$cost) / full, digits = 3), " x)\n", sep = "")
   }
+  if (!is.null(x$selection)) {
+    cat("Chosen by rule = \"best\" among ", nrow(x$selection), " policies (each calibrated at delta / ",
+        nrow(x$selection), "): ", x$rule, if (x$rule != "cascade") paste0(", stopping on the ", policy_stopping(x)), "\n",
+        sep = "")
+  }
   invisible(x)
 }
 
@@ -722,6 +828,7 @@ summary.fgseq_policy <- function(object, ...) {
     out$accuracy <- object$accuracy
     out$rmse <- object$rmse
   }
+  out$selection <- object$selection
   structure(out, class = "summary.fgseq_policy")
 }
 
@@ -737,6 +844,10 @@ print.summary.fgseq_policy <- function(x, ...) {
                                   format(x$accuracy[["full"]], digits = 3), "\n", sep = "")
     if (!is.null(x$rmse)) cat("\nRMSE: policy ", format(x$rmse[["policy"]], digits = 4), ", full model ",
                               format(x$rmse[["full"]], digits = 4), "\n", sep = "")
+  }
+  if (!is.null(x$selection)) {
+    cat("\nPolicies tried by rule = \"best\" (calibration rows):\n")
+    print(x$selection, row.names = FALSE, digits = 4)
   }
   invisible(x)
 }

@@ -54,6 +54,8 @@
 ## step) is the model every policy is calibrated against (Learn-then-Test on the calibration rows);
 ## the adaptive policy with each of its stops (adaptive: stopping = "reduction", the default, on which
 ## the targets are judged; adaptive_risk: stopping = "risk"; adaptive_margin: stopping = "margin");
+## best: rule = "best", the cheapest on the calibration rows of the adaptive and sequence rules with each
+## stopping, each calibrated at delta / 6 (`kept` names the one kept; no target is judged on it);
 ## the adaptive policy and the cascade at epsilon in {0.01, 0.02, 0.05, 0.1, 0.2} and delta = 0.1 (an
 ## epsilon that needs more calibration rows than there are, ceiling(log(delta) / log(1 - epsilon)), is
 ## skipped with a line); the static sequence at each step's path cost; miser() with 100 trees of depth 4,
@@ -319,7 +321,7 @@ run_set <- function(d) {
       cat(sprintf("epsilon = %g needs at least %d calibration rows (has %d): skipped\n", eps, need, n_cal))
       next
     }
-    for (rule in c("adaptive", "adaptive_risk", "adaptive_margin", "cascade")) {
+    for (rule in c("adaptive", "adaptive_risk", "adaptive_margin", "cascade", "best")) {
       r <- tryCatch({
         tc <- timed(make_policy(fit, d, d$cal, eps, rule))
         tp <- timed(policy_predict(tc$value, d, d$test))
@@ -338,7 +340,8 @@ run_set <- function(d) {
         test_disagree = round(mean(pred != full_test), 4), mean_cost = mean(cost),
         cost_ratio = round(mean(cost) / budgets[K + 1L], 3), accuracy = mean(pred == d$label[d$test]),
         mean_groups = round(mean(lengths(attr(r$pred, "groups"))), 2),
-        calibrate_s = round(r$cal_s, 2), predict_s = round(r$pred_s, 2))
+        calibrate_s = round(r$cal_s, 2), predict_s = round(r$pred_s, 2),
+        kept = if (is.null(r$pol$selection)) "" else paste(r$pol$rule, r$pol$stopping))
     }
   }
   pts <- if (length(pts)) do.call(rbind, pts) else NULL

@@ -195,6 +195,54 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
   }
 })
 
+test_that("rule = \"best\" keeps the cheapest of the policies each calibrated alone at delta / K", {
+  d <- policy_data(n = 600)
+  fit <- policy_fit(d)
+  cal <- 201:600
+  best <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = "best")
+  tried <- best$selection
+  expect_identical(paste(tried$rule, tried$stopping),
+                   c("adaptive reduction", "adaptive risk", "adaptive margin", "sequence reduction", "sequence risk",
+                     "cascade margin"))
+  expect_equal(best$delta_each, 0.1 / 6)
+  # each policy calibrated on its own at delta / 6: the same threshold, rate and mean cost
+  alone <- lapply(seq_len(nrow(tried)), function(k) {
+    args <- list(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1 / 6, rule = tried$rule[k])
+    if (tried$rule[k] != "cascade") args$stopping <- tried$stopping[k]
+    do.call(fgseq_policy, args)
+  })
+  expect_equal(tried$threshold, vapply(alone, fgseq:::policy_threshold, 1), tolerance = 1e-12)
+  expect_equal(tried$disagreement, vapply(alone, function(p) p$disagreement, 1), tolerance = 1e-12)
+  expect_equal(tried$mean_cost, vapply(alone, function(p) mean(p$cost), 1), tolerance = 1e-12)
+  expect_true(all(tried$passed))
+  k <- which.min(tried$mean_cost)
+  expect_identical(which(tried$chosen), k)
+  expect_identical(c(best$rule, best$stopping), c(alone[[k]]$rule, alone[[k]]$stopping))
+  # the guarantee is stated at delta; the policy kept predicts as the one calibrated alone
+  expect_identical(best$delta, 0.1)
+  expect_equal(best$calibration, alone[[k]]$calibration)
+  new <- d$x[1:200, ]
+  expect_identical(predict(best, new), predict(alone[[k]], new))
+  expect_output(print(best), "Chosen by rule = \"best\" among 6 policies")
+  expect_output(print(summary(best)), "Policies tried")
+  # and it costs no more on the calibration rows than any policy that passed at delta / 6
+  expect_lte(mean(best$cost), min(tried$mean_cost) + 1e-12)
+  # a gaussian fit tries the two orders with the two stoppings that need no margin
+  yy <- drop(d$x %*% rep(1, 7)) + rnorm(nrow(d$x))
+  gfit <- policy_fit(d, family = "gaussian", y = yy)
+  gbest <- fgseq_policy(gfit, d$x[cal, ], yy[cal], epsilon = 0.1, delta = 0.1, tol = 1, rule = "best")
+  expect_identical(paste(gbest$selection$rule, gbest$selection$stopping),
+                   c("adaptive reduction", "adaptive risk", "sequence reduction", "sequence risk"))
+  # bad input: what "best" chooses cannot be given, and it needs rows for K tests at delta / K
+  expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", stopping = "risk"), "`stopping` is chosen by")
+  expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", tau = 0.1), "leave `tau` and `margin` out")
+  expect_error(fgseq_policy(fit, rule = "best"), "`rule = \"best\"` chooses on calibration rows")
+  expect_error(fgseq_policy(fit, d$x[cal[1:50], ], epsilon = 0.05, delta = 0.1, rule = "best"),
+               "at least 80 when `rule = \"best\"` tests 6 policies", class = "fgseq_error_calibration")
+  expect_error(fgseq_policy(fit, d$x[cal, ], budget = 1, epsilon = 0.05, delta = 0.05, rule = "best"),
+               "no policy meets the guarantee", class = "fgseq_error_calibration")
+})
+
 test_that("next_group() follows the policy's path one group at a time", {
   d <- policy_data()
   fit <- policy_fit(d)
