@@ -31,7 +31,10 @@
 #' EXP(eta_k - eta_c))` of class `c` (one expression per class, written with the coefficients of the
 #' differences); gaussian and mgaussian responses are the link. `EXP` is dbplyr's translation of
 #' `exp()` for the dialect (a database without it, such as SQLite built without its mathematical
-#' functions, cannot evaluate the response of those families).
+#' functions, cannot evaluate the response of those families). Its argument is held within
+#' `[-700, 700]` by a `CASE`, since some databases (PostgreSQL) raise an error where `EXP` overflows or
+#' underflows: a probability within about `1e-304` of 0 or 1 is written as that bound, and a poisson
+#' mean above `exp(700)` (about `1e304`) as `exp(700)`, where R gives the exact value or `Inf`.
 #'
 #' @param fit An `"fgseq"` fit ([fgseq()], [fgseq_stats()], [fgseq_chunks()], [sparse_sequence()]),
 #'   matrix or formula interface, of any family, without an offset.
@@ -303,8 +306,18 @@ sql_translate <- function(expr, con) {
   as.character(dbplyr::translate_sql_(list(expr), con = con))
 }
 
-# EXP of a SQL expression, as dbplyr translates exp() for the dialect.
-sql_exp <- function(x, con) sql_translate(call("exp", dbplyr::sql(x)), con)
+# EXP of a SQL expression, as dbplyr translates exp() for the dialect, its argument held within
+# [-700, 700] (a CASE, which every dialect has): PostgreSQL raises an error where EXP overflows (above
+# about 709.8) or underflows to 0 (below about -745), where R gives Inf or 0.
+sql_exp <- function(x, con) {
+  lim <- sql_number(SQL_EXP_LIMIT)
+  held <- paste0("CASE WHEN ", x, " > ", lim, " THEN ", lim, " WHEN ", x, " < ", sql_number(-SQL_EXP_LIMIT),
+                 " THEN ", sql_number(-SQL_EXP_LIMIT), " ELSE ", x, " END")
+  sql_translate(call("exp", dbplyr::sql(held)), con)
+}
+
+# The largest argument of EXP in the SQL of a prediction, in absolute value.
+SQL_EXP_LIMIT <- 700
 
 # Numbers as SQL literals: 17 significant digits (the same double read back), always with a decimal
 # point or an exponent (no integer arithmetic), negative ones in parentheses (never "--").

@@ -119,6 +119,34 @@ test_that("the SQL response equals predict(type = \"response\") for binomial, po
   expect_named(predictor_sql(fit, budget = 5, con = con), paste0("budget=5:", c("r", "s", "t")))
 })
 
+test_that("EXP never sees an argument beyond 700: extreme rows score as predict() does", {
+  skip_if_not_installed("RSQLite")
+  skip_if_not_installed("dbplyr")
+  d <- sql_data(400, 5)
+  new <- sql_data(6, 7)
+  new$a <- c(-1e4, -800, -1, 1, 800, 1e4)  # linear predictors far beyond +-709 (where EXP overflows)
+  con <- sqlite_with(new)
+  on.exit(DBI::dbDisconnect(con))
+  for (case in list(c("yb", "binomial"), c("ym", "multinomial"), c("yp", "poisson"))) {
+    fit <- fit_of(case[1], case[2], d, lambda = 1e-3)
+    expr <- predictor_sql(fit, budget = 1e3, con = con, type = "response")
+    # every EXP( is followed by the CASE that holds its argument
+    expect_identical(lengths(regmatches(expr, gregexpr("EXP(", expr, fixed = TRUE))),
+                     lengths(regmatches(expr, gregexpr("EXP(CASE WHEN ", expr, fixed = TRUE))))
+    got <- unname(run_sql(con, expr))
+    link <- predict(fit, newdata = new, budget = 1e3, type = "link")
+    want <- unname(matrix(unclass(predict(fit, newdata = new, budget = 1e3, type = "response")), 6))
+    if (case[2] == "poisson") {
+      # the mean, with the exponent held at +-700
+      expect_equal(got, exp(pmin(pmax(unname(link), -700), 700)), tolerance = 1e-10)
+      expect_true(any(abs(link) > 709))
+    } else {
+      expect_equal(got, want, tolerance = 1e-10)
+      expect_true(all(is.finite(got)))
+    }
+  }
+})
+
 test_that("a matrix fit reads its columns by quoted name, in every dialect's quoting", {
   skip_if_not_installed("RSQLite")
   skip_if_not_installed("dbplyr")
