@@ -7,7 +7,7 @@
 # only the columns they split on.
 #' @export
 fit_link.miser <- function(object, x, steps, prefix, per_row) {
-  check_forest(object)
+  # the trees were checked (check_forest()) by validate_fit() at the method's entry
   if (methods::is(x, "sparseMatrix")) x <- as.matrix(x)
   tr <- object$trees
   start <- c(0, cumsum(tabulate(tr$tree, nbins = max(tr$tree, 0L))))

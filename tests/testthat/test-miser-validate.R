@@ -104,6 +104,26 @@ test_that("miser_path: no validation data, bad lambda grid", {
 # A fit read from a file is checked before its trees reach the core (which checks them again).
 tamper_fit <- function() miser(vd$x, vd$y, cost = vcost, max_steps = 5, depth = 2, min_node_size = 2)
 
+test_that("predict() checks the forest once, at its entry", {
+  fit <- tamper_fit()
+  calls <- 0L
+  suppressMessages(trace("check_forest", function() calls <<- calls + 1L, print = FALSE, where = asNamespace("fgseq")))
+  on.exit(suppressMessages(untrace("check_forest", where = asNamespace("fgseq"))))
+  p <- predict(fit, vd$x, type = "link")
+  expect_identical(calls, 1L)
+  # and the prediction (gaussian: the link) is the trees' own: init plus eta times the leaves each
+  # row reaches, left where x <= threshold
+  tr <- fit$trees
+  leaf_value <- function(t, row) {
+    nodes <- tr[tr$tree == t, ]
+    k <- 1L
+    while (!is.na(nodes$column[k])) k <- if (row[nodes$column[k]] <= nodes$threshold[k]) nodes$left[k] else nodes$right[k]
+    nodes$value[k]
+  }
+  eta <- vapply(1:5, function(i) fit$init + fit$eta * sum(vapply(unique(tr$tree), leaf_value, 1, row = vd$x[i, ])), 1)
+  expect_equal(unname(p[1:5, ncol(p)]), eta, tolerance = 1e-12)
+})
+
 test_that("an edited child index is refused, not followed", {
   fit <- tamper_fit()
   k <- which(!is.na(fit$trees$left))[1]
