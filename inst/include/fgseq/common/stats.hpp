@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "blas.hpp"
 #include "deadline.hpp"
-#include "kernels.hpp"
 #include "sweep.hpp"
 #include "threads.hpp"
 #include "types.hpp"
