@@ -3,8 +3,8 @@
 //   common/  what every learner shares: option names (options.hpp), the clock (deadline.hpp),
 //            threads (threads.hpp), one pass over the data (stats.hpp), measurements and their costs,
 //            whitening, dense or sparse x (design.hpp), the BLAS a fit may be given (blas.hpp), threaded
-//            dense products (kernels.hpp), the response families (family.hpp) and the damped Newton
-//            solver (newton.hpp)
+//            dense products (kernels.hpp), the response families (family.hpp), the damped Newton
+//            solver (newton.hpp) and the pseudo-inverse forms of the FR gains (pinv.hpp)
 //   greedy/  the greedy selection loop of CS-G-OMP, CS-G-FR and Doubling (engine.hpp), the fit's
 //            Control and the models' common base (model.hpp), a whole fit (fit.hpp) and the anytime
 //            prediction of partially computed rows (predict.hpp)
@@ -32,6 +32,7 @@
 #include "common/design.hpp"
 #include "common/family.hpp"
 #include "common/newton.hpp"
+#include "common/pinv.hpp"
 #include "greedy/engine.hpp"
 #include "greedy/model.hpp"
 #include "linear/gram.hpp"
