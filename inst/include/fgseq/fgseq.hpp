@@ -6,14 +6,15 @@
 //            dense products (kernels.hpp), the response families (family.hpp), the damped Newton
 //            solver (newton.hpp) and the pseudo-inverse forms of the FR gains (pinv.hpp)
 //   greedy/  the greedy selection loop of CS-G-OMP, CS-G-FR and Doubling (engine.hpp), the fit's
-//            Control and the models' common base (model.hpp), a whole fit (fit.hpp) and the anytime
-//            prediction of partially computed rows (predict.hpp)
+//            Control and the models' common base (model.hpp) and the anytime prediction of partially
+//            computed rows (predict.hpp)
 //   linear/  the least-squares models: on the whitened Gram matrix (gram.hpp), in sample space for
 //            wide data (sample.hpp, with its 16-bit screening copy in screen.hpp)
 //   glm/     binomial, Poisson and multinomial models: the weighted cross-products (cross.hpp), the
 //            risk over rows (evaluator.hpp), one chunk's sums (sums.hpp), the multinomial's Newton
 //            directions (multinomial.hpp), the models over rows in memory (model.hpp) and refitted
 //            elsewhere (refit.hpp)
+//   sequence/ a whole fit of a sequence (fit.hpp): the models of linear/ and glm/ on greedy/'s loop
 //   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
 //            searches, boosting (boost.hpp)
 //   sparse/  the cost-weighted group lasso path of the Sparse baseline
@@ -35,6 +36,7 @@
 #include "common/pinv.hpp"
 #include "greedy/engine.hpp"
 #include "greedy/model.hpp"
+#include "greedy/predict.hpp"
 #include "linear/gram.hpp"
 #include "linear/sample.hpp"
 #include "glm/cross.hpp"
@@ -43,8 +45,7 @@
 #include "glm/multinomial.hpp"
 #include "glm/model.hpp"
 #include "glm/refit.hpp"
-#include "greedy/fit.hpp"
-#include "greedy/predict.hpp"
+#include "sequence/fit.hpp"
 #include "miser/boost.hpp"
 #include "sparse/grouplasso.hpp"
 #include "adaptive/risk.hpp"
