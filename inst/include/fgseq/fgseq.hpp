@@ -9,7 +9,8 @@
 //            Control and the models' common base (model.hpp) and the anytime prediction of partially
 //            computed rows (predict.hpp)
 //   linear/  the least-squares models: on the whitened Gram matrix (gram.hpp), in sample space for
-//            wide data (sample.hpp, with its 16-bit screening copy in screen.hpp)
+//            wide data (sample.hpp, with its 16-bit and 8-bit screening copy in screen.hpp and the
+//            copy's kernels in screen_kernels.hpp)
 //   glm/     binomial, Poisson and multinomial models: the weighted cross-products (cross.hpp), the
 //            risk over rows (evaluator.hpp), one chunk's sums (sums.hpp), the multinomial's Newton
 //            directions (multinomial.hpp), the models over rows in memory (model.hpp) and refitted
