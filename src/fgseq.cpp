@@ -276,7 +276,7 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 
 }  // namespace
 
-// Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see greedy/fit.hpp); weights: length n
+// Fit a sequence. x: a numeric matrix or a Matrix::dgCMatrix (read in place); y: n x P response matrix as the core expects it (see sequence/fit.hpp); weights: length n
 // or 0; offset: n x P or 0 x 0; group_of: 0-based group index of each column; measurements: the list
 // of measurement_index() (R/measurements.R), the measurements each group needs and their costs
 // (measurements_from() above); control: the named
@@ -380,7 +380,7 @@ Rcpp::List moments_whitening_cpp(const Rcpp::List& moments, const std::vector<in
   return whitening_list(st, wh);
 }
 
-// The checks' sweep over a dense x (scan_columns() in greedy/fit.hpp), polled between columns with max_time
+// The checks' sweep over a dense x (scan_columns() in sequence/fit.hpp), polled between columns with max_time
 // seconds left (Inf: no limit): nonfinite, the 1-based first column with NA, NaN or Inf (0: none);
 // max_abs, the largest magnitude of each column; spent, TRUE when the time ran out (the rest unset).
 // [[Rcpp::export(.scan_columns)]]

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "test_cross.cpp"
 #include "test_design.cpp"
 #include "test_engine.cpp"
 #include "test_family.cpp"

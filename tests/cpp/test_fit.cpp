@@ -1,4 +1,4 @@
-// A whole fit (greedy/fit.hpp) against least squares solved directly.
+// A whole fit (sequence/fit.hpp) against least squares solved directly.
 
 // fit_path() of the Gaussian family on the shared problem, with weights and an offset, lambda = 0: after
 // each step the fitted values x beta_k + a0_k + offset are those of the weighted least-squares fit of y

@@ -1,5 +1,5 @@
-// The models' common parts (greedy/model.hpp): the pseudo-inverse forms, the CS-G-OMP criteria and the
-// map back to the original scale, against direct computations.
+// The models' common parts: the pseudo-inverse forms (common/pinv.hpp), the CS-G-OMP criteria and the
+// map back to the original scale (greedy/model.hpp), against direct computations.
 
 // pinv_quad() and pinv_solve() on a positive definite M (against Eigen's LDLT solve) and on a singular
 // one (against the pseudo-inverse of Eigen's complete orthogonal decomposition); group_score() of each

@@ -1,4 +1,5 @@
-// The screening copy, its 16-bit and 8-bit levels (linear/screen.hpp).
+// The screening copy, its 16-bit and 8-bit levels (linear/screen.hpp) and their kernels
+// (linear/screen_kernels.hpp).
 
 // qq columns of nn rows of very different scales, column 11 with an extreme entry, and k normal
 // vectors, the first aligned with column 3's rounding error at `top` integer levels (the worst case)

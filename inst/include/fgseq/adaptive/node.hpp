@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/kernels.hpp"
+#include "../common/blas.hpp"
 #include "../common/options.hpp"
 #include "../common/types.hpp"
 #include "risk.hpp"

@@ -17,7 +17,7 @@
 #include <limits>
 #include <utility>
 
-#include "kernels.hpp"
+#include "blas.hpp"
 #include "types.hpp"
 
 namespace fgseq {

@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "blas.hpp"
 #include "deadline.hpp"
-#include "kernels.hpp"
 #include "sweep.hpp"
 #include "threads.hpp"
 #include "types.hpp"
@@ -55,7 +55,7 @@ struct GramStats {
 struct ColumnScan {
   Index nonfinite = -1;
   VectorXd max_abs;
-  bool spent = false;  // set by scan_columns() in greedy/fit.hpp when max_time ran out: nothing else is set
+  bool spent = false;  // set by scan_columns() in sequence/fit.hpp when max_time ran out: nothing else is set
 };
 
 // the largest magnitude of the n values at c, or -1 when one of them is NA, NaN or Inf

@@ -9,8 +9,9 @@
 //   with T~ the maps with their rows divided by the scales (block diagonal over the groups; the rows of
 //   constant columns 0), so they cost what the products with a held Z1 cost;
 // - the weighted cross-products (Hessians, the borders of the FR gains) read blocks of rows of Z1 itself
-//   (read(), the row source of kernels::weighted_cross_rows()), formed as whitened_columns() forms them:
-//   n times the sum over the groups of d_g r_g multiply-adds a pass, beside about n m1^2 of the products.
+//   (read(), the row source of kernels::weighted_cross_rows() in glm/cross.hpp), formed as
+//   whitened_columns() forms them: n times the sum over the groups of d_g r_g multiply-adds a pass,
+//   beside about n m1^2 of the products.
 #ifndef FGSEQ_GLM_COLUMNS_HPP
 #define FGSEQ_GLM_COLUMNS_HPP
 
@@ -24,6 +25,7 @@
 #include "../common/kernels.hpp"
 #include "../common/stats.hpp"
 #include "../common/threads.hpp"
+#include "cross.hpp"
 
 namespace fgseq {
 

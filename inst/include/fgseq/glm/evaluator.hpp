@@ -30,10 +30,10 @@
 #include <vector>
 
 #include "../common/family.hpp"
-#include "../common/kernels.hpp"
 #include "../common/newton.hpp"
 #include "../common/stats.hpp"
 #include "columns.hpp"
+#include "cross.hpp"
 
 namespace fgseq {
 

@@ -55,10 +55,10 @@
 #include <utility>
 #include <vector>
 
-#include "../common/kernels.hpp"
 #include "../common/newton.hpp"
 #include "../common/stats.hpp"
 #include "columns.hpp"
+#include "cross.hpp"
 
 namespace fgseq {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "../common/design.hpp"
+#include "../common/pinv.hpp"
 #include "../common/whiten.hpp"
-#include "../greedy/model.hpp"  // pinv_quad(), pinv_solve()
 #include "evaluator.hpp"
 
 namespace fgseq {

@@ -22,8 +22,9 @@
 // of the few groups whose range reaches the best. A group's range is not recomputed at every step
 // (lazy screening): the range of an earlier step's pass stays a bound once widened by ||A_h||_2 times how far
 // the residual has moved since (the distance to a kept residual of a step at or after that pass plus the
-// norms of the residual's updates in between; track_residual()), and greedy_path() passes over the copy's columns of
-// only those groups whose widened range still reaches the best (refresh_ranges()). With costs that
+// norms of the residual's updates in between; ResidualDrift, linear/screen.hpp), and greedy_path()
+// passes over the copy's columns of only those groups whose widened range still reaches the best
+// (refresh_ranges()). With costs that
 // differ between groups, the expensive ones are passed over at few steps. With one response the copy
 // has a coarse level too (8-bit, a range about 300 times wider, exact integer sums: linear/screen.hpp):
 // a group's range of an earlier step is first refreshed from that level, and only the groups whose
@@ -136,15 +137,15 @@ class SampleModel : public GroupModel {
 
   // Screening: the range from the group's rows b~_h of its last pass over the copy, at an earlier
   // step t0 or this one t. ||b~_h - A_h'R(t0)|| <= eta_h ||R(t0)|| (linear/screen.hpp), and
-  // ||A_h'R(t) - A_h'R(t0)|| <= ||A_h||_2 ||R(t) - R(t0)||, with ||R(t) - R(t0)|| bounded by since_(t0)
-  // (track_residual()). A group never passed over has the range [0, inf).
+  // ||A_h'R(t) - A_h'R(t0)|| <= ||A_h||_2 ||R(t) - R(t0)||, with ||R(t) - R(t0)|| bounded by
+  // drift_.since(t0) (ResidualDrift, linear/screen.hpp). A group never passed over has the range [0, inf).
   std::pair<double, double> score_range(Index h) override {
     if (!screening()) return SelectionModel::score_range(h);
     const auto hs = static_cast<size_t>(h);
     if (pass_step_[hs] < 0) return {0.0, std::numeric_limits<double>::infinity()};
     const auto bh = b_.middleRows(offset(h), rank(h));
     const MatrixXd& S = wh_.S[hs];
-    const double error = beta0_(h) + (pass_step_[hs] == step_ ? 0.0 : norm_a_(h) * since_(pass_step_[hs]));
+    const double error = beta0_(h) + (pass_step_[hs] == step_ ? 0.0 : norm_a_(h) * drift_.since(pass_step_[hs]));
     return group_score_range(ctl_.criterion, [&] { return bh; }, [&] { return MatrixXd(S * bh); }, error, sigma_[hs]);
   }
 
@@ -278,19 +279,16 @@ class SampleModel : public GroupModel {
     wsel_.noalias() += Qn * zn;
     zz_ += zn.squaredNorm();
     if (screening()) {
-      // the residual's update and a bound of how far it moved R: the update's norm padded by the
-      // rounding of that norm (gamma of its n P terms) and of the subtraction (u ||R||), and the running
-      // sum padded by its own rounding (so that moved_ grows by at least that bound at every step)
+      // the residual's update, and a bound of how far it moved R (ResidualDrift::move())
       const MatrixXd dR = Un * zn;
       R_ -= dR;
-      const double u = std::ldexp(1.0, -53), g = static_cast<double>(dR.size() + 2) * u;
-      moved_ = (moved_ + dR.norm() * (1 + 2 * g / (1 - g)) + 2 * u * R_.norm()) * (1 + 4 * u);
+      drift_.move(dR, R_);
     } else {
       R_.noalias() -= Un * zn;
     }
     ++step_;
     gain_.clear();  // of the step before
-    if (screening()) track_residual();
+    if (screening()) drift_.track(step_, R_);
     qs_ += r;
     stale_ = true;
     record(g);
@@ -329,8 +327,8 @@ class SampleModel : public GroupModel {
   std::vector<double> gain_;  // FR, Doubling: the candidates' gains of this step (set_candidates()), -1 for others
   // screening (OMP): the copy (empty when not screening), ||eta_h|| per group, ||S_h||_2, a bound of
   // ||A_h||_2; per group, the step of its last pass over the copy (-1: none), the bound of its b~
-  // then and whether that pass was over the 16-bit level (fine_); the steps taken, the sum of the norms of the residual's updates (moved_) and its value after
-  // each step, the residuals of some earlier steps, and since_ (track_residual())
+  // then and whether that pass was over the 16-bit level (fine_); the steps taken, and how far the
+  // residual has moved since each (drift_, linear/screen.hpp)
   ScreeningCopy copy_;
   VectorXd eta_group_, norm_a_, beta0_;
   VectorXd calpha_group_, cgamma_group_;  // the coarse level's bounds over a group's columns (one response)
@@ -339,47 +337,7 @@ class SampleModel : public GroupModel {
   std::vector<bool> fine_;  // the last pass was over the 16-bit level
   std::vector<bool> made_;  // the group's 16-bit columns are made
   Index step_ = 0;
-  double moved_ = 0.0;
-  std::vector<double> moved_at_;
-  struct Snapshot {
-    Index step;
-    MatrixXd R;
-  };
-  std::vector<Snapshot> snaps_;  // ascending steps; the first (step 0) and the last (this step) always kept
-  Index max_snaps_ = 0;
-  VectorXd since_;  // since_(t0), t0 = 0..step_: a bound of ||R(step_) - R(t0)||
-
-  // After each step: since_(t0) for every earlier step t0. Two bounds of ||R(t) - R(t0)||: the sum of
-  // the norms of the residual's updates since t0 (moved_ - moved_at_[t0], as padded when summed), and,
-  // for a kept residual R(s) of a step s >= t0, ||R(t) - R(s)|| (computed, padded by the rounding of
-  // the differences and the norm) plus the updates' norms from t0 to s (the triangle inequality).
-  // The residual's updates of successive steps are (nearly) orthogonal, so ||R(t) - R(s)|| is about
-  // the square root of the sum of their squared norms, far below the sum of the norms over many steps.
-  // Kept: at most max_snaps_ residuals, spread over the steps (when one too many, the one whose
-  // neighbours are closest is dropped).
-  void track_residual() {
-    moved_at_.push_back(moved_);
-    snaps_.push_back({step_, R_});
-    if (static_cast<Index>(snaps_.size()) > max_snaps_ && snaps_.size() > 2) {
-      size_t drop = 1;
-      for (size_t i = 2; i + 1 < snaps_.size(); ++i)
-        if (snaps_[i + 1].step - snaps_[i - 1].step < snaps_[drop + 1].step - snaps_[drop - 1].step) drop = i;
-      snaps_.erase(snaps_.begin() + static_cast<std::ptrdiff_t>(drop));
-    }
-    const double u = std::ldexp(1.0, -53), g = static_cast<double>(R_.size() + 2) * u;
-    const double pad = (1 + 2 * g / (1 - g)) * (1 + 2 * u);
-    // v(s) = bound of ||R(t) - R(s)|| + moved_at_[s]; since_(t0) = min over s >= t0 of v(s) - moved_at_[t0]
-    std::vector<double> v(static_cast<size_t>(step_ + 1), std::numeric_limits<double>::infinity());
-    v[static_cast<size_t>(step_)] = moved_;
-    for (const Snapshot& sn : snaps_)
-      if (sn.step < step_) v[static_cast<size_t>(sn.step)] = ((R_ - sn.R).norm() * pad + moved_at_[static_cast<size_t>(sn.step)]) * (1 + 2 * u);
-    since_.resize(step_ + 1);
-    double low = std::numeric_limits<double>::infinity();
-    for (Index t0 = step_; t0 >= 0; --t0) {
-      low = std::min(low, v[static_cast<size_t>(t0)]);
-      since_(t0) = (low - moved_at_[static_cast<size_t>(t0)]) + 2 * u * low;
-    }
-  }
+  ResidualDrift drift_;
 
   bool screening() const { return copy_.cols() > 0; }
 
@@ -414,11 +372,8 @@ class SampleModel : public GroupModel {
     beta0_ = VectorXd::Zero(G);
     pass_step_.assign(static_cast<size_t>(G), -1);
     fine_.assign(static_cast<size_t>(G), false);
-    moved_at_.assign(1, 0.0);
-    snaps_.assign(1, Snapshot{0, R_});
     // kept residuals: from 4 to 64, beyond 4 at most n q / 8 bytes (x holds 8 n p)
-    max_snaps_ = std::max<Index>(4, std::min<Index>(64, wh_.q / (64 * std::max<Index>(1, R_.cols()))));
-    since_ = VectorXd::Zero(1);
+    drift_.start(R_, std::max<Index>(4, std::min<Index>(64, wh_.q / (64 * std::max<Index>(1, R_.cols())))));
     b_.resize(wh_.q, R_.cols());
     sigma_.assign(static_cast<size_t>(G), 0.0);
     for (Index g = 0; g < G; ++g) {

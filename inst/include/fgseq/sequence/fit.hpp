@@ -1,22 +1,26 @@
-// A whole fit end to end: statistics, whitening, greedy path, coefficients on the original scale.
-#ifndef FGSEQ_GREEDY_FIT_HPP
-#define FGSEQ_GREEDY_FIT_HPP
+// A whole fit of a sequence end to end: statistics, whitening, the model (linear/ or glm/), the greedy
+// path (greedy/), coefficients on the original scale; and the Services the glue gives a fit. The room
+// above the models and the selection loop it puts together: no header of theirs includes it.
+#ifndef FGSEQ_SEQUENCE_FIT_HPP
+#define FGSEQ_SEQUENCE_FIT_HPP
 
 #include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include "../common/design.hpp"
-#include "engine.hpp"
-#include "../glm/model.hpp"
-#include "../glm/refit.hpp"
-#include "../linear/gram.hpp"
-#include "../common/measurements.hpp"
-#include "../linear/sample.hpp"
+#include "../common/blas.hpp"
 #include "../common/deadline.hpp"
+#include "../common/design.hpp"
+#include "../common/measurements.hpp"
 #include "../common/stats.hpp"
 #include "../common/whiten.hpp"
+#include "../glm/model.hpp"
+#include "../glm/refit.hpp"
+#include "../greedy/engine.hpp"
+#include "../greedy/model.hpp"
+#include "../linear/gram.hpp"
+#include "../linear/sample.hpp"
 
 namespace fgseq {
 
