@@ -8,7 +8,7 @@
 #   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
 #   make test       run the testthat suite against the installed package
-#   make test-core  compile and run the C++ core's own tests (tests/cpp: one file per header; no R involved)
+#   make test-core  compile and run the C++ core's own tests (tests/cpp: a file per header or as tests/cpp/headers.txt maps it; no R involved)
 #   make check-asan the core test, the test suite and tools/fuzz.R under ASan + UBSan (tools/check-asan.sh)
 #   make bench      bench/bench-linear.R (BENCH_N=20000 for a quicker run)
 #   make site       the pkgdown reference site in docs/ (_pkgdown.yml; not committed), from the installed package
@@ -65,9 +65,11 @@ readme-figure: deps-demo install
 	$(RSCRIPT) inst/scripts/heart-demo.R $(DEMO_DIR) --readme | tee $(DEMO_DIR)/heart-demo.txt
 
 # The C++ core alone, without R: tests/cpp/test_core.cpp includes the check file of each header (one
-# program), compiled against the Eigen headers that RcppEigen ships. Every test has its own seed: they
+# program), compiled against the Eigen headers that RcppEigen ships; tools/check-core-tests.sh first
+# checks that every header has its test file (tests/cpp/headers.txt maps those tested by another). Every test has its own seed: they
 # run in order, then last first (./tests/cpp/test_core NAME runs one alone; --list names them).
 test-core: deps-demo
+	@bash tools/check-core-tests.sh
 	@eigen=$$($(RSCRIPT) -e 'cat(system.file("include", package = "RcppEigen"))'); \
 	$${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -Wswitch -Werror=switch -Werror=switch-enum -I inst/include -isystem "$$eigen" \
 	  tests/cpp/test_core.cpp -o tests/cpp/test_core && ./tests/cpp/test_core && ./tests/cpp/test_core --reverse

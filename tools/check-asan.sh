@@ -21,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 
 start=$(date +%s)
 echo "== 1. core test with sanitizers"
+bash tools/check-core-tests.sh
 eigen=$($RSCRIPT -e 'cat(system.file("include", package = "RcppEigen"))')
 $CXX -std=c++17 $FLAGS -Wno-ignored-attributes -I inst/include -I "$eigen" tests/cpp/test_core.cpp \
   -o "$work/test_core"
