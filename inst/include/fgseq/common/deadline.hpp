@@ -37,13 +37,12 @@ inline double seconds_since(Clock::time_point started) {
   return std::chrono::duration<double>(Clock::now() - started).count();
 }
 
-// max_time seconds counted from `started` (the call of the fit).
+// max_time seconds counted from its making: a fit makes one at its call (fit_path(), miser_fit(), ...)
+// and passes it down, so that every part of the fit reads the same clock.
 class Deadline {
  public:
-  explicit Deadline(double max_time, Clock::time_point started = Clock::now())
-      : max_time_(max_time), started_(started) {}
+  explicit Deadline(double max_time) : max_time_(max_time), started_(Clock::now()) {}
   bool passed() const { return seconds_since(started_) >= max_time_; }
-  Clock::time_point started() const { return started_; }
   // The poll of the fit: the interrupt check (when given), then TimeUp once max_time is spent.
   Poll poll(InterruptCheck check) const {
     return [check = std::move(check), deadline = *this] {

@@ -136,11 +136,11 @@ struct Path {
 // compares it, max_cost bounds the cumulative cost. A candidate of zero marginal cost with a positive
 // gain is taken before any group of positive marginal cost (largest gain first; its recorded score is
 // the gain itself); one without gain scores 0.
+// `deadline` is the fit's clock (started at its call, from its max_time; without one, ctl.max_time from
+// this call), `check_interrupt` R's interrupt check.
 inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
-                        const InterruptCheck& check_interrupt = InterruptCheck(),
-                        const ProgressCallback& progress = ProgressCallback(),
-                        Clock::time_point started = Clock::now()) {
-  const Deadline deadline(ctl.max_time, started);  // max_time counts from `started` (the call of the fit)
+                        const Deadline& deadline, const InterruptCheck& check_interrupt = InterruptCheck(),
+                        const ProgressCallback& progress = ProgressCallback()) {
   const Index G = model.n_groups();
   if (meas.n_groups() != G) throw std::invalid_argument("greedy_path: the measurements of every group are needed");
   const Poll poll = deadline.poll(check_interrupt);
@@ -318,6 +318,11 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
   model.set_poll(Poll());
   if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);
   return path;
+}
+
+// The greedy selection loop on its own clock: ctl.max_time counted from this call.
+inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl) {
+  return greedy_path(model, meas, ctl, Deadline(ctl.max_time));
 }
 
 }  // namespace fgseq

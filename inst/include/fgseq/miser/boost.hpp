@@ -185,7 +185,7 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
                           const MatrixXd& offset, const std::vector<int>& group_of, const Measurements& cost,
                           const MiserControl& ctl, const InterruptCheck& check_interrupt = InterruptCheck(),
                           const ProgressCallback& progress = ProgressCallback()) {
-  const auto started = Clock::now();
+  const Deadline deadline(ctl.max_time);  // the fit's one clock, from its call
   const Index n = x.rows(), P = Y.cols();
   if (Y.rows() != n) throw std::invalid_argument("miser_fit: Y must have one row per row of x");
   const FamilyOps fam{ctl.family};
@@ -210,7 +210,7 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   // The binning (or sorting) of x counts towards max_time, and comes first: the poll checks the clock
   // before it and between the phases of every column; when the time is spent there the fit is the
   // starting score alone, partial, found without n-row buffers.
-  const InterruptCheck poll = Deadline(ctl.max_time, started).poll(check_interrupt);
+  const Poll poll = deadline.poll(check_interrupt);
   try {
     poll();
     if (ctl.split == SplitSearch::Exact) {

@@ -39,9 +39,11 @@ struct FitResult {
   bool stopped = false;
 };
 
-// Services a fit may use: R's interrupt check, a BLAS rank update, a progress bar.
+// Services a fit may use: R's interrupt check, a BLAS rank update, a progress bar. The fit's clock is not
+// one of them: each fit starts one Deadline at its call (from ctl.max_time) and passes it down, and the
+// poll of a long pass is timed_poll(svc, deadline), the interrupt check then the clock.
 struct Services {
-  InterruptCheck check_interrupt;
+  InterruptCheck check_interrupt;  // R's interrupt check only (may throw); never the clock
   RankUpdate rank_update;
   CholeskyInPlace cholesky;
   LowerSolve lower_solve;
@@ -50,21 +52,10 @@ struct Services {
 };
 
 namespace detail {
-// The poll of the work before a path (the GLM's pass over the groups, block_stats()): R's interrupt check,
-// and TimeUp once max_time, counted from the start of the fit, is spent; the path then stops before
-// its first step and the fit is the null model, marked partial.
-inline Poll timed_poll(const Services& svc, const Control& ctl, Clock::time_point started) {
-  return Deadline(ctl.max_time, started).poll(svc.check_interrupt);
-}
-
-// The interrupt check of the linear engines' pass over x (the Gram engine's between chunks of rows,
-// the sample-space engine's between groups), which also counts max_time from the start of the fit and
-// throws TimeUp once it is spent: the fit is then the null model (null_model()).
-inline Services timed_pass(const Services& svc, const Control& ctl, Clock::time_point started) {
-  Services timed = svc;
-  timed.check_interrupt = timed_poll(svc, ctl, started);
-  return timed;
-}
+// The poll of a fit's passes before its path (the Gram engine's pass over x between chunks of rows, the
+// sample-space engine's and the GLM's pass over the groups): R's interrupt check, then TimeUp once the
+// fit's deadline has passed; the fit is then the null model, marked partial (null_model()).
+inline Poll timed_poll(const Services& svc, const Deadline& deadline) { return deadline.poll(svc.check_interrupt); }
 
 // The responses of a least-squares family less the offset, kept in `store`; without an offset, y itself
 // (not copied: an n x P copy of a tall y is a pass over fresh memory).
@@ -76,10 +67,10 @@ inline Eigen::Ref<const MatrixXd> less_offset(const Eigen::Ref<const MatrixXd>& 
 }
 
 // The greedy path of a model, on the original scale of x.
-inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, Clock::time_point started,
+inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, const Deadline& deadline,
                           const Services& svc) {
   FitResult out;
-  out.path = greedy_path(model, cost, ctl, svc.check_interrupt, svc.progress, started);  // the fit's clock
+  out.path = greedy_path(model, cost, ctl, deadline, svc.check_interrupt, svc.progress);  // the fit's clock
   out.converged = model.converged();
   out.diverged = model.diverged();
   out.null_risk = model.null_risk();
@@ -114,7 +105,7 @@ inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const 
   Control spent = ctl;
   spent.max_time = 0.0;
   GramModel model(wh, st, lay, spent);
-  FitResult out = run_path(model, cost, spent, Clock::now(), svc);
+  FitResult out = run_path(model, cost, spent, Deadline(0.0), svc);  // a clock already spent: no step
   out.path.partial = true;
   return out;
 }
@@ -159,7 +150,7 @@ inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const 
   spent.method = Method::OMP;  // nothing is selected: a method that scores gradients, needing no gains
   GlmRefitModel model(wh, st, lay, st.weight_sum, fam.null_intercepts(ybar / st.weight_sum),
                       sums_refitter(sums, st.weight_sum, spent), spent);
-  FitResult out = run_path(model, cost, spent, Clock::now(), svc);
+  FitResult out = run_path(model, cost, spent, Deadline(0.0), svc);  // a clock already spent: no step
   out.path.partial = true;
   return out;
 }
@@ -185,10 +176,10 @@ inline FitResult stopped_by(ColumnScan scan) {
 
 // The linear engine on standardized statistics (gaussian and mgaussian).
 inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Measurements& cost,
-                          const Control& ctl, Clock::time_point started, const Services& svc) {
+                          const Control& ctl, const Deadline& deadline, const Services& svc) {
   const Whitened wh = whiten(st, lay, ctl.lambda, ctl.rank_tol);
   GramModel model(wh, st, lay, ctl);
-  return run_path(model, cost, ctl, started, svc);
+  return run_path(model, cost, ctl, deadline, svc);
 }
 
 // The linear engine in sample space (gaussian and mgaussian, wide data): no p x p matrix. The fit's
@@ -198,11 +189,11 @@ inline FitResult fit_gram(const GramStats& st, const GroupLayout& lay, const Mea
 // fit_path() checks it in the Gram engine's pass.
 inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
                             const GroupLayout& lay, const Measurements& cost, const Control& ctl,
-                            Clock::time_point started, const Services& svc) {
+                            const Deadline& deadline, const Services& svc) {
   BlockStats bs;
   Whitened wh;
   std::optional<SampleModel> model;
-  const Poll poll = timed_poll(svc, ctl, started);
+  const Poll poll = timed_poll(svc, deadline);
   ColumnScan scan;
   const bool check = ctl.check_values && !x.is_sparse();
   try {
@@ -213,7 +204,7 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
   } catch (const TimeUp&) {  // before the model's buffers were made: the null model
     return null_model(x.cols(), y, weights, MatrixXd(), Family::Gaussian, lay, cost, ctl, svc);
   }
-  FitResult out = run_path(*model, cost, ctl, started, svc);
+  FitResult out = run_path(*model, cost, ctl, deadline, svc);
   out.scan = std::move(scan);
   return out;
 }
@@ -223,17 +214,17 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
 // the fit is the null model, marked partial (null_model()).
 inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                          Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
-                         Clock::time_point started, const Services& svc) {
+                         const Deadline& deadline, const Services& svc) {
   BlockStats bs;
   Whitened wh;
   try {
-    bs = block_stats(x, MatrixXd(x.rows(), 0), w, lay, ctl.threads, timed_poll(svc, ctl, started));
+    bs = block_stats(x, MatrixXd(x.rows(), 0), w, lay, ctl.threads, timed_poll(svc, deadline));
     wh = whiten_block_stats(bs, ctl.rank_tol);
   } catch (const TimeUp&) {
     return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
   GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
-  return run_path(model, cost, ctl, started, svc);
+  return run_path(model, cost, ctl, deadline, svc);
 }
 }  // namespace detail
 
@@ -252,12 +243,12 @@ inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, 
   if (y.rows() != x.rows() || (weights.size() && weights.size() != x.rows()) ||
       (offset.size() && (offset.rows() != x.rows() || offset.cols() != y.cols())))
     throw std::invalid_argument("fit_path: y, weights and offset need one row per row of x");
-  const auto started = Clock::now();
+  const Deadline deadline(ctl.max_time);  // the fit's one clock, from its call
   const GroupLayout lay = make_layout(group_of, n_groups);
   if (FamilyOps{family}.least_squares()) {
     MatrixXd store;
     const Eigen::Ref<const MatrixXd> yc = detail::less_offset(y, offset, store);
-    if (ctl.engine == Engine::Sample) return detail::fit_sample(x, yc, weights, lay, cost, ctl, started, svc);
+    if (ctl.engine == Engine::Sample) return detail::fit_sample(x, yc, weights, lay, cost, ctl, deadline, svc);
     GramStats st;
     if (x.is_sparse()) {
       st = sparse_gram_stats(static_cast<const SparseDesign&>(x).matrix(), yc, weights);
@@ -268,23 +259,23 @@ inline FitResult fit_path(const Design& x, const Eigen::Ref<const MatrixXd>& y, 
       try {
         if (x.rows() < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
         Moments m = centred_moments(static_cast<const DenseDesign&>(x).matrix(), yc, weights,
-                                    detail::timed_pass(svc, ctl, started).check_interrupt, svc.rank_update, threads,
+                                    detail::timed_poll(svc, deadline), svc.rank_update, threads,
                                     ctl.check_values ? &scan : nullptr);
         if (ctl.check_values && detail::refused(scan, ctl)) return detail::stopped_by(std::move(scan));
         st = standardize(std::move(m));
       } catch (const TimeUp&) {
         return detail::null_model(x.cols(), yc, weights, offset, family, lay, cost, ctl, svc);
       }
-      FitResult out = detail::fit_gram(st, lay, cost, ctl, started, svc);
+      FitResult out = detail::fit_gram(st, lay, cost, ctl, deadline, svc);
       out.scan = std::move(scan);
       return out;
     }
-    return detail::fit_gram(st, lay, cost, ctl, started, svc);
+    return detail::fit_gram(st, lay, cost, ctl, deadline, svc);
   }
   const Index n = x.rows();
   const MatrixXd yg = y, off = offset.size() ? offset : MatrixXd::Zero(n, y.cols());  // the model keeps references
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
-  return detail::glm_fit(x, yg, w, off, family, lay, cost, ctl, started, svc);
+  return detail::glm_fit(x, yg, w, off, family, lay, cost, ctl, deadline, svc);
 }
 
 // The fit when max_time is spent in the checks of x before fit_path() could start (see
@@ -307,10 +298,8 @@ inline FitResult null_fit(Index p, const Eigen::Ref<const MatrixXd>& y, const Ve
 // seconds left, polled between columns (the interrupt check, then the clock); when the time runs out
 // only `spent` is set, and the fit is null_fit().
 inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, double max_time, const Services& svc = Services()) {
-  Control ctl;
-  ctl.max_time = max_time;
   try {
-    return scan_columns(x, detail::timed_poll(svc, ctl, Clock::now()));
+    return scan_columns(x, detail::timed_poll(svc, Deadline(max_time)));
   } catch (const TimeUp&) {
     ColumnScan out;
     out.spent = true;
@@ -336,9 +325,9 @@ inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const Gr
                                const Services& svc = Services(), const GlmGainSource& gains = GlmGainSource()) {
   if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
     throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
-  const auto started = Clock::now();
+  const Deadline deadline(ctl.max_time);  // the fit's one clock, from its call
   GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl, gains);
-  return detail::run_path(model, cost, ctl, started, svc);
+  return detail::run_path(model, cost, ctl, deadline, svc);
 }
 
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path
@@ -348,9 +337,9 @@ inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of,
                              const Services& svc = Services()) {
   if (static_cast<Index>(group_of.size()) != m.mean.size())
     throw std::invalid_argument("fit_moments: one group per column is needed");
-  const auto started = Clock::now();
+  const Deadline deadline(ctl.max_time);  // the fit's one clock, from its call
   const GroupLayout lay = make_layout(group_of, n_groups);
-  return detail::fit_gram(standardize(m), lay, cost, ctl, started, svc);
+  return detail::fit_gram(standardize(m), lay, cost, ctl, deadline, svc);
 }
 
 // The fit when max_time was spent in the pass over chunks of rows before the moments of x were
