@@ -437,25 +437,17 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
 # The core's values of `fr_gain`, the default ("quadratic") first.
 fr_gain_choices <- function() union("quadratic", core_choices("fr_gain"))
 
-# The one fitting pipeline behind fgseq() and the baselines: check every input, run the core, warn,
-# assemble the "fgseq" object. `order` (group labels) evaluates a given sequence instead of selecting
-# one; `baseline` then describes the method that chose it (see new_fgseq()). `started`: the time of
-# the call (now()), from which max_time counts.
-fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
-                         criterion = "whitened",
-                         cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
-                         fr_gain = "quadratic", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
-                         progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
-                         call = NULL, started = now(), scan = NULL) {
-  force(started)
-  max_time <- check_max_time(max_time)
-  criterion <- check_criterion(criterion)
-  # the sweep over x for NA, NaN, Inf and extreme scales runs on the fit's clock: when max_time runs
-  # out there, the fit is the null model (x is not read further), as when it runs out in the core's pass.
-  # A caller that swept x already (check_x_scan(x, sparse = TRUE) in full) passes its `scan`. A dense x
-  # of the Gaussian families is swept by the core's own first pass over it (the Gram engine's, that forms
-  # its cross-product; the sample-space engine's, that forms the groups' blocks; see `in_pass` below), so
-  # that the sweep costs no pass of its own.
+# The inputs of a fit, each checked once: x as swept for NA, NaN, Inf and extreme scales (`scan`), the
+# response, the weights, the offset, the group of each column and the measurements. The sweep runs on
+# the fit's clock (max_time from `started`): when max_time runs out there, the fit is the null model (x
+# is not read further), as when it runs out in the core's pass. A caller that swept x already
+# (check_x_scan(x, sparse = TRUE) in full) passes its `scan`. A dense x of the Gaussian families is swept
+# by the core's own first pass over it (the Gram engine's, that forms its cross-product; the
+# sample-space engine's, that forms the groups' blocks; see `in_pass` in fit_sequence()), so that the
+# sweep costs no pass of its own. A verb that needs the checked inputs itself (sparse_sequence()) makes
+# them here and hands them to fit_sequence(), which then checks nothing again.
+fit_inputs <- function(x, y, group, cost, needs, family, weights, offset, max_time = Inf, started = now(),
+                       scan = NULL) {
   if (is.null(scan)) {
     dense <- !methods::is(x, "sparseMatrix")
     if (dense) x <- check_dense_x(x)
@@ -473,7 +465,39 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   offset <- check_offset(offset, n, ncol(response$y))
   group <- check_group(group, x)
   labels <- unique(group)
-  meas <- group_measurements(cost, needs, labels)
+  structure(list(scan = scan, x = x, n = n, response = response, weights = weights, offset = offset,
+                 group = group, labels = labels, meas = group_measurements(cost, needs, labels), family = family),
+            class = "fgseq_inputs")
+}
+
+# The one fitting pipeline behind fgseq() and the baselines: check every input (fit_inputs(), unless
+# the caller hands its checked `inputs`: then x, y, group, cost, needs, weights, offset and scan are
+# not given), run the core, warn, assemble the "fgseq" object. `order` (group labels) evaluates a given
+# sequence instead of selecting one; `baseline` then describes the method that chose it (see
+# new_fgseq()). `started`: the time of the call (now()), from which max_time counts.
+fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method = "omp", lambda = 1e-6,
+                         criterion = "whitened",
+                         cost_sensitive = TRUE, family = default_family, weights = NULL, offset = NULL,
+                         fr_gain = "quadratic", max_cost = Inf, max_steps = Inf, c_min = NULL, max_time = Inf,
+                         progress = FALSE, order = NULL, baseline = NULL, engine = "auto", cost_unit = NULL,
+                         call = NULL, started = now(), scan = NULL, inputs = NULL) {
+  force(started)
+  max_time <- check_max_time(max_time)
+  criterion <- check_criterion(criterion)
+  if (is.null(inputs)) {
+    inputs <- fit_inputs(x, y, group, cost, needs, family, weights, offset, max_time, started, scan)
+  } else if (!identical(inputs$family, family)) {
+    abort("internal error: fit_sequence() was handed the inputs of another family.", class = "internal")
+  }
+  scan <- inputs$scan
+  x <- inputs$x
+  n <- inputs$n
+  response <- inputs$response
+  weights <- inputs$weights
+  offset <- inputs$offset
+  group <- inputs$group
+  labels <- inputs$labels
+  meas <- inputs$meas
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
                          max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L,
                          engine = choose_engine(engine, x, family))

@@ -105,17 +105,16 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   call <- match.call()
   call[[1L]] <- quote(sparse_sequence)
   family <- check_family(family, "sparse")
-  scan <- check_x_scan(x)  # the one sweep of x for NA, NaN and Inf; fit_sequence() takes it
-  x <- scan$x
-  response <- check_response(y, family, nrow(x))
-  w <- check_weights(weights, nrow(x))
-  if (!length(w)) w <- NULL
-  o <- check_offset(offset, nrow(x), 1L)
-  if (!is.null(o)) o <- o[, 1L]
-  group <- check_group(group, x)
-  labels <- unique(group)
-  meas <- group_measurements(cost, needs, labels)
-  cost <- meas$cost  # the group lasso weighs each group by its stand-alone cost
+  # each input checked once (x swept once for NA, NaN and Inf), for the group lasso and for
+  # fit_sequence(), which takes them as they are
+  inputs <- fit_inputs(x, y, group, cost, needs, family, weights, offset, scan = check_x_scan(x))
+  x <- inputs$x
+  response <- inputs$response
+  w <- if (length(inputs$weights)) inputs$weights
+  o <- if (!is.null(inputs$offset)) inputs$offset[, 1L]
+  group <- inputs$group
+  labels <- inputs$labels
+  cost <- inputs$meas$cost  # the group lasso weighs each group by its stand-alone cost
   lambda <- check_number(lambda, "lambda", lower = 0)
   nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
   # the path keeps a p x nlambda coefficient table (twice: the core's and R's)
@@ -132,9 +131,7 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   sequence <- sparse_order(entry, cost)
   group_lasso <- list(lambda = entry$lambda, beta = entry$beta, a0 = entry$a0, entry_lambda = entry$entry,
                       multiplier = entry$multiplier)
-  fit_sequence(x, y, group = group, cost = meas$measurement_cost, needs = needs, lambda = lambda,
-               family = family, weights = weights, offset = offset, order = sequence, cost_unit = cost_unit,
-               call = call, scan = scan,
+  fit_sequence(inputs = inputs, lambda = lambda, family = family, order = sequence, cost_unit = cost_unit, call = call,
                baseline = list(label = "Sparse", method = "sparse", score = unname(entry$entry[sequence]),
                                fields = list(group_lasso = group_lasso)))
 }

@@ -315,3 +315,22 @@ test_that("sparse_sequence() sweeps x for NA, NaN and Inf once, and still refuse
   x[5, 3] <- NA
   expect_error(sparse_sequence(x, y, group = rep(1:3, each = 2)), "NA", class = "fgseq_error_input")
 })
+
+test_that("sparse_sequence() checks each input once and fits as the group lasso and fgseq() on that order do", {
+  counts <- c(check_response = 0L, group_measurements = 0L, check_x_scan = 0L, check_weights = 0L)
+  ns <- asNamespace("fgseq")
+  for (f in names(counts)) {
+    local({
+      g <- f
+      suppressMessages(trace(g, function() counts[[g]] <<- counts[[g]] + 1L, print = FALSE, where = ns))
+    })
+  }
+  on.exit(for (f in names(counts)) suppressMessages(untrace(f, where = ns)))
+  w <- seq(0.5, 1.5, length.out = nrow(sd1$x))
+  fit <- sparse_sequence(sd1$x, sd1$y, group = sd1$group, cost = sd1$cost, weights = w)
+  expect_identical(counts, c(check_response = 1L, group_measurements = 1L, check_x_scan = 1L, check_weights = 1L))
+  # the path is fgseq()'s on the entry order, with the same weights, its inputs checked anew
+  wref <- fgseq:::fit_sequence(sd1$x, sd1$y, group = sd1$group, cost = sd1$cost, weights = w, order = fit$sequence)
+  expect_equal(fit$beta, wref$beta, tolerance = 1e-12)
+  expect_equal(fit$path$objective, wref$path$objective, tolerance = 1e-12)
+})
