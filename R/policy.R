@@ -117,8 +117,8 @@
 #' @param step The step of the fit whose model is the full model (a whole number, by default the last).
 #'   The guarantee is agreement with that model: when an earlier step is as accurate (the last steps of
 #'   a path often add cost and little accuracy), a policy calibrated against it can cost far less for
-#'   the same accuracy. Choose it on rows other than the calibration rows, or on their accuracy only
-#'   (the guarantee's test then reads the same rows once more).
+#'   the same accuracy. Choose it on rows other than the calibration rows: the guarantee does not
+#'   cover a full model chosen on the rows that calibrate the policy.
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_policy"`: a list with `fit` (the fit without its training data),
 #'   `rule`, `stopping` (`"reduction"`, `"risk"`, or `"margin"` for the cascade), `step`, `tau` or `margin` (the threshold in use), `tol`, `budget`, `epsilon`, `delta`,
