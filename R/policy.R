@@ -226,8 +226,8 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
   if (is.null(x) && is.null(data)) {
     abort("`rule = \"best\"` chooses on calibration rows: give them as `x` (or `data` for a formula fit).")
   }
-  delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   base <- policy_settings(fit, "adaptive", "reduction", epsilon, delta, NULL, NULL, tol, budget, step)
+  delta <- base$delta
   cands <- policy_candidates(base$family)
   K <- nrow(cands)
   base$delta <- delta / K

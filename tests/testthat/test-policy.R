@@ -237,6 +237,7 @@ test_that("rule = \"best\" keeps the cheapest of the policies each calibrated al
   expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", stopping = "risk"), "`stopping` is chosen by")
   expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", tau = 0.1), "leave `tau` and `margin` out")
   expect_error(fgseq_policy(fit, rule = "best"), "`rule = \"best\"` chooses on calibration rows")
+  expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", delta = 2), "`delta`", class = "fgseq_error_input")
   expect_error(fgseq_policy(fit, d$x[cal[1:50], ], epsilon = 0.05, delta = 0.1, rule = "best"),
                "at least 80 when `rule = \"best\"` tests 6 policies", class = "fgseq_error_calibration")
   expect_error(fgseq_policy(fit, d$x[cal, ], budget = 1, epsilon = 0.05, delta = 0.05, rule = "best"),
