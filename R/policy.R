@@ -234,11 +234,12 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
   cal <- policy_rows(fit, x, y, data, "x")
   check_calibration_rows(base, cal, K)
   budgets <- rep(base$budget, nrow(cal$x))
+  order <- ifelse(cands$rule == "adaptive", "adaptive", "sequence")  # the order each policy follows
   paths <- list()
-  for (order in unique(ifelse(cands$rule == "adaptive", "adaptive", "sequence"))) {
+  for (o in unique(order)) {
     p <- base
-    p$rule <- order
-    paths[[order]] <- policy_paths(p, cal$x, budgets, threshold = NULL)
+    p$rule <- o
+    paths[[o]] <- policy_paths(p, cal$x, budgets, threshold = NULL)
   }
   pols <- lapply(seq_len(K), function(k) {
     p <- base
@@ -246,10 +247,7 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
     p$stopping <- cands$stopping[k]
     p
   })
-  res <- lapply(seq_len(K), function(k) {
-    calibrate_policy(pols[[k]], paths[[if (cands$rule[k] == "adaptive") "adaptive" else "sequence"]], cal, NULL,
-                     required = FALSE)
-  })
+  res <- lapply(seq_len(K), function(k) calibrate_policy(pols[[k]], paths[[order[k]]], cal, NULL, required = FALSE))
   ok <- !vapply(res, is.null, logical(1))
   if (!any(ok)) {
     abort("no policy meets the guarantee at delta / ", K, " = ", format(delta / K, digits = 3),
@@ -257,15 +255,16 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
           if (is.finite(base$budget)) ", as the budget stops rows short of the full model",
           "; give a larger epsilon, delta or budget, or more calibration rows.", class = "calibration")
   }
-  mean_cost <- vapply(res, function(r) if (is.null(r)) NA_real_ else mean(r$cost), numeric(1))
+  # a number of each calibrated policy, NA for those that met no threshold
+  of_each <- function(f) vapply(res, function(r) if (is.null(r)) NA_real_ else f(r), numeric(1))
+  mean_cost <- of_each(function(r) mean(r$cost))
   chosen <- which.min(ifelse(ok, mean_cost, Inf))
   out <- new_policy(pols[[chosen]], res[[chosen]])
   out$delta <- delta
   out$selection <- data.frame(
-    rule = cands$rule, stopping = cands$stopping,
-    threshold = vapply(res, function(r) if (is.null(r)) NA_real_ else r$threshold, numeric(1)),
-    disagreement = vapply(res, function(r) if (is.null(r)) NA_real_ else r$disagreement, numeric(1)),
-    mean_cost = mean_cost, passed = ok, chosen = seq_len(K) == chosen, stringsAsFactors = FALSE)
+    rule = cands$rule, stopping = cands$stopping, threshold = of_each(function(r) r$threshold),
+    disagreement = of_each(function(r) r$disagreement), mean_cost = mean_cost, passed = ok,
+    chosen = seq_len(K) == chosen, stringsAsFactors = FALSE)
   out$delta_each <- delta / K
   out
 }
