@@ -27,9 +27,10 @@
 // m1^2 doubles formed in about (K - 1) K n m1^2 / 2 multiply-adds, through R's BLAS when it is an
 // optimized one, and factorized by Cholesky by blocks in their own storage; the rows whose weight for a pair of classes is negligible beside lambda are
 // left out of that pair, so that well-separated classes, whose rows have 1 or 2 classes of non-negligible
-// probability, cost in proportion to the rows they share), formed at an iterate and kept while it needs
-// at most 5 products at later ones: with the current iterate's Hessian the conjugate gradients end after
-// one product or a few (exact Newton, up to the rows left out). The switch holds for the later fits over
+// probability, cost in proportion to the rows they share), formed at an iterate and kept while the
+// conjugate gradients at later ones need no more iterations than forming a new one costs (with the
+// current iterate's Hessian they end after one product or a few: exact Newton, up to the rows left out;
+// with a kept one, tens). The switch holds for the later fits over
 // the same columns and more (ColumnGram::use_hessian).
 //
 // The conjugate gradients stop when the preconditioned residual is eta^2 times the first, eta =
@@ -41,8 +42,8 @@
 // data with 10 classes and 10,000 rows the CS-G-OMP path took about 4 times longer (R on OpenBLAS) for
 // the same sequence.
 // After a damped step (the line search shortened the last direction: far from the optimum, where the
-// quadratic model does not hold at the scale of a step) the kept factor's direction after its 5
-// products is taken whatever its residual (an inexact Newton step), and the Hessian is formed again
+// quadratic model does not hold at the scale of a step) the kept factor's direction after those
+// iterations is taken whatever its residual (an inexact Newton step), and the Hessian is formed again
 // only after full steps; on Fashion-MNIST this saves about a third of the formations for the same fits.
 #ifndef FGSEQ_GLM_MULTINOMIAL_HPP
 #define FGSEQ_GLM_MULTINOMIAL_HPP
@@ -304,7 +305,6 @@ NewtonDirection multinomial_direction(const Cols& columns, const VectorXd& w, do
   auto factor = std::make_shared<std::unique_ptr<ContrastHessian>>();
   return [Z1, &w, W, lambda, &gram, threads, poll, blas, kron_iterations, factor](const NewtonPoint& pt) -> VectorXd {
     const Index m1 = Z1.cols(), K = pt.mu.cols(), n = Z1.rows();
-    constexpr int lag_iterations = 5;
     const MatrixXd& mu = pt.mu;
     const VectorXd wn = w / W;
     // the common shift of the classes (V = v 1'), along which H is lambda D: inverted exactly (the
@@ -383,6 +383,18 @@ NewtonDirection multinomial_direction(const Cols& columns, const VectorXd& w, do
     };
     MatrixXd x;
     const int max_iter = static_cast<int>(std::min<Index>(m1 * K, 500));
+    // how many iterations of the conjugate gradients a solve with a kept factor may take before the
+    // factor is formed again: what forming and factorizing one costs, in iterations (each a product with
+    // H, 2 n m1 K multiply-adds, and a solve with the factor, 2 (m1 (K - 1))^2, both bound by memory; the
+    // formation (K - 1) K / 2 blocks of n m1 (m1 + 1) / 2 and the factorization (m1 (K - 1))^3 / 3, which
+    // run at about 6 times their rate: 4 to 11 times, measured on Fashion-MNIST between 3,000 and 60,000
+    // rows), at least 5: the iterations a kept factor spends before a new one is formed cost about what
+    // the new one does (rent or buy), where a fixed 5 formed a factor at nearly every Newton iteration
+    const double Mq = static_cast<double>(m1) * static_cast<double>(K - 1);
+    const double form_cost = 0.5 * static_cast<double>(K - 1) * K * n * m1 * (m1 + 1) / 2.0 + Mq * Mq * Mq / 3.0;
+    const double product_cost = 2.0 * n * m1 * K + 2.0 * Mq * Mq;
+    const int lag_iterations =
+        static_cast<int>(std::max(5.0, std::min<double>(max_iter, form_cost / (6.0 * product_cost))));
     if (!gram.use_hessian) {
       // the classes' mean curvature M and its eigenvectors orthogonal to 1 (U, K x (K - 1)), values s
       MatrixXd M = -(mu.transpose() * wn.asDiagonal() * mu);
