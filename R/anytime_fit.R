@@ -6,7 +6,8 @@
 #   path             data frame, one row per step k = 0..K (step 0: the intercept or starting constant),
 #                    columns `step` (0..K), `group` (the group(s) first used at the step; NA when none),
 #                    `group_cost` (the marginal cost paid at the step, cost units), `cost` (cumulative,
-#                    non-decreasing, 0 at step 0), `objective` and `r2` (training fraction explained);
+#                    non-decreasing; at step 0 the cost of `offset_needs`, else 0), `objective` and `r2`
+#                    (training fraction explained);
 #   sequence         character, the groups in the order they were first used;
 #   group            character, one group label per column of the training x, named by column;
 #   cost             named numeric, the stand-alone cost of each group (named by group label);
@@ -43,7 +44,9 @@ column_steps <- function(object) UseMethod("column_steps")
 
 # The record of what is paid: a data frame with one row per group in the order the fit pays it,
 # columns `group`, `step` (the step that pays it) and `group_cost` (the cost of its measurements not
-# paid before it, cost units, as the core paid it). The path's group_cost is its sum per step.
+# paid before it, cost units, as the core paid it). The path's group_cost is its sum per step, plus at
+# step 0 the cost of `offset_needs`. The record is the core's, stored in the fit; the validators check
+# it against the measurements without replaying it (paid_record_agrees()).
 paid_groups <- function(object) UseMethod("paid_groups")
 
 # What write_predictor() writes of the model: list(model = its name in the document ("linear",
@@ -85,7 +88,10 @@ new_anytime_fit <- function(fields, class) {
   if (!is.data.frame(path) || !all(path_columns %in% names(path)) || !identical(as.integer(path$step), seq_len(nrow(path)) - 1L)) {
     bad("has no path of steps 0..K with columns step, group, group_cost, cost, objective and r2")
   }
-  if (is.unsorted(path$cost) || path$cost[1L] != 0) bad("has a path whose cost does not rise from 0")
+  step0 <- sum(fields$measurement_cost[as.character(fields$offset_needs)])
+  if (is.unsorted(path$cost) || path$cost[1L] != step0) {
+    bad("has a path whose cost does not rise from the cost of step 0 (its `offset_needs`, else 0)")
+  }
   if (!is.character(fields$group) || is.null(names(fields$group)) || !is.numeric(fields$cost) ||
       !setequal(names(fields$cost), unique(fields$group))) {
     bad("has no group label per column or no cost per group")

@@ -292,12 +292,8 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
                            n = data$n, source = data$source, read = data$read, arg = "data"),
                       class = "fgseq_chunks")
-  args <- list(...)
-  core <- offset_paid_costs(meas, args$max_cost)  # the offset's measurements are paid at step 0
-  args$max_cost <- core$max_cost
-  fit <- do.call(fgseq.fgseq_chunks, c(list(chunks, group = design$group, cost = core$cost, needs = meas$needs,
-                                            family = family), args))
-  fit <- charge_offset(fit, meas)
+  # the measurements, checked here, go down as they are (the offset's paid at step 0 by the fit)
+  fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas, family = family, ...)
   if (!is.null(design$response_levels) && !is.null(fit$classes) && classes == "two") {
     fit$classes <- design$response_levels
     fit$responses <- design$response_levels[2L]

@@ -395,6 +395,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   rm(first)
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
+  control$max_cost <- budget_beyond_paid(control$max_cost, meas)
   deadline <- started + control$max_time
   # the chunks read and checked by the moments pass are kept for the later passes (within cache_bytes
   # in each process), and dropped when the fit ends

@@ -164,12 +164,18 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   keep_data <- check_flag(keep_data, "keep_data")
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
-  x <- check_x(x)
-  n <- nrow(x)
-  family <- list(...)$family
-  if (is_default_family(family)) y <- check_y(y, n)
-  group <- check_group(group, x)
-  cost <- group_measurements(cost, list(...)$needs, unique(group))$measurement_cost
+  if (methods::is(x, "sparseMatrix")) check_x(x)  # its error: cross-validation takes a dense x
+  fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
+  family <- if (is.null(fit_args$family)) default_family else check_family(fit_args$family, "fgseq")
+  # every input checked once: the fits on all rows take these inputs as they are, and each fold's fit
+  # the checked x, group and measurements (its rows' response, weights and offset are its own data)
+  inputs <- fit_inputs(x, y, group, cost, fit_args$needs, family, weights, offset)
+  x <- inputs$x
+  n <- inputs$n
+  if (is_default_family(family)) y <- inputs$response$y[, 1L]
+  weights <- if (length(inputs$weights)) inputs$weights
+  offset <- inputs$offset
+  fit_args$needs <- NULL  # in inputs$meas
   on_grid <- is.null(lambda)  # the default grid, whose descent may stop early (see on_plateau())
   lambda <- if (is.null(lambda)) 10^seq(1, -6, length.out = check_nlambda(nlambda)) else check_lambda_grid(lambda)
   metric <- check_metric(metric)
@@ -197,13 +203,18 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   L <- length(lambda)
   fits <- vector("list", L)
   ref <- which.min(lambda)
-  # the fit on all rows checks weights and offset (their values, their length) before the folds
   once <- warning_once()  # a warning that the fits repeat is given once
-  fits[[ref]] <- once(quiet_partial(fgseq(x, y, group, cost, lambda = lambda[ref], weights = weights, offset = offset, ...)))
-  weights <- fits[[ref]]$weights
-  offset <- fits[[ref]]$offset
+  fit_all <- function(l) once(quiet_partial(do.call(fgseq.default, c(list(inputs, lambda = lambda[l]), fit_args))))
+  fits[[ref]] <- fit_all(ref)
+  # the cost of step 0 (the measurements of a formula's offset), which every fit and budget pays: the
+  # curves are scored beyond it
+  base <- fits[[ref]]$path$cost[1L]
+  if (!is.null(stop_cost) && base > 0 && stop_cost <= base) {
+    abort("`stop_cost` (", format(stop_cost), ") does not exceed the cost of the offset's measurements (",
+          format(base), "), paid at step 0: give a larger `stop_cost`.")
+  }
   B <- if (is.null(stop_cost)) stop_cost(fits[[ref]], alpha = alpha) else stop_cost
-  if (!(B > 0)) {
+  if (!(B > base)) {
     # the fit on all rows took no group: the timeliness of every curve would be over a stopping cost of 0
     why <- if (isTRUE(fits[[ref]]$partial)) {
       "`max_time` stopped it before its first group: give a larger `max_time`"
@@ -215,13 +226,14 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
           ", or give `stop_cost` (a positive cost).")
   }
   if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
-  fit_args <- list(...)   # held in a list: a closure over `...` would make future pass them to it
+  group <- inputs$group
+  meas <- inputs$meas
   # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
   # theirs (the held-out metric weighted as the fit's loss is)
   fold_curve <- function(l, f) {
     test <- foldid == f
     fit <- in_fold(f, lambda[l], sum(!test), {
-      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, cost,
+      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, meas,
                                        lambda = lambda[l], weights = weights[!test],
                                        offset = if (!is.null(offset)) take_rows(offset, !test)),
                                   fit_args)))
@@ -239,7 +251,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   for (l in seq_len(L)) {
     if (is.null(fits[[l]])) {
       # the same data as the first fit on all rows: once() gives its warnings (constant columns) once
-      fits[[l]] <- once(quiet_partial(fgseq(x, y, group, cost, lambda = lambda[l], weights = weights, offset = offset, ...)))
+      fits[[l]] <- fit_all(l)
     }
     if (on_grid && l > 1L && on_plateau(fits[[l - 1L]], fits[[l]])) {
       L <- l - 1L
@@ -259,7 +271,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
                     L * (nfolds + 1L), fit_args$max_time)
 
   fold_t <- function(how) t(vapply(curves, function(cs) {
-    vapply(cs, function(cv) curve_timeliness(cv$cost, cv$value, B, how), numeric(1))
+    vapply(cs, function(cv) curve_timeliness(cv$cost - base, cv$value, B - base, how), numeric(1))
   }, numeric(nfolds)))
   t_lin <- matrix(fold_t("linear"), L)
   t_step <- matrix(fold_t("step"), L)

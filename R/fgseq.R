@@ -424,13 +424,16 @@ fgseq.default <- function(x, y, group = NULL, cost = NULL, method = "omp",
   call <- match.call()
   call[[1L]] <- quote(fgseq)
   keep_data <- check_flag(keep_data, "keep_data")
+  # x may be the checked inputs of a verb that fits them many times (cv_fgseq()'s fits on all rows):
+  # then y, group, cost, needs, weights and offset are in them
+  inputs <- if (inherits(x, "fgseq_inputs")) x
   fit <- fit_sequence(x, y, group = group, cost = cost, needs = needs, method = check_method(method), lambda = lambda,
                criterion = criterion, cost_sensitive = cost_sensitive, family = check_family(family, "fgseq"),
                weights = weights, offset = offset, fr_gain = check_choice(fr_gain, fr_gain_choices(), "fr_gain"),
                max_cost = max_cost,
                max_steps = max_steps, c_min = c_min, max_time = max_time, progress = progress,
                engine = check_choice(engine, c("auto", core_choices("engine")), "engine"), cost_unit = cost_unit,
-               call = call, started = started)
+               call = call, started = started, inputs = inputs)
   apply_keep_data(fit, keep_data)
 }
 
@@ -500,7 +503,7 @@ fit_sequence <- function(x, y, group = NULL, cost = NULL, needs = NULL, method =
   meas <- inputs$meas
   control <- fit_control(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min,
                          max_time, if (is.null(order)) integer(0) else check_order(order, labels) - 1L,
-                         engine = choose_engine(engine, x, family))
+                         engine = choose_engine(engine, x, family), meas = meas)
   cost_unit <- check_cost_unit(cost_unit)
   report <- progress_reporter(progress)
 
@@ -633,12 +636,15 @@ method_scores <- function(method) {
 
 # The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
 # `method`, `criterion`, `fr_gain`, `engine` and `max_time` come checked by the verb, where they enter.
+# `max_cost` is the fit's budget; the core spends it less the cost paid at step 0 (budget_beyond_paid(),
+# with the fit's measurements `meas`; NULL: not known yet, and the caller does so itself).
 fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
-                        order = integer(0), engine = "gram") {
+                        order = integer(0), engine = "gram", meas = NULL) {
+  max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
   list(method = method, criterion = criterion, fr_gain = fr_gain,
        cost_sensitive = check_flag(cost_sensitive, "cost_sensitive"), lambda = check_number(lambda, "lambda", lower = 0),
        max_steps = check_max_steps(max_steps),
-       max_cost = check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE),
+       max_cost = if (is.null(meas)) max_cost else budget_beyond_paid(max_cost, meas),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
        max_time = max_time, order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads(),
        screen = fit_screen())
@@ -655,7 +661,8 @@ progress_reporter <- function(progress, .envir = parent.frame(), name = "Sequenc
 # original scale of x and y). Single-response families keep `beta` as a sparse p x (K+1) matrix and `a0` as a
 # vector; multinomial and mgaussian fits keep a list of such matrices, one per class or response
 # column, and `a0` as a P x (K+1) matrix. The path's `group_cost` is the marginal cost the core paid at
-# each step (the group's measurements not paid before). Optional fields: `engine`, `cost_unit`, and
+# each step (the group's measurements not paid before), and at step 0 the cost of the measurements paid
+# before any group (`meas$paid`, a formula's offset: the fit's `offset_needs`). Optional fields: `engine`, `cost_unit`, and
 # `data`, the training data (list(x, y, weights, offset)) that fits from data keep. `baseline`: for a
 # sequence chosen by a method outside the greedy selection, list(label, method) and optionally `score`
 # (its value for each group of the sequence, the path's `score` column) and fields of its own (named
@@ -670,7 +677,7 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
   sequence <- labels[raw$sequence]
   K <- length(sequence)
   steps <- paste0("step", 0:K)
-  group_cost <- c(0, raw$group_cost)
+  group_cost <- c(paid_cost(meas), raw$group_cost)  # step 0 pays the offset's measurements (meas$paid)
   if (!is.null(baseline)) {
     method <- baseline$method
     criterion <- NA_character_
@@ -695,8 +702,8 @@ new_fgseq <- function(raw, x_names, group, meas, lambda, method, criterion, cost
                  classes = response$classes, responses = response$responses, has_offset = has_offset,
                  fr_gain = fr_gain, nobs = nobs, null_risk = raw$null_risk, converged = raw$converged,
                  call = call)
-  optional <- c(list(label = baseline$label, partial = raw$partial, engine = engine, cost_unit = cost_unit,
-                     moments = moments), data,
+  optional <- c(list(offset_needs = if (length(meas$paid)) meas$paid, label = baseline$label, partial = raw$partial,
+                     engine = engine, cost_unit = cost_unit, moments = moments), data,
                 baseline$fields)
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "fgseq")
 }

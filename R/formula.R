@@ -89,38 +89,6 @@ offset_variables <- function(terms, offset_arg, data_names) {
   intersect(unique(used), data_names)
 }
 
-# The measurements of a formula fit's offset are paid at step 0: the intercept-only prediction already
-# needs them. `meas` (formula_measurements()) holds them in `paid`; the verb's core gets them at cost 0
-# (a group that shares one does not pay it again) and a budget `max_cost` less their cost. Returns
-# list(cost, max_cost) for the verb.
-offset_paid_costs <- function(meas, max_cost = NULL) {
-  cost <- meas$measurement_cost[setdiff(names(meas$measurement_cost), setdiff(meas$paid, unlist(meas$needs)))]
-  paid_cost <- sum(meas$measurement_cost[meas$paid])
-  cost[intersect(names(cost), meas$paid)] <- 0
-  if (!is.null(max_cost) && length(meas$paid)) {
-    max_cost <- check_number(max_cost, "max_cost", lower = 0, lower_open = TRUE, allow_inf = TRUE)
-    if (max_cost <= paid_cost) {
-      abort("`max_cost` (", format(max_cost), ") does not exceed the cost of the offset's measurements (",
-            paste(meas$paid, collapse = ", "), ": ", format(paid_cost), "), paid at step 0: give a larger `max_cost`.")
-    }
-    max_cost <- max_cost - paid_cost
-  }
-  list(cost = cost, max_cost = max_cost)
-}
-
-# A fit made with the costs of offset_paid_costs(), charged the offset's measurements at step 0: its
-# `measurement_cost` and stand-alone `cost` are the real ones, `offset_needs` names the measurements
-# paid at step 0, and the path's costs start from their total.
-charge_offset <- function(fit, meas) {
-  if (!length(meas$paid)) return(fit)
-  fit$measurement_cost <- meas$measurement_cost
-  fit$cost <- group_costs(fit$needs, fit$measurement_cost)
-  fit$offset_needs <- meas$paid
-  fit$path$group_cost[1L] <- sum(meas$measurement_cost[meas$paid])
-  fit$path$cost <- cumsum(fit$path$group_cost)
-  fit
-}
-
 # subset: logical (one per row of data, no NA), or whole row numbers (all positive or all negative).
 check_subset <- function(subset, n) {
   ok <- if (is.logical(subset)) {
@@ -397,13 +365,10 @@ fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost = NU
   }
   check_dots(..., forwarded = formula_forwarded(fgseq.default))
   d <- model_design(match.call(), parent.frame())
+  # the measurements, checked here, go down as they are (the offset's paid at step 0 by the fit)
   meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
-  args <- list(...)
-  core <- offset_paid_costs(meas, args$max_cost)
-  args$max_cost <- core$max_cost
-  fit <- do.call(fgseq.default, c(list(d$x, d$y, group = d$group, cost = core$cost, needs = meas$needs,
-                                       weights = d$weights, offset = d$offset), args))
-  with_formula(charge_offset(fit, meas), d, match.call(), "fgseq")
+  fit <- fgseq.default(d$x, d$y, group = d$group, cost = meas, weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "fgseq")
 }
 
 # The arguments a formula method forwards through `...` to its matrix method: the matrix method's, but
@@ -424,9 +389,8 @@ miser.formula <- function(x, data, subset, weights, offset, na.action, cost = NU
   check_dots(..., forwarded = formula_forwarded(miser.default))
   d <- model_design(match.call(), parent.frame())
   meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
-  fit <- miser.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
-                       weights = d$weights, offset = d$offset, ...)
-  with_formula(charge_offset(fit, meas), d, match.call(), "miser")
+  fit <- miser.default(d$x, d$y, group = d$group, cost = meas, weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "miser")
 }
 
 #' @rdname miser_path
@@ -457,6 +421,8 @@ miser_path.formula <- function(x, data, cost = NULL, cost_penalty = NULL, ..., n
 # 1 each; unnamed: in the order of the measurements the terms need). Names the model does not use are
 # ignored with one message (drop_unused_costs(), the rule of every interface), so one cost vector serves
 # every formula on the same data. The measurements of the offset alone cost 0 unless `cost` names them.
+# Returns the checked measurements (new_measurements()), the offset's as `paid`: the verb hands them down
+# as `cost`, and the fit pays them at step 0.
 formula_measurements <- function(cost, needs, term_vars, data_names, offset_vars = character(0)) {
   known <- unique(c(data_names, unlist(term_vars, use.names = FALSE)))
   if (!is.null(needs)) needs <- check_needs(needs, known, "variable")
@@ -478,9 +444,7 @@ formula_measurements <- function(cost, needs, term_vars, data_names, offset_vars
     # unnamed: one cost per variable of the terms, in the order they appear
     cost <- c(stats::setNames(cost, terms_need), free(character(0)))
   }
-  meas <- check_cost_total(new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs))))
-  meas$paid <- paid
-  meas
+  check_cost_total(new_measurements(full, check_measurement_cost(cost, used, "variable", named = !is.null(needs)), paid))
 }
 
 # The variables each term of a model needs (term label -> variable names), from the terms object: the
@@ -526,31 +490,11 @@ cv_fgseq.formula <- function(x, data, subset, weights, offset, na.action, cost =
                                         c("x", "y", "group", "cost", "weights", "offset", "...")),
                                 cv_forwarded()))
   d <- model_design(match.call(), parent.frame())
+  # the offset's measurements are paid at step 0 by every fit (cv_fgseq.default() scores the curves
+  # beyond that cost, which every budget shares)
   meas <- formula_measurements(cost, needs, d$variables, d$data_names, d$offset_variables)
-  # the offset's measurements are paid at step 0 by every fit: the folds are fitted and scored beyond
-  # that cost (which every budget of the grid shares), and the costs reported include it
-  args <- list(...)
-  core <- offset_paid_costs(meas, args$max_cost)
-  args$max_cost <- core$max_cost
-  paid_cost <- sum(meas$measurement_cost[meas$paid])
-  if (!is.null(args$stop_cost) && length(meas$paid)) {
-    args$stop_cost <- check_number(args$stop_cost, "stop_cost", lower = 0, lower_open = TRUE)
-    if (args$stop_cost <= paid_cost) {
-      abort("`stop_cost` (", format(args$stop_cost), ") does not exceed the cost of the offset's measurements (",
-            format(paid_cost), "), paid at step 0: give a larger `stop_cost`.")
-    }
-    args$stop_cost <- args$stop_cost - paid_cost
-  }
-  cv <- do.call(cv_fgseq.default, c(list(d$x, d$y, group = d$group, cost = core$cost, needs = meas$needs,
-                                         weights = d$weights, offset = d$offset), args))
-  cv$fgseq.fit <- lapply(cv$fgseq.fit, function(f) {
-    with_formula(charge_offset(f, meas), design = d, call = match.call(), generic = "cv_fgseq")
-  })
-  cv$budget$cost <- cv$budget$cost + paid_cost
-  cv$curve$cost <- cv$curve$cost + paid_cost
-  cv$stop_cost <- cv$stop_cost + paid_cost
-  cv$budget.min <- cv$budget.min + paid_cost
-  cv$budget.1se <- cv$budget.1se + paid_cost
+  cv <- cv_fgseq.default(d$x, d$y, group = d$group, cost = meas, weights = d$weights, offset = d$offset, ...)
+  cv$fgseq.fit <- lapply(cv$fgseq.fit, function(f) with_formula(f, design = d, call = match.call(), generic = "cv_fgseq"))
   call <- match.call()
   call[[1L]] <- quote(cv_fgseq)
   cv$call <- call
@@ -574,7 +518,6 @@ sparse_sequence.formula <- function(x, data, subset, weights, offset, na.action,
     if (nlevels(d$y) != 2L) abort("the response must be numeric, logical or a two-level factor.")
     d$y <- as.numeric(d$y == levels(d$y)[2L])
   }
-  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = offset_paid_costs(meas)$cost, needs = meas$needs,
-                                 weights = d$weights, offset = d$offset, ...)
-  with_formula(charge_offset(fit, meas), d, match.call(), "sparse_sequence")
+  fit <- sparse_sequence.default(d$x, d$y, group = d$group, cost = meas, weights = d$weights, offset = d$offset, ...)
+  with_formula(fit, d, match.call(), "sparse_sequence")
 }

@@ -14,6 +14,7 @@
 # `cost` is named by measurement, each finite and >= 0 (NULL: 1 each). Returns list(needs,
 # measurement_cost, cost), `cost` the stand-alone cost of each group.
 group_measurements <- function(cost, needs, labels, what = "group") {
+  if (inherits(cost, "fgseq_measurements")) return(checked_measurements(cost, needs, labels))
   if (is.null(needs)) {
     cost <- check_cost(cost, labels)
     return(new_measurements(stats::setNames(as.list(labels), labels), cost))
@@ -151,9 +152,50 @@ complete_costs <- function(cost, labels, unit, positive) {
   stats::setNames(as.double(cost), labels)
 }
 
-# list(needs, measurement_cost, cost): `cost` the stand-alone cost of each group.
-new_measurements <- function(needs, measurement_cost) {
-  list(needs = needs, measurement_cost = measurement_cost, cost = group_costs(needs, measurement_cost))
+# The measurements of a fit, checked: an object of class "fgseq_measurements", list(needs,
+# measurement_cost, cost, paid), `cost` the stand-alone cost of each group (named by group, in the order
+# of `needs`) and `paid` the measurements paid at step 0, before any group (those of a formula's offset:
+# the intercept-only prediction already needs them; character(0) when none). A verb that has checked
+# the measurements (a formula method, cross-validation) hands this object down as `cost`, and every
+# function below it takes it as it is (group_measurements()).
+new_measurements <- function(needs, measurement_cost, paid = character(0)) {
+  structure(list(needs = needs, measurement_cost = measurement_cost, cost = group_costs(needs, measurement_cost),
+                 paid = paid),
+            class = "fgseq_measurements")
+}
+
+# Measurements handed down checked (new_measurements()), for the groups `labels` of the fit: taken as
+# they are (no second check), in the order of `labels`. They come with no `needs` of their own.
+checked_measurements <- function(meas, needs, labels) {
+  if (!is.null(needs) || !setequal(names(meas$needs), labels) || length(meas$needs) != length(labels)) {
+    abort("internal error: checked measurements handed down with `needs`, or for other groups.", class = "internal")
+  }
+  meas$needs <- meas$needs[labels]
+  meas$cost <- meas$cost[labels]
+  meas
+}
+
+# The cost paid at step 0: the total cost of the measurements paid before any group (`meas$paid`).
+paid_cost <- function(meas) sum(meas$measurement_cost[meas$paid])
+
+# The stand-alone cost of each group as the core charges it: its measurements paid at step 0 cost it
+# nothing (the cost the Greedy Miser's cost penalty is scaled by, and the group lasso's weights).
+charged_costs <- function(meas) {
+  cost <- meas$measurement_cost
+  cost[meas$paid] <- 0
+  group_costs(meas$needs, cost)
+}
+
+# The budget the core spends: `max_cost` (checked) less the cost paid at step 0; a `max_cost` that
+# does not exceed that cost cannot be met.
+budget_beyond_paid <- function(max_cost, meas) {
+  if (!length(meas$paid)) return(max_cost)
+  paid <- paid_cost(meas)
+  if (max_cost <= paid) {
+    abort("`max_cost` (", format(max_cost), ") does not exceed the cost of the offset's measurements (",
+          paste(meas$paid, collapse = ", "), ": ", format(paid), "), paid at step 0: give a larger `max_cost`.")
+  }
+  max_cost - paid
 }
 
 # The stand-alone cost of each group: the total cost of its measurements (named by group). The names
@@ -182,9 +224,15 @@ marginal_costs <- function(sequence, needs, measurement_cost, paid = character(0
 }
 
 # The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based
-# measurement indices per group (in the order of `labels`), and `cost`, one cost per measurement.
+# measurement indices per group (in the order of `labels`), and `measurement_cost`, one cost per
+# measurement some group needs. The measurements paid at step 0 (`m$paid`) cost 0 there: the core
+# pays a group only its measurements not paid before, and the fit's constructor (new_fgseq(),
+# new_miser()) charges their cost to step 0.
 measurement_index <- function(m, labels) {
   needs <- m$needs[labels]
-  list(needs = split_like(needs, match(unlist(needs, use.names = FALSE), names(m$measurement_cost)) - 1L),
-       cost = unname(m$measurement_cost))
+  flat <- unlist(needs, use.names = FALSE)
+  used <- unique(flat)
+  cost <- m$measurement_cost[used]
+  cost[used %in% m$paid] <- 0
+  list(needs = split_like(needs, match(flat, used) - 1L), measurement_cost = unname(cost))
 }

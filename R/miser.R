@@ -314,7 +314,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
   group <- check_group(group, x)
   labels <- unique(group)
   meas <- group_measurements(cost, needs, labels)
-  cost <- meas$cost
+  cost <- charged_costs(meas)  # as the core charges them: the measurements paid at step 0 cost nothing
   cost_penalty <- check_number(cost_penalty, "cost_penalty", lower = 0)
   max_steps <- check_whole(max_steps, "max_steps", 1, what = "boosting iterations")
   depth <- check_whole(depth, "depth", 1, 30, what = "splits from the root to a leaf")
@@ -419,6 +419,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   record <- data.frame(group = paid_order, step = paid_step, group_cost = raw$paid_cost[match(paid_order, labels)],
                        stringsAsFactors = FALSE)
   group_cost <- vapply(steps, function(t) sum(record$group_cost[record$step == t]), numeric(1))
+  group_cost[1L] <- group_cost[1L] + paid_cost(meas)  # step 0 pays the offset's measurements (meas$paid)
   loss <- raw$loss
   path <- data.frame(step = steps, trees = steps * P,
                      group = vapply(new_groups, function(g) if (length(g)) paste(g, collapse = ", ") else NA_character_,
@@ -437,7 +438,8 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
                  y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
                  split = split, max_bin = max_bin, has_offset = has_offset)
-  optional <- c(list(partial = raw$partial), data, list(cost_unit = cost_unit))
+  optional <- c(list(offset_needs = if (length(meas$paid)) meas$paid, partial = raw$partial), data,
+                list(cost_unit = cost_unit))
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "miser")
 }
 

@@ -114,7 +114,7 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   o <- if (!is.null(inputs$offset)) inputs$offset[, 1L]
   group <- inputs$group
   labels <- inputs$labels
-  cost <- inputs$meas$cost  # the group lasso weighs each group by its stand-alone cost
+  cost <- charged_costs(inputs$meas)  # the group lasso weighs each group by its stand-alone cost, as charged
   lambda <- check_number(lambda, "lambda", lower = 0)
   nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
   # the path keeps a p x nlambda coefficient table (twice: the core's and R's)

@@ -425,7 +425,8 @@ fit_stats <- function(x, cost, method, lambda, criterion, cost_sensitive, max_co
   }
   labels <- unique(x$group)
   meas <- group_measurements(cost, needs, labels)
-  control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time)
+  control <- fit_control(method, criterion, "exact", cost_sensitive, lambda, max_steps, max_cost, c_min, max_time,
+                         meas = meas)
   report <- progress_reporter(progress)
   moments <- unclass(x)[c("n", "weight_sum", "mean", "y_mean", "xx", "xy", "yy")]
   moments$xy <- matrix(as.double(x$xy), ncol = 1L)

@@ -176,6 +176,32 @@ validate_anytime_fields <- function(object, arg, what, remedy) {
   labels
 }
 
+# The measurements of a formula's offset, paid at step 0 (`offset_needs`): NULL, or names of measurements
+# of the fit. Returns them (character(0) when none); `bad` stops naming the field.
+check_offset_needs <- function(object, bad) {
+  paid <- object$offset_needs
+  if (!is.null(paid) && (!is.character(paid) || anyNA(paid) || !all(paid %in% names(object$measurement_cost)))) {
+    bad("`offset_needs`", "does not name measurements of `measurement_cost`")
+  }
+  as.character(paid)
+}
+
+# Whether the core's record of what a fit paid agrees with its measurements, read without replaying the
+# purchases (a pass over the record and over the measurements the sequence needs, linear in their
+# number): `step0` is the cost of the measurements paid at step 0 (`paid`), each group of `sequence`
+# paid (`charged`) between 0 and its stand-alone cost, and all of them together the total cost of the
+# measurements they and `paid` need, each once. A record that charges a shared measurement twice, or a
+# group more than its measurements, fails; so does any record when no measurement is shared (each
+# group's charge is then its cost).
+paid_record_agrees <- function(object, step0, charged, sequence, paid) {
+  mc <- object$measurement_cost
+  stand_alone <- object$cost[sequence]
+  needed <- unique(c(paid, unlist(object$needs[sequence], use.names = FALSE)))
+  length(charged) == length(sequence) && finite_vector(charged) && !anyNA(stand_alone) &&
+    near(step0, sum(mc[paid])) && all(charged >= -1e-8 * pmax(1, stand_alone)) &&
+    all(charged <= stand_alone + 1e-8 * pmax(1, stand_alone)) && near(step0 + sum(charged), sum(mc[needed]))
+}
+
 # An "fgseq" fit (fgseq(), fgseq_stats(), fgseq_chunks(), sparse_sequence()): the shared fields, then the
 # path against the sequence, the coefficients (p x (K + 1), finite, rows named by column; a list of them
 # for multinomial and mgaussian fits), the intercepts, and the coefficients of every step zero outside
@@ -191,12 +217,8 @@ validate_fgseq <- function(object, arg = "object") {
   if (!identical(as.character(path$group), c(NA_character_, seq))) {
     bad("`path$group`", "is not NA then the groups of `sequence`")
   }
-  paid <- object$offset_needs
-  if (!is.null(paid) && (!is.character(paid) || anyNA(paid) || !all(paid %in% names(object$measurement_cost)))) {
-    bad("`offset_needs`", "does not name measurements of `measurement_cost`")
-  }
-  if (!near(path$group_cost, c(sum(object$measurement_cost[paid]),
-                               marginal_costs(seq, object$needs, object$measurement_cost, paid)))) {
+  paid <- check_offset_needs(object, bad)
+  if (!paid_record_agrees(object, path$group_cost[1L], path$group_cost[-1L], seq, paid)) {
     bad("`path$group_cost`", "is not the cost of the measurements each step adds")
   }
   if (!is.numeric(object$lambda) || length(object$lambda) != 1L || !is.finite(object$lambda) || object$lambda < 0) {
@@ -327,18 +349,18 @@ validate_miser <- function(object, arg = "object") {
   split_group <- object$group[tr$column[split]]
   first_step <- vapply(object$sequence, function(g) min(tr$step[split][split_group == g]), numeric(1))
   if (is.unsorted(first_step)) bad("`sequence`", "is not in the order the trees first use the groups")
-  paid <- object$offset_needs
-  charged <- marginal_costs(object$sequence, object$needs, object$measurement_cost, paid)
-  expected <- vapply(0:K, function(t) sum(charged[first_step == t]), numeric(1))
-  expected[1L] <- expected[1L] + sum(object$measurement_cost[paid])
-  if (!near(object$path$group_cost, expected)) bad("`path$group_cost`", "is not the cost of the groups each step first uses")
+  paid <- check_offset_needs(object, bad)
   # the record of what was paid (paid_groups()): each group of the sequence, the step that paid it, its cost
   pg <- object$paid_groups
   if (!is.data.frame(pg) || !all(c("group", "step", "group_cost") %in% names(pg)) ||
       !identical(as.character(pg$group), as.character(object$sequence)) ||
-      !isTRUE(all.equal(as.numeric(pg$step), unname(first_step))) || !near(pg$group_cost, unname(charged))) {
+      !isTRUE(all.equal(as.numeric(pg$step), unname(first_step))) || !is.numeric(pg$group_cost) ||
+      !paid_record_agrees(object, sum(object$measurement_cost[paid]), pg$group_cost, object$sequence, paid)) {
     bad("`paid_groups`", "is not the groups of `sequence` with the step of the first tree that uses each and its cost")
   }
+  expected <- vapply(0:K, function(t) sum(pg$group_cost[first_step == t]), numeric(1))
+  expected[1L] <- expected[1L] + sum(object$measurement_cost[paid])
+  if (!near(object$path$group_cost, expected)) bad("`path$group_cost`", "is not the cost of the groups each step first uses")
   invisible(object)
 }
 

@@ -207,8 +207,8 @@ fgseq::Control control_from(const Rcpp::List& opt) {
 }
 
 // The measurements of a fit, from the list R builds (measurement_index() in R/measurements.R):
-// `needs`, one integer vector of 0-based measurement indices per group, and `cost`, one cost per
-// measurement.
+// `needs`, one integer vector of 0-based measurement indices per group, and `measurement_cost`, one
+// cost per measurement.
 fgseq::Measurements measurements_from(const Rcpp::List& m) {
   const Rcpp::List needs = m["needs"];
   std::vector<std::vector<Eigen::Index>> idx(static_cast<size_t>(needs.size()));
@@ -216,7 +216,7 @@ fgseq::Measurements measurements_from(const Rcpp::List& m) {
     const std::vector<int> v = Rcpp::as<std::vector<int>>(needs[g]);
     idx[static_cast<size_t>(g)].assign(v.begin(), v.end());
   }
-  return fgseq::Measurements(std::move(idx), Rcpp::as<std::vector<double>>(m["cost"]));
+  return fgseq::Measurements(std::move(idx), Rcpp::as<std::vector<double>>(m["measurement_cost"]));
 }
 
 fgseq::Moments moments_from(const Rcpp::List& m) {
@@ -292,19 +292,19 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                         Rcpp::Nullable<Rcpp::Function> progress) {
   const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
   const fgseq::Control ctl = control_from(control);
-  const fgseq::Measurements cost = measurements_from(measurements);
+  const fgseq::Measurements meas = measurements_from(measurements);
   if (Rf_isNull(x)) {
     return result_list(fgseq::null_fit(static_cast<Eigen::Index>(group_of.size()), y, weights, offset, group_of,
-                                       n_groups, cost, fgseq::from_name<fgseq::Family>(family), ctl, svc));
+                                       n_groups, meas, fgseq::from_name<fgseq::Family>(family), ctl, svc));
   }
   if (Rf_isS4(x)) {  // a dgCMatrix (checked in R)
     const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
     const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
-    return result_list(fgseq::fit_path(fgseq::SparseDesign(xs), y, weights, offset, group_of, n_groups, cost,
+    return result_list(fgseq::fit_path(fgseq::SparseDesign(xs), y, weights, offset, group_of, n_groups, meas,
                                        fgseq::from_name<fgseq::Family>(family), ctl, svc));
   }
   const Eigen::Map<Eigen::MatrixXd> xd = Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x);
-  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, cost,
+  return result_list(fgseq::fit_path(fgseq::DenseDesign(xd), y, weights, offset, group_of, n_groups, meas,
                                      fgseq::from_name<fgseq::Family>(family), ctl, svc));
 }
 
@@ -424,15 +424,15 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
     Rcpp::Function f(progress);
     report = [f](Eigen::Index done, Eigen::Index total) { f(static_cast<double>(done), static_cast<double>(total)); };
   }
-  const fgseq::Measurements cost = measurements_from(measurements);
+  const fgseq::Measurements meas = measurements_from(measurements);
   const auto interrupt = [] { Rcpp::checkUserInterrupt(); };
   fgseq::MiserFit fit;
   if (Rf_isS4(x)) {  // a dgCMatrix (checked in R), binned from its stored values
     const Eigen::Map<Eigen::SparseMatrix<double>> m = Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
     const fgseq::SparseMap xs(m.rows(), m.cols(), m.nonZeros(), m.outerIndexPtr(), m.innerIndexPtr(), m.valuePtr());
-    fit = fgseq::miser_fit(xs, y, weights, offset, group_of, cost, ctl, interrupt, report);
+    fit = fgseq::miser_fit(xs, y, weights, offset, group_of, meas, ctl, interrupt, report);
   } else {
-    fit = fgseq::miser_fit(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), y, weights, offset, group_of, cost, ctl, interrupt,
+    fit = fgseq::miser_fit(Rcpp::as<Eigen::Map<Eigen::MatrixXd>>(x), y, weights, offset, group_of, meas, ctl, interrupt,
                            report);
   }
   const fgseq::Forest& f = fit.forest;

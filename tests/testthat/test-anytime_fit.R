@@ -29,7 +29,16 @@ test_that("a constructor that breaks the contract stops with an internal error",
   fit <- fgseq(mtcars[, -1], mtcars$mpg)
   fields <- unclass(fit)
   fields$path$cost <- rev(fields$path$cost)
-  expect_error(fgseq:::new_anytime_fit(fields, "fgseq"), "cost does not rise from 0", class = "fgseq_error_internal")
+  expect_error(fgseq:::new_anytime_fit(fields, "fgseq"), "cost does not rise from the cost of step 0",
+               class = "fgseq_error_internal")
+  # a step 0 that pays a formula's offset starts the path at its cost, not at 0
+  fields <- unclass(fit)
+  fields$offset_needs <- "wt"
+  expect_error(fgseq:::new_anytime_fit(fields, "fgseq"), "cost does not rise from the cost of step 0",
+               class = "fgseq_error_internal")
+  fields$path$group_cost[1L] <- fields$measurement_cost[["wt"]]
+  fields$path$cost <- cumsum(fields$path$group_cost)
+  expect_s3_class(fgseq:::new_anytime_fit(fields, "fgseq"), "fgseq")
   fields <- unclass(fit)
   fields$family <- "gamma"
   expect_error(fgseq:::new_anytime_fit(fields, "fgseq"), "unknown family", class = "fgseq_error_internal")

@@ -480,6 +480,32 @@ test_that("cross-validation of a formula with a priced offset charges it at step
                unname(predict(free, newdata = d[1:3, ], budget = "budget.1se")))
 })
 
+test_that("cross-validation checks its inputs once: the fits on all rows share them", {
+  calls <- new.env()
+  count <- function(what) calls[[what]] <- (if (is.null(calls[[what]])) 0L else calls[[what]]) + 1L
+  ns <- asNamespace("fgseq")
+  for (fun in c("fit_inputs", "check_cost", ".scan_columns")) {
+    suppressMessages(trace(fun, tracer = bquote(.(count)(.(fun))), where = ns, print = FALSE))
+  }
+  on.exit(for (fun in c("fit_inputs", "check_cost", ".scan_columns")) suppressMessages(untrace(fun, where = ns)))
+  x <- model.matrix(diagnosis ~ . - 1, heart)[, 1:10]
+  lam <- c(1, 0.1, 0.01)
+  cv <- suppressWarnings(cv_fgseq(x, heart$diagnosis, cost = seq_len(ncol(x)), family = "binomial", lambda = lam,
+                                  nfolds = 3, seed = 2, metric = "accuracy", progress = FALSE))
+  # one check of the costs; the inputs made once for the 3 fits on all rows, and once for each of the 9
+  # fold fits (their rows' response and weights are their own); x swept once, and once per fold fit
+  expect_identical(calls$check_cost, 1L)
+  expect_identical(calls$fit_inputs, 1L + 9L)
+  expect_identical(calls$.scan_columns, 1L + 9L)
+  # each fit on all rows is fgseq()'s on the same data, to the bit
+  for (l in seq_along(lam)) {
+    ref <- fgseq(x, heart$diagnosis, cost = seq_len(ncol(x)), family = "binomial", lambda = lam[l])
+    expect_identical(cv$fgseq.fit[[l]]$sequence, ref$sequence)
+    expect_identical(cv$fgseq.fit[[l]]$beta, ref$beta)
+    expect_identical(cv$fgseq.fit[[l]]$a0, ref$a0)
+  }
+})
+
 test_that("a max_time that leaves the fit on all rows empty names max_time, not stop_cost", {
   e <- tryCatch(suppressWarnings(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(1, 1e-6), nfolds = 3,
                                           max_time = 1e-9, progress = FALSE)), error = identity)

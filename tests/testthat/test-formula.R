@@ -269,6 +269,92 @@ test_that("the variables of an offset() are measurements paid at step 0", {
   expect_equal(free$path$cost[1], 0)
 })
 
+# Calls to fgseq's internal function `fun` while `expr` runs, counted by a tracer; `when` (an expression
+# in the traced function's frame) restricts the count.
+count_calls <- function(fun, expr, when = TRUE) {
+  calls <- new.env()
+  calls$n <- 0L
+  count <- function() calls$n <- calls$n + 1L
+  tracer <- bquote(if (.(substitute(when))) .(count)())
+  suppressMessages(trace(fun, tracer = tracer, where = asNamespace("fgseq"), print = FALSE))
+  on.exit(suppressMessages(untrace(fun, where = asNamespace("fgseq"))))
+  force(expr)
+  calls$n
+}
+
+test_that("a formula method checks cost and max_cost once, and the fit's constructor charges the offset", {
+  set.seed(9)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  cost <- c(a = 1, b = 2, t = 5)
+  f <- y ~ a + b + t + offset(log(t))
+  verbs <- list(
+    fgseq = function() fgseq(f, data = d, cost = cost, family = "poisson", max_cost = 20),
+    miser = function() miser(f, data = d, cost = cost, max_steps = 4, depth = 2),
+    sparse = function() sparse_sequence(f, data = d, cost = cost, family = "poisson"),
+    chunks = function() fgseq(f, data = fgseq_chunks(list(d[1:60, ], d[61:120, ])), cost = cost, family = "poisson",
+                              max_cost = 20),
+    cv = function() cv_fgseq(f, data = d, cost = cost, family = "poisson", lambda = c(1, 0.01), nfolds = 3, seed = 1,
+                             progress = FALSE, max_cost = 20)
+  )
+  for (v in names(verbs)) {
+    expect_identical(count_calls("check_measurement_cost", verbs[[v]]()), 1L, label = paste("cost checks of", v))
+  }
+  for (v in c("fgseq", "chunks")) {
+    expect_identical(count_calls("check_number", verbs[[v]](), identical(name, "max_cost")), 1L,
+                     label = paste("max_cost checks of", v))
+  }
+  # charged by the constructor: step 0 costs t, the term t pays nothing more, and the fit is the one the
+  # core makes when t is free (the same sequence and coefficients, its costs 5 higher)
+  fit <- verbs$fgseq()
+  free <- fgseq(f, data = d, cost = replace(cost, "t", 0), family = "poisson", max_cost = 15)
+  expect_identical(fit$sequence, free$sequence)
+  expect_identical(fit$beta, free$beta)
+  expect_equal(fit$path$cost, free$path$cost + 5)
+  expect_equal(fit$path$group_cost[fit$path$group %in% "t"], 0)
+  expect_identical(fit$offset_needs, "t")
+  expect_equal(fit$cost[["t"]], 5)
+  # max_cost is the fit's budget, the offset's cost included: one that does not exceed it cannot be met
+  expect_error(fgseq(f, data = d, cost = cost, family = "poisson", max_cost = 5),
+               "`max_cost` \\(5\\) does not exceed the cost of the offset's measurements \\(t: 5\\)", class = "fgseq_error_input")
+  expect_error(fgseq(f, data = fgseq_chunks(list(d[1:60, ], d[61:120, ])), cost = cost, family = "poisson", max_cost = 4),
+               "`max_cost` \\(4\\) does not exceed the cost of the offset's measurements", class = "fgseq_error_input")
+})
+
+test_that("the validator checks the core's record of what was paid without replaying it", {
+  set.seed(9)
+  d <- data.frame(a = rnorm(120), b = rnorm(120), t = runif(120, 1, 3))
+  d$y <- rpois(120, d$t * exp(0.5 * d$a - 0.3 * d$b))
+  # a and b share the measurement "lab" (cost 3): whichever comes second pays only its own
+  fit <- fgseq(y ~ a + b + t + offset(log(t)), data = d, family = "poisson",
+               needs = list(a = c("lab", "a"), b = c("lab", "b")), cost = c(lab = 3, a = 1, b = 2, t = 5))
+  expect_identical(count_calls("marginal_costs", predict(fit, newdata = d[1:3, ])), 0L)
+  # the path agrees with a replay in plain R of the purchases
+  paid <- "t"
+  replay <- vapply(fit$sequence, function(g) {
+    new <- setdiff(fit$needs[[g]], paid)
+    paid <<- c(paid, new)
+    sum(fit$measurement_cost[new])
+  }, numeric(1))
+  expect_equal(fit$path$group_cost, c(5, unname(replay)))
+  # a record that charges the shared measurement twice, or a group more than its measurements, is refused
+  twice <- fit
+  k <- which(twice$path$group %in% c("a", "b"))[2L]
+  twice$path$group_cost[k] <- twice$path$group_cost[k] + 3
+  twice$path$cost <- cumsum(twice$path$group_cost)
+  expect_error(predict(twice, newdata = d[1:3, ]), "path$group_cost", fixed = TRUE, class = "fgseq_error_invalid_object")
+  over <- fit
+  over$path$group_cost[2:3] <- over$path$group_cost[2:3] + c(10, -10)
+  expect_error(predict(over, newdata = d[1:3, ]), "path$group_cost", fixed = TRUE, class = "fgseq_error_invalid_object")
+  # a Greedy Miser fit's record alike
+  m <- miser(y ~ a + b + t + offset(log(t)), data = d, needs = list(a = c("lab", "a"), b = c("lab", "b")),
+             cost = c(lab = 3, a = 1, b = 2, t = 5), max_steps = 6, depth = 2)
+  expect_equal(m$path$cost[1L], 5)
+  bad <- m
+  bad$paid_groups$group_cost[1L] <- bad$paid_groups$group_cost[1L] + 3
+  expect_error(predict(bad, newdata = d[1:3, ]), "paid_groups", fixed = TRUE, class = "fgseq_error_invalid_object")
+})
+
 test_that("a missing na.action is taken from options(na.action) and the data, as glm() takes it", {
   h <- heart
   h$chol[c(3, 10)] <- NA
