@@ -13,8 +13,8 @@
     .Call(`_fgseq_fit_path_cpp`, x, y, weights, offset, group_of, n_groups, measurements, family, control, progress)
 }
 
-.moments <- function(x, y, weights, gram) {
-    .Call(`_fgseq_moments_cpp`, x, y, weights, gram)
+.moments <- function(x, y, weights, linear_algebra) {
+    .Call(`_fgseq_moments_cpp`, x, y, weights, linear_algebra)
 }
 
 .merge_moments <- function(a, b) {
@@ -77,8 +77,8 @@
     .Call(`_fgseq_first_missing_step_cpp`, x, column_step, max_step)
 }
 
-.group_lasso_path <- function(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio) {
-    .Call(`_fgseq_group_lasso_path_cpp`, z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio)
+.group_lasso_path <- function(z, sizes, y, w, offset, m, family, n_penalty, penalty_min_ratio) {
+    .Call(`_fgseq_group_lasso_path_cpp`, z, sizes, y, w, offset, m, family, n_penalty, penalty_min_ratio)
 }
 
 .expected_decision_risks <- function(m, v, v_new, gaussian, tol) {
@@ -93,8 +93,8 @@
     .Call(`_fgseq_bvn_rules_cpp`)
 }
 
-.sweep_block <- function(A, k, diag0, gram) {
-    .Call(`_fgseq_sweep_block_cpp`, A, k, diag0, gram)
+.sweep_block <- function(A, k, diag0, linear_algebra) {
+    .Call(`_fgseq_sweep_block_cpp`, A, k, diag0, linear_algebra)
 }
 
 .policy_node <- function(A, x, rows, node, settings, table) {

@@ -222,31 +222,29 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
   weights <- call$weights
   offset <- call$offset
   if (is.null(template)) template <- data$template  # dbi_chunks(template = )
-  vars_of <- function(df) intersect(all.vars(stats::terms(formula, data = df)), names(df))
-  # the formula's variables that `df` lacks and the formula's environment does not hold (as data)
-  absent_from <- function(df) {
+  # the model variables of `df` (chunk 1 or the template, called `name`): it must be a data frame (else
+  # the error `not_frame`) holding every variable of the formula that the formula's environment does not
+  # hold as data (else the error "lacks ...", then `lacks`, of class `class`). Returns list(vars, names).
+  variables_of <- function(df, name, not_frame, lacks, class) {
+    if (!is.data.frame(df)) abort(name, " must be ", not_frame, class = "formula")
     absent <- setdiff(all.vars(formula), c(".", names(df)))
     env <- environment(formula) %||% globalenv()
-    absent[!vapply(absent, function(v) {
+    absent <- absent[!vapply(absent, function(v) {
       val <- get0(v, envir = env)
       !is.null(val) && !is.function(val)
     }, logical(1))]
+    if (length(absent)) abort(name, " lacks the model variable(s) ", paste(absent, collapse = ", "), lacks, class = class)
+    list(vars = intersect(all.vars(stats::terms(formula, data = df)), names(df)), names = names(df))
   }
   if (is.null(template)) {
     # the first pass: the types and levels of the model variables over every chunk, and the columns of
     # chunk 1, which fix what `.` stands for
-    first <- read_chunk(data$get, data$items[[1L]], 1L)
-    if (!is.data.frame(first)) {
-      abort("chunk 1 must be a data frame holding the variables of the formula.", class = "formula")
-    }
-    absent <- absent_from(first)
-    if (length(absent)) {
-      abort("chunk 1 lacks the model variable(s) ", paste(absent, collapse = ", "), " of the formula: give every ",
-            "chunk every variable the formula uses (or a `template` of the data's columns).", class = "chunk_type")
-    }
-    vars <- vars_of(first)
-    data_names <- names(first)
-    rm(first)
+    first <- variables_of(read_chunk(data$get, data$items[[1L]], 1L), "chunk 1",
+                          "a data frame holding the variables of the formula.",
+                          paste0(" of the formula: give every chunk every variable the formula uses (or a `template` ",
+                                 "of the data's columns)."), "chunk_type")
+    vars <- first$vars
+    data_names <- first$names
     # with `.`, a column of a later chunk that chunk 1 lacks would be a model variable left out; a
     # variable of the formula that chunk 1 lacks is read from the formula's environment, and a later
     # chunk holding it would be read otherwise there
@@ -256,17 +254,12 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
     if (is.null(sig)) abort_empty_chunks("data")
     sig <- sig$sig
   } else {
-    if (!is.data.frame(template)) {
-      abort("`template` must be a data frame with the model variables' types and factor levels (for example ",
-            "the first rows of the data).", class = "formula")
-    }
-    absent <- absent_from(template)
-    if (length(absent)) {
-      abort("`template` lacks the model variable(s) ", paste(absent, collapse = ", "), ": give it every column ",
-            "the formula uses (a `.` in the formula stands for the template's columns).", class = "formula")
-    }
-    vars <- vars_of(template)
-    data_names <- names(template)
+    own <- variables_of(template, "`template`", paste0("a data frame with the model variables' types and factor ",
+                                                        "levels (for example the first rows of the data)."),
+                        ": give it every column the formula uses (a `.` in the formula stands for the template's columns).",
+                        "formula")
+    vars <- own$vars
+    data_names <- own$names
     sig <- frame_signature(template, vars, "`template`")
     empty <- vapply(sig, function(s) s$type == "character" && !length(s$levels), logical(1))
     if (any(empty)) {

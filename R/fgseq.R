@@ -97,7 +97,7 @@
 #' centred in small chunks; `x` is not copied). The cross-product of each chunk goes through the BLAS
 #' R is linked to (`dsyrk`) when that is an optimized BLAS (OpenBLAS, MKL, BLIS, ATLAS, Accelerate, by
 #' the name in `extSoftVersion()["BLAS"]`), and through Eigen otherwise (faster than R's reference
-#' BLAS); `options(fgseq.gram = "blas")` or `"eigen"` forces either. The same choice holds for the GLM
+#' BLAS); `options(fgseq.linear_algebra = "blas")` or `"eigen"` forces either. The same choice holds for the GLM
 #' families' weighted cross-products of the multinomial Hessian and of the CS-G-FR quadratic gains
 #' (`dsyrk`, `dgemm`), their Cholesky factorizations (LAPACK's `dpotrf`) and triangular solves (`dtrsm`).
 #' Standardization, whitening and the greedy path then run
@@ -646,7 +646,7 @@ fit_control <- function(method, criterion, fr_gain, cost_sensitive, lambda, max_
        max_steps = check_max_steps(max_steps),
        max_cost = if (is.null(meas)) max_cost else budget_beyond_paid(max_cost, meas),
        c_min = if (is.null(c_min)) NA_real_ else check_number(c_min, "c_min", lower = 0, lower_open = TRUE),
-       max_time = max_time, order = as.integer(order), gram = gram_backend(), engine = engine, threads = fit_threads(),
+       max_time = max_time, order = as.integer(order), linear_algebra = linear_algebra(), engine = engine, threads = fit_threads(),
        screen = fit_screen())
 }
 

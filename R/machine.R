@@ -46,14 +46,17 @@ machine_memory <- function() {
   if (length(kb) == 1L && !is.na(kb)) kb * 1024 else NA_real_
 }
 
-# Which code forms the cross-product of x (the one pass over the data): R's BLAS (dsyrk) when R is
-# linked to an optimized BLAS, which is then faster and multi-threaded; Eigen's own symmetric rank
-# update otherwise (several times faster than the reference BLAS). options(fgseq.gram = "blas" or
-# "eigen") forces either.
-gram_backend <- function() {
-  opt <- getOption("fgseq.gram", "auto")
+# Which linear algebra the fits use for the cross-product of x (the one pass over the data), the GLM
+# families' weighted cross-products, Cholesky factorizations and triangular solves: R's BLAS and LAPACK
+# ("blas") when R is linked to an optimized BLAS, which is then faster and multi-threaded; Eigen's own
+# ("eigen", several times faster than the reference BLAS) otherwise. options(fgseq.linear_algebra =
+# "blas" or "eigen") forces either; the option's former name `fgseq.gram` is still read when it is not set.
+linear_algebra <- function() {
+  opt <- getOption("fgseq.linear_algebra", getOption("fgseq.gram", "auto"))
   if (!identical(opt, "auto")) {
-    if (!opt %in% c("blas", "eigen")) abort("option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\".")
+    if (!is.character(opt) || length(opt) != 1L || !opt %in% c("blas", "eigen")) {
+      abort("option `fgseq.linear_algebra` must be \"auto\", \"blas\" or \"eigen\".")
+    }
     return(opt)
   }
   blas <- tolower(extSoftVersion()[["BLAS"]])

@@ -30,7 +30,7 @@
 #' number of classes; `w_i` the observation weights, 1 without `weights`) and `mean(cost)` the average group cost. So `cost_penalty` is free of the units of `y`
 #' and of `cost` (multiplying either by a constant gives the same trees): a split on a feature of
 #' average cost must reduce the tree's squared error by `cost_penalty` times the initial impurity `s0`; a
-#' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `lambda_scaled`.
+#' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `cost_penalty_scaled`.
 #' The paper tunes it on validation data ([miser_path()] does this over a grid); the default
 #' `0.01` charges a feature of average cost 1% of the initial impurity.
 #'
@@ -213,7 +213,8 @@
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
 #' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
 #'   `n_steps` counts the iterations grown);
-#' * `cost_penalty`, `lambda_scaled` (the `lambda'` of equation 5), `n_steps` (the boosting steps
+#' * `cost_penalty`, `cost_penalty_scaled` (the `lambda'` of equation 5; `fit$lambda_scaled`, its former
+#'   name, still reads it with a warning of class `"fgseq_warning_deprecated"`), `n_steps` (the boosting steps
 #'   grown, at most `max_steps`; `fit$n_trees`, its former name, still reads it with a warning of class
 #'   `fgseq_warning_deprecated`), `depth`, `eta`, `paid`,
 #'   `min_node_size`, `family`, `classes` (binomial and multinomial class labels), `responses`,
@@ -332,7 +333,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
   y_mean <- if (length(weights)) colSums(Y * weights) / sum(weights) else colMeans(Y)
   # lambda' of equation (5): the core scales cost_penalty / mean(cost) by the first gradient's impurity
   control <- list(family = family, paid = paid, split = split,
-                  lambda = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
+                  cost_penalty = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
                   max_steps = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
                   threads = fit_threads(), max_time = max_time)
   every_row <- all(fit_rows)
@@ -343,7 +344,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
   if (isTRUE(raw$partial)) warn_partial(length(raw$loss) - 1L, max_steps, max_time, what = "iteration")
   # the training data, for fitted(), residuals() and predict() without new data
   fit <- new_miser(raw, x_names = x_names(x), group = group, meas = meas, response = response, family = family,
-            cost_penalty = cost_penalty, lambda_scaled = raw$lambda, n_steps = length(raw$loss) - 1L, depth = depth,
+            cost_penalty = cost_penalty, cost_penalty_scaled = raw$cost_penalty, n_steps = length(raw$loss) - 1L, depth = depth,
             eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = sum(fit_rows),
             call = call, split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
             has_offset = !is.null(offset),
@@ -384,7 +385,7 @@ check_miser_size <- function(max_steps, P) {
 # The constructor of the "miser" object, the only place it is assembled, from the core's result (see the
 # anytime_fit contract in anytime_fit.R). `meas`: the fit's measurements (group_measurements()); a group
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
-new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, lambda_scaled, n_steps, depth, eta,
+new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, cost_penalty_scaled, n_steps, depth, eta,
                       paid, min_node_size, y_mean, nobs, call, split, max_bin, has_offset = FALSE, data = NULL,
                       cost_unit = NULL) {
   cost <- meas$cost
@@ -433,7 +434,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
   fields <- list(path = path, sequence = paid_order, paid_groups = record, trees = trees, init = init,
                  group = stats::setNames(group, x_names), cost = cost, needs = meas$needs,
                  measurement_cost = meas$measurement_cost, cost_penalty = cost_penalty,
-                 lambda_scaled = lambda_scaled, n_steps = n_steps, depth = depth, eta = eta, paid = paid,
+                 cost_penalty_scaled = cost_penalty_scaled, n_steps = n_steps, depth = depth, eta = eta, paid = paid,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
                  y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
@@ -673,9 +674,9 @@ check_group_cost_order <- function(call, group, cost_missing, verb) {
   invisible()
 }
 
-# Fields read under a former name: `fit$n_trees` (and that of a summary) is `n_steps`, with a warning of
-# class "fgseq_warning_deprecated". Every other name is matched exactly.
-renamed_fields <- c(n_trees = "n_steps")
+# Fields read under a former name: `fit$n_trees` (and that of a summary) is `n_steps`, `fit$lambda_scaled`
+# is `cost_penalty_scaled`, with a warning of class "fgseq_warning_deprecated". Every other name is matched exactly.
+renamed_fields <- c(n_trees = "n_steps", lambda_scaled = "cost_penalty_scaled")
 
 #' @export
 `$.miser` <- function(x, name) {

@@ -142,9 +142,9 @@ sweep_pivots <- function(A, k, diag0) {
 # A[i, j] = A[i, j] - A[i, k] S^-1 A[k, j], a symmetric rank-|k| update (the core's adaptive/node.hpp:
 # the pivots are those whose Cholesky factor of the block is above the tolerance, or, for a group with
 # collinear columns, those sweep_pivots() takes one by one; the update through R's BLAS when it is an
-# optimized one, as the fit's cross-product: gram_backend()).
+# optimized one, as the fit's cross-product: linear_algebra()).
 sweep_block <- function(A, k, diag0) {
-  s <- .sweep_block(A, as.integer(k), as.double(diag0), gram_backend())
+  s <- .sweep_block(A, as.integer(k), as.double(diag0), linear_algebra())
   list(A = s$A, swept = k[k %in% s$swept])
 }
 

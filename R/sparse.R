@@ -2,11 +2,12 @@
 #'
 #' The paper's baseline (Hu et al. 2016, section 5.2, "Sparse"): the group lasso whose penalty on each
 #' group is scaled by the group's cost, on the whitened groups `Z_g` of [fgseq()],
-#' \deqn{\min_{a, b} \frac{1}{\sum_i w_i}\sum_i w_i\,\ell(y_i, o_i + a + z_i' b) + \lambda \sum_g m_g \|b_g\|_2, \quad
-#'   m_g = c(g) / \mathrm{mean}(c),}{min_(a,b) 1/sum(w) sum_i w_i loss(y_i, o_i + a + z_i' b) + lambda sum_g m_g ||b_g||, m_g = c(g) / mean(c),}
+#' \deqn{\min_{a, b} \frac{1}{\sum_i w_i}\sum_i w_i\,\ell(y_i, o_i + a + z_i' b) + \gamma \sum_g m_g \|b_g\|_2, \quad
+#'   m_g = c(g) / \mathrm{mean}(c),}{min_(a,b) 1/sum(w) sum_i w_i loss(y_i, o_i + a + z_i' b) + penalty sum_g m_g ||b_g||, m_g = c(g) / mean(c),}
 #' with `loss` half the squared error (gaussian, so without weights and offset the fit term is
 #' `1/(2n) ||y - Zb||^2`) or the negative log-likelihood (binomial, poisson), observation weights `w`
-#' (1 each by default) and offset `o` (0 by default), is solved along a path of decreasing `lambda`, and turned into a
+#' (1 each by default) and offset `o` (0 by default), is solved along a path of decreasing penalties `gamma`
+#' (glmnet's and grpreg's `lambda`; in fgseq `lambda` is always the ridge constant), and turned into a
 #' sequence: groups in the order in which they first become non-zero along the path. Each prefix of that
 #' sequence is then refitted by the same ridge solve as [fgseq()] (same standardization, group whitening,
 #' family and ridge constant `lambda`), so its curve, predictions and timeliness are comparable with
@@ -20,21 +21,21 @@
 #' log-likelihood for the others), iterated over the non-zero groups until every one of them meets its
 #' optimality condition to a relative precision of `1e-9` (for the gaussian family, once the non-zero
 #' groups stay the same, Newton's method on them finishes the solve), then over every group that
-#' violates its condition `||Z_g' (y - mu)|| / n <= lambda m_g`, until none does (with weights,
-#' `Z_g' diag(w) (y - mu) / sum(w)` in place of `Z_g' (y - mu) / n` throughout). The grid has `nlambda` values,
-#' log-spaced from `lambda_max = max_g ||Z_g' (y - mu_0)|| / (n m_g)` (where the first group enters;
-#' `mu_0` the intercept-only fit) down to `lambda_min_ratio * lambda_max`, each solution warm-started
-#' from the previous one. The grid only brackets the entries: the `lambda` at which a group first
+#' violates its condition `||Z_g' (y - mu)|| / n <= gamma m_g`, until none does (with weights,
+#' `Z_g' diag(w) (y - mu) / sum(w)` in place of `Z_g' (y - mu) / n` throughout). The grid has `n_penalty` values,
+#' log-spaced from `gamma_max = max_g ||Z_g' (y - mu_0)|| / (n m_g)` (where the first group enters;
+#' `mu_0` the intercept-only fit) down to `penalty_min_ratio * gamma_max`, each solution warm-started
+#' from the previous one. The grid only brackets the entries: the `gamma` at which a group first
 #' becomes non-zero is then located between the two grid values around it as the root of
-#' `||Z_g' (y - mu_{-g}(lambda))|| / n - lambda m_g` (`mu_{-g}` the solution with that group held at 0,
+#' `||Z_g' (y - mu_{-g}(gamma))|| / n - gamma m_g` (`mu_{-g}` the solution with that group held at 0,
 #' which is the path's own solution until the group enters), by Brent's method to a relative precision of
-#' `1e-10`. The sequence orders the groups by decreasing entry `lambda` (a group that later leaves the
+#' `1e-10`. The sequence orders the groups by decreasing entry `gamma` (a group that later leaves the
 #' path keeps its first entry); exact ties go to the cheaper group, then to the order of `unique(group)`.
 #' The order depends on the multipliers only through their ratios: scaling every `m_g` by a constant
-#' scales the whole path's `lambda` by its inverse. Groups that have not entered at the end of the grid
+#' scales the whole path's `gamma` by its inverse. Groups that have not entered at the end of the grid
 #' are appended after the others by decreasing `||Z_g' (y - mu)|| / (n m_g)` at the last solution (the
 #' order in which they would enter next); ties again by cost, then group order. Groups of cost 0 have
-#' `m_g = 0`: unpenalized, in the model at every `lambda`, they come first, in the order of
+#' `m_g = 0`: unpenalized, in the model at every `gamma`, they come first, in the order of
 #' `unique(group)`. Every non-constant group
 #' is in the sequence, so its total cost is that of [fgseq()] fits on the same data. With `needs` (measurements shared by
 #' groups, see [fgseq()]), `c(g)` is the stand-alone cost of the group (the total cost of its
@@ -46,13 +47,16 @@
 #' @param y Response of length `n`, as for [fgseq()] with the same `family`: numeric (gaussian), 0/1,
 #'   logical or a two-level factor (binomial), non-negative counts (poisson).
 #' @param lambda Non-negative ridge constant of the prefix refits, as in [fgseq()] (not the group
-#'   lasso's `lambda`, which runs along the path).
+#'   lasso's penalty `gamma`, which runs along the path).
 #' @param family `"gaussian"`, `"binomial"` or `"poisson"`: the loss of the group lasso and of the
 #'   prefix refits.
-#' @param nlambda Whole number `>= 2`: the number of `lambda` values of the path's grid (glmnet's
-#'   `nlambda`; `lambda` here is the group lasso's penalty, as in glmnet and grpreg).
-#' @param lambda_min_ratio Number in `(0, 1)`: the smallest `lambda` of the grid as a fraction of
-#'   `lambda_max` (glmnet's `lambda.min.ratio`, spelt with underscores as the package's other names).
+#' @param n_penalty Whole number `>= 2`: the number of penalties `gamma` of the path's grid (glmnet's
+#'   and grpreg's `nlambda`: their `lambda` is the group lasso's penalty, here `lambda` is the ridge
+#'   constant throughout the package).
+#' @param penalty_min_ratio Number in `(0, 1)`: the smallest `gamma` of the grid as a fraction of
+#'   `gamma_max` (glmnet's `lambda.min.ratio`).
+#' @param nlambda,lambda_min_ratio Deprecated names of `n_penalty` and `penalty_min_ratio`: still
+#'   accepted, with a warning of class `"fgseq_warning_deprecated"`.
 #' @param weights `NULL` or a numeric vector of `n` non-negative observation weights, as for [fgseq()]:
 #'   they weigh the group lasso's loss (and its standardization and whitening) and the prefix refits.
 #'   For the formula method evaluated in `data`, then in the formula's environment.
@@ -63,13 +67,13 @@
 #' @return An object of class `"fgseq"` (see [fgseq()]) with `method = "sparse"`, so that print,
 #'   [predict()][predict.fgseq], [coef()][coef.fgseq], [plot()][plot.fgseq], [timeliness()],
 #'   [stop_cost()] and [compare_sequences()] work as for [fgseq()] fits. In its `path`, `score` is the
-#'   group lasso `lambda` at which the group entered (NA for groups that never entered within the grid).
-#'   It also holds `label` (`"Sparse"`) and `group_lasso`, a list with `lambda` (the grid, decreasing,
-#'   length `nlambda`), `beta` (`p x nlambda`, the group lasso's coefficients along the grid on the
-#'   original scale of `x`), `a0` (its `nlambda` intercepts), `entry_lambda` (named by group, NA when
-#'   never entered) and `multiplier` (`m_g`, named by group).
-#' @section Errors: Stops when `nlambda` is not a whole number `>= 2` or asks for a `p x nlambda`
-#'   coefficient path larger than the machine's memory, when `lambda_min_ratio` is not in
+#'   group lasso penalty `gamma` at which the group entered (NA for groups that never entered within the
+#'   grid). It also holds `label` (`"Sparse"`) and `group_lasso`, a list with `penalty` (the grid of
+#'   `gamma`, decreasing, length `n_penalty`), `beta` (`p x n_penalty`, the group lasso's coefficients
+#'   along the grid on the original scale of `x`), `a0` (its `n_penalty` intercepts), `entry_penalty`
+#'   (named by group, NA when never entered) and `multiplier` (`m_g`, named by group).
+#' @section Errors: Stops when `n_penalty` is not a whole number `>= 2` or asks for a `p x n_penalty`
+#'   coefficient path larger than the machine's memory, when `penalty_min_ratio` is not in
 #'   `(0, 1)`, when `family` is not one of the three above, when an unknown argument is given, and as
 #'   [fgseq()] for `x`, `y`, `group`, `cost`, `lambda`, `weights` and `offset`. Warns as [fgseq()] about constant columns and
 #'   groups.
@@ -99,9 +103,15 @@ sparse_sequence <- function(x, ...) UseMethod("sparse_sequence")
 #' @rdname sparse_sequence
 #' @export
 sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e-6,
-                                    family = "gaussian", nlambda = 100, lambda_min_ratio = 1e-4,
-                                    needs = NULL, cost_unit = NULL, weights = NULL, offset = NULL, ...) {
+                                    family = "gaussian", n_penalty = 100, penalty_min_ratio = 1e-4,
+                                    needs = NULL, cost_unit = NULL, weights = NULL, offset = NULL, ...,
+                                    nlambda, lambda_min_ratio) {
   check_dots(...)
+  if (!missing(nlambda)) n_penalty <- renamed_argument(nlambda, "nlambda", "n_penalty", missing(n_penalty))
+  if (!missing(lambda_min_ratio)) {
+    penalty_min_ratio <- renamed_argument(lambda_min_ratio, "lambda_min_ratio", "penalty_min_ratio",
+                                          missing(penalty_min_ratio))
+  }
   call <- match.call()
   call[[1L]] <- quote(sparse_sequence)
   family <- check_family(family, "sparse")
@@ -116,20 +126,20 @@ sparse_sequence.default <- function(x, y, group = NULL, cost = NULL, lambda = 1e
   labels <- inputs$labels
   cost <- charged_costs(inputs$meas)  # the group lasso weighs each group by its stand-alone cost, as charged
   lambda <- check_number(lambda, "lambda", lower = 0)
-  nlambda <- check_whole(nlambda, "nlambda", 2, what = "the number of lambda values")
-  # the path keeps a p x nlambda coefficient table (twice: the core's and R's)
+  n_penalty <- check_whole(n_penalty, "n_penalty", 2, what = "the number of group lasso penalties")
+  # the path keeps a p x n_penalty coefficient table (twice: the core's and R's)
   memory <- machine_memory()
-  if (!is.na(memory) && 16 * as.double(ncol(x)) * nlambda > memory) {
-    abort("`nlambda` (", nlambda, ") asks for a ", ncol(x), " x ", nlambda, " coefficient path, more than the ",
-          "machine's memory (", format(memory / 2^30, digits = 3), " GB) holds: give fewer lambda values (100 is usual).")
+  if (!is.na(memory) && 16 * as.double(ncol(x)) * n_penalty > memory) {
+    abort("`n_penalty` (", n_penalty, ") asks for a ", ncol(x), " x ", n_penalty, " coefficient path, more than the ",
+          "machine's memory (", format(memory / 2^30, digits = 3), " GB) holds: give fewer penalties (100 is usual).")
   }
-  lambda_min_ratio <- check_number(lambda_min_ratio, "lambda_min_ratio", 0, 1, lower_open = TRUE, upper_open = TRUE,
-                                   what = "the end of the group lasso path as a fraction of lambda_max")
+  penalty_min_ratio <- check_number(penalty_min_ratio, "penalty_min_ratio", 0, 1, lower_open = TRUE, upper_open = TRUE,
+                                    what = "the end of the group lasso path as a fraction of its largest penalty")
 
   wh <- whiten_groups_r(x, group, labels, w)
-  entry <- grlasso_entry(wh, response$y[, 1L], cost, family, nlambda, lambda_min_ratio, w, o)
+  entry <- grlasso_entry(wh, response$y[, 1L], cost, family, n_penalty, penalty_min_ratio, w, o)
   sequence <- sparse_order(entry, cost)
-  group_lasso <- list(lambda = entry$lambda, beta = entry$beta, a0 = entry$a0, entry_lambda = entry$entry,
+  group_lasso <- list(penalty = entry$penalty, beta = entry$beta, a0 = entry$a0, entry_penalty = entry$entry,
                       multiplier = entry$multiplier)
   fit_sequence(inputs = inputs, lambda = lambda, family = family, order = sequence, cost_unit = cost_unit, call = call,
                baseline = list(label = "Sparse", method = "sparse", score = unname(entry$entry[sequence]),
@@ -168,29 +178,29 @@ fixed_sequence_fit <- function(x, y, group = NULL, cost = NULL, sequence, lambda
 }
 
 # The cost-weighted group lasso path of the non-constant groups (whitened by whiten_groups_r()), with
-# m_g = c(g) / mean(c), and its entry lambdas, named by group, by the core's solver (sparse/grouplasso.hpp); the
-# path's coefficients are mapped to the original scale of x (p x nlambda, 0 for constant columns).
-grlasso_entry <- function(wh, y, cost, family, nlambda, lambda_min_ratio, weights = NULL, offset = NULL) {
+# m_g = c(g) / mean(c), and its entry penalties, named by group, by the core's solver (sparse/grouplasso.hpp);
+# the path's coefficients are mapped to the original scale of x (p x n_penalty, 0 for constant columns).
+grlasso_entry <- function(wh, y, cost, family, n_penalty, penalty_min_ratio, weights = NULL, offset = NULL) {
   live <- names(wh$rank)[wh$rank > 0L]
   m <- stats::setNames(unname(cost[live]) / mean(cost[live]), live)
   rank <- unname(wh$rank[live])
   path <- .group_lasso_path(do.call(cbind, unname(wh$z[live])), rank, as.double(y),
                             if (is.null(weights)) numeric(0) else weights,
                             if (is.null(offset)) numeric(0) else as.double(offset), unname(m), family,
-                            nlambda, lambda_min_ratio)
+                            n_penalty, penalty_min_ratio)
   rows <- split(seq_len(sum(rank)), rep(seq_along(live), rank))
-  beta <- matrix(0, length(wh$scale), nlambda, dimnames = list(names(wh$scale), NULL))
+  beta <- matrix(0, length(wh$scale), n_penalty, dimnames = list(names(wh$scale), NULL))
   for (i in seq_along(live)) {
     g <- live[i]
     beta[wh$cols[[g]], ] <- wh$t[[g]] %*% path$beta[rows[[i]], , drop = FALSE] / wh$scale[wh$cols[[g]]]
   }
   a0 <- path$a0 - drop(crossprod(wh$mean, beta))
   list(live = live, entry = stats::setNames(path$entry, live), kkt = stats::setNames(path$kkt, live),
-       lambda = path$lambda, beta = beta, a0 = a0, multiplier = m)
+       penalty = path$penalty, beta = beta, a0 = a0, multiplier = m)
 }
 
 # The Sparse order: groups of cost 0 first (their multiplier is 0: unpenalized, in the model at every
-# lambda), in group order; then entered groups by decreasing entry lambda, then cost, then group order;
+# penalty), in group order; then entered groups by decreasing entry penalty, then cost, then group order;
 # the others appended by decreasing end-of-path KKT ratio, then cost, then group order.
 sparse_order <- function(entry, cost) {
   live <- entry$live

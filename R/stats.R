@@ -91,7 +91,7 @@ fgseq_stats.default <- function(x, y, group = NULL, weights = NULL, ...) {
   y <- check_y(y, n, constant_ok = TRUE)
   group <- check_group(group, x)
   weights <- check_weights(weights, n)
-  m <- .moments(x, matrix(y), weights, gram_backend())
+  m <- .moments(x, matrix(y), weights, linear_algebra())
   if (!all(is.finite(m$xx)) || !all(is.finite(m$xy)) || !all(is.finite(m$yy))) {
     abort("the cross-products of `x` and `y` overflow (values of magnitude near 1e154 or more): the ",
           "statistics cannot hold them. Give `x` and `y` in smaller units, or fit the rows with fgseq(), ",
@@ -169,7 +169,7 @@ chunk_stats <- function(group, deadline = Inf) {
       x <- check_dense_x(chunk$x, min_rows = 1L)  # its values are not read
       n <- nrow(x)
       y <- check_y(chunk$y, n, constant_ok = TRUE)
-      m <- .moments(matrix(0, n, 0), matrix(y), check_weights(chunk$weights, n), gram_backend())
+      m <- .moments(matrix(0, n, 0), matrix(y), check_weights(chunk$weights, n), linear_algebra())
       structure(c(m, list(names = x_names(x), group = check_group(group, x))), class = "fgseq_y_stats")
     })
   }

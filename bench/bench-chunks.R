@@ -60,7 +60,7 @@ cat(sprintf("n = %d, p = %d (x is %.0f MB), %d chunk files of %.0f MB, %d worker
 elapsed <- function(expr) system.time(expr, gcFirst = TRUE)[["elapsed"]]
 cat("load average (1, 5, 15 min) before:", load_average(), "\n")
 # Where the installed fgseq reads options(fgseq.threads), the in-memory fit is also timed on one thread:
-# options(fgseq.threads = 1, fgseq.gram = "eigen") (an optimized BLAS would use its own threads for the
+# options(fgseq.threads = 1, fgseq.linear_algebra = "eigen") (an optimized BLAS would use its own threads for the
 # cross-product, so the one-thread fit uses Eigen's).
 ns <- asNamespace("fgseq")
 has_threads <- any(vapply(ls(ns, all.names = TRUE), function(f) {
@@ -69,7 +69,7 @@ has_threads <- any(vapply(ls(ns, all.names = TRUE), function(f) {
 }, logical(1)))
 in_memory <- function(threads = NULL) {
   if (!is.null(threads)) {
-    old <- options(fgseq.threads = threads, fgseq.gram = "eigen")
+    old <- options(fgseq.threads = threads, fgseq.linear_algebra = "eigen")
     on.exit(options(old))
   }
   fgseq(x, y, group = group, cost = cost, method = "fr")

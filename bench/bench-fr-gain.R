@@ -16,24 +16,24 @@ source("bench/bench-utils.R")
 bench_header(c("fgseq", "mlbench", "modeldata"), note = "fgseq at its default threads")
 cat("load average at the start (/proc/loadavg):", load_average(), "\n\n")
 
+# the data set `name` of `package`
+data_set <- function(name, package) {
+  e <- new.env()
+  utils::data(list = name, package = package, envir = e)
+  e[[name]]
+}
 sets <- list()
 sets$heart <- list(formula = diagnosis ~ ., data = heart, cost = heart_cost, family = "binomial")
 if (requireNamespace("mlbench", quietly = TRUE)) {
-  e <- new.env()
-  utils::data("PimaIndiansDiabetes2", package = "mlbench", envir = e)
-  pima <- stats::na.omit(e$PimaIndiansDiabetes2)
+  pima <- stats::na.omit(data_set("PimaIndiansDiabetes2", "mlbench"))
   sets$pima <- list(formula = diabetes ~ ., data = pima, cost = NULL, family = "binomial")
-  utils::data("Vehicle", package = "mlbench", envir = e)
-  sets$vehicle <- list(formula = Class ~ ., data = e$Vehicle, cost = NULL, family = "multinomial")
-  utils::data("BreastCancer", package = "mlbench", envir = e)
-  bc <- stats::na.omit(e$BreastCancer[, -1])
+  sets$vehicle <- list(formula = Class ~ ., data = data_set("Vehicle", "mlbench"), cost = NULL, family = "multinomial")
+  bc <- stats::na.omit(data_set("BreastCancer", "mlbench")[, -1])
   bc[1:9] <- lapply(bc[1:9], function(v) as.numeric(as.character(v)))
   sets$breast_cancer <- list(formula = Class ~ ., data = bc, cost = NULL, family = "binomial")
 }
 if (requireNamespace("modeldata", quietly = TRUE)) {
-  e <- new.env()
-  utils::data("credit_data", package = "modeldata", envir = e)
-  credit <- stats::na.omit(e$credit_data)
+  credit <- stats::na.omit(data_set("credit_data", "modeldata"))
   sets$credit_data <- list(formula = Status ~ ., data = credit, cost = NULL, family = "binomial")
 }
 # a Poisson set of the package's own kind: counts from 12 groups of 3 columns, cost 1..12

@@ -56,7 +56,7 @@ synthetic_data <- function(n = 2000, G = 100, size = 5) {
 
 rows <- list()
 for (d in list(heart_data(), boston_data(), synthetic_data())) {
-  t_call <- best_of(sp <- sparse_sequence(d$x, d$y, d$group, d$cost, nlambda = 100))
+  t_call <- best_of(sp <- sparse_sequence(d$x, d$y, d$group, d$cost, n_penalty = 100))
   wh <- fgseq:::whiten_groups_r(d$x, d$group, unique(d$group))
   live <- names(sp$group_lasso$multiplier)
   m <- unname(sp$group_lasso$multiplier)
@@ -69,7 +69,7 @@ for (d in list(heart_data(), boston_data(), synthetic_data())) {
   cols <- unlist(wh$cols[live])
   gidx <- rep(seq_along(live), lengths(wh$cols[live]))
   t_grpreg <- best_of(grpreg::grpreg(wh$xs[, cols], d$y, group = gidx, penalty = "grLasso",
-                                     group.multiplier = m * s, lambda = sp$group_lasso$lambda / s))
+                                     group.multiplier = m * s, lambda = sp$group_lasso$penalty / s))
   rows[[length(rows) + 1L]] <- data.frame(data = d$name, sparse_sequence_s = t_call, core_s = t_core,
                                           plain_R_s = t_r, grpreg_s = t_grpreg, core_vs_grpreg = t_core / t_grpreg,
                                           plain_R_vs_core = t_r / t_core)

@@ -52,7 +52,7 @@ bench_header <- function(packages = "fgseq", note = NULL) {
   }
   cat("packages:", paste(packages, vapply(packages, version, character(1)), collapse = " | "), "\n")
   if ("fgseq" %in% packages && requireNamespace("fgseq", quietly = TRUE)) {
-    cat("fgseq Gram-engine cross-product through:", fgseq:::gram_backend(), "\n")
+    cat("fgseq Gram-engine cross-product through:", fgseq:::linear_algebra(), "\n")
   }
   cat("load average (1, 5, 15 min):", load_average(), "\n\n")
 }

@@ -52,16 +52,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // moments_cpp
-Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram);
-RcppExport SEXP _fgseq_moments_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP gramSEXP) {
+Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const std::string& linear_algebra);
+RcppExport SEXP _fgseq_moments_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP linear_algebraSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
-    rcpp_result_gen = Rcpp::wrap(moments_cpp(x, y, weights, gram));
+    Rcpp::traits::input_parameter< const std::string& >::type linear_algebra(linear_algebraSEXP);
+    rcpp_result_gen = Rcpp::wrap(moments_cpp(x, y, weights, linear_algebra));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -293,8 +293,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // group_lasso_path_cpp
-Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes, const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w, const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m, const std::string& family, int nlambda, double lambda_min_ratio);
-RcppExport SEXP _fgseq_group_lasso_path_cpp(SEXP zSEXP, SEXP sizesSEXP, SEXP ySEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP mSEXP, SEXP familySEXP, SEXP nlambdaSEXP, SEXP lambda_min_ratioSEXP) {
+Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes, const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w, const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m, const std::string& family, int n_penalty, double penalty_min_ratio);
+RcppExport SEXP _fgseq_group_lasso_path_cpp(SEXP zSEXP, SEXP sizesSEXP, SEXP ySEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP mSEXP, SEXP familySEXP, SEXP n_penaltySEXP, SEXP penalty_min_ratioSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -305,9 +305,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type offset(offsetSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type m(mSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< int >::type nlambda(nlambdaSEXP);
-    Rcpp::traits::input_parameter< double >::type lambda_min_ratio(lambda_min_ratioSEXP);
-    rcpp_result_gen = Rcpp::wrap(group_lasso_path_cpp(z, sizes, y, w, offset, m, family, nlambda, lambda_min_ratio));
+    Rcpp::traits::input_parameter< int >::type n_penalty(n_penaltySEXP);
+    Rcpp::traits::input_parameter< double >::type penalty_min_ratio(penalty_min_ratioSEXP);
+    rcpp_result_gen = Rcpp::wrap(group_lasso_path_cpp(z, sizes, y, w, offset, m, family, n_penalty, penalty_min_ratio));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -350,16 +350,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // sweep_block_cpp
-Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0, const std::string& gram);
-RcppExport SEXP _fgseq_sweep_block_cpp(SEXP ASEXP, SEXP kSEXP, SEXP diag0SEXP, SEXP gramSEXP) {
+Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0, const std::string& linear_algebra);
+RcppExport SEXP _fgseq_sweep_block_cpp(SEXP ASEXP, SEXP kSEXP, SEXP diag0SEXP, SEXP linear_algebraSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::MatrixXd >::type A(ASEXP);
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type k(kSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type diag0(diag0SEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type gram(gramSEXP);
-    rcpp_result_gen = Rcpp::wrap(sweep_block_cpp(A, k, diag0, gram));
+    Rcpp::traits::input_parameter< const std::string& >::type linear_algebra(linear_algebraSEXP);
+    rcpp_result_gen = Rcpp::wrap(sweep_block_cpp(A, k, diag0, linear_algebra));
     return rcpp_result_gen;
 END_RCPP
 }

@@ -60,10 +60,10 @@ void blas_cross_update(Eigen::MatrixXd& C, const Eigen::Ref<const Eigen::MatrixX
   F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, X.data(), &ldx, Y.data(), &ldy, &one, C.data(), &ldc FCONE FCONE);
 }
 
-fgseq::Services services(const std::string& gram, Rcpp::Nullable<Rcpp::Function> progress) {
+fgseq::Services services(const std::string& linear_algebra, Rcpp::Nullable<Rcpp::Function> progress) {
   fgseq::Services svc;
   svc.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
-  if (gram == "blas") {
+  if (linear_algebra == "blas") {
     svc.rank_update = blas_rank_update;
     svc.cholesky = lapack_cholesky;
     svc.lower_solve = blas_lower_solve;
@@ -281,7 +281,7 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 // of measurement_index() (R/measurements.R), the measurements each group needs and their costs
 // (measurements_from() above); control: the named
 // list of options (its `order`: 0-based groups of a given sequence, or empty to select greedily;
-// `gram`: "blas" forms the cross-product with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
+// `linear_algebra`: "blas" forms the cross-products with R's BLAS, "eigen" with Eigen; `max_time` in seconds);
 // progress: NULL or an R function(done, total) called after each step. x = NULL: max_time was spent in
 // the checks of x, and the fit is the null model of y, weights and offset, marked partial (null_fit()).
 // [[Rcpp::export(.fit_path)]]
@@ -290,7 +290,7 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                         const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements,
                         const std::string& family, const Rcpp::List& control,
                         Rcpp::Nullable<Rcpp::Function> progress) {
-  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["linear_algebra"]), progress);
   const fgseq::Control ctl = control_from(control);
   const fgseq::Measurements meas = measurements_from(measurements);
   if (Rf_isNull(x)) {
@@ -311,8 +311,8 @@ Rcpp::List fit_path_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
 // Centred moments of x (n x p) and y (n x P) with optional weights: the statistics of one chunk of rows.
 // [[Rcpp::export(.moments)]]
 Rcpp::List moments_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
-                       const Eigen::Map<Eigen::VectorXd>& weights, const std::string& gram) {
-  const fgseq::Services svc = services(gram, R_NilValue);
+                       const Eigen::Map<Eigen::VectorXd>& weights, const std::string& linear_algebra) {
+  const fgseq::Services svc = services(linear_algebra, R_NilValue);
   return moments_list(fgseq::centred_moments(x, y, weights, svc.check_interrupt, svc.rank_update));
 }
 
@@ -328,7 +328,7 @@ Rcpp::List merge_moments_cpp(const Rcpp::List& a, const Rcpp::List& b) {
 Rcpp::List fit_moments_cpp(const Rcpp::List& moments, const std::vector<int>& group_of, int n_groups,
                            const Rcpp::List& measurements, const Rcpp::List& control,
                            Rcpp::Nullable<Rcpp::Function> progress) {
-  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["linear_algebra"]), progress);
   const fgseq::Moments m = moments_from(moments);
   if (m.mean.size() == 0)
     return result_list(fgseq::null_fit(m, group_of, n_groups, measurements_from(measurements), control_from(control), svc));
@@ -396,11 +396,11 @@ Rcpp::List scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd>& x, double max_tim
 // search only); y: n x P targets (see miser_fit); weights: n positive weights or
 // numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
 // the list measurements_from() reads (the measurements each group needs and their costs); control: the
-// named list miser() builds (family, paid, split, lambda of the paper's equation (5) per unit of the first
+// named list miser() builds (family, paid, split, cost_penalty: the lambda of the paper's equation (5) per unit of the first
 // gradient's impurity, max_steps, depth, eta, min_node_size, max_bin, threads, max_time in seconds);
 // progress: NULL or an R function(done, total) called before each iteration.
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves) and the
-// scaled lambda.
+// scaled cost_penalty (the lambda' of equation (5)).
 // [[Rcpp::export(.miser_fit)]]
 Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
                          const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
@@ -410,8 +410,8 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
   ctl.family = option<fgseq::Family>(control, "family");
   ctl.paid = option<fgseq::PaidUpdate>(control, "paid");
   ctl.split = option<fgseq::SplitSearch>(control, "split");
-  ctl.lambda = Rcpp::as<double>(control["lambda"]);
-  ctl.lambda_relative = true;
+  ctl.cost_penalty = Rcpp::as<double>(control["cost_penalty"]);
+  ctl.cost_penalty_relative = true;
   ctl.max_steps = Rcpp::as<int>(control["max_steps"]);
   ctl.depth = Rcpp::as<int>(control["depth"]);
   ctl.eta = Rcpp::as<double>(control["eta"]);
@@ -443,7 +443,7 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
       Rcpp::Named("left") = f.left, Rcpp::Named("right") = f.right, Rcpp::Named("value") = f.value,
       Rcpp::Named("init") = fit.init, Rcpp::Named("loss") = fit.loss, Rcpp::Named("paid_by") = paid_by,
       Rcpp::Named("paid_cost") = fit.paid_cost, Rcpp::Named("partial") = fit.partial,
-      Rcpp::Named("lambda") = fit.lambda);
+      Rcpp::Named("cost_penalty") = fit.cost_penalty);
 }
 
 // The additive predictor (link scale) of a miser fit after each of `steps` iterations: n x (P * m).
@@ -512,7 +512,7 @@ Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<i
                                 const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function sums,
                                 Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control,
                                 Rcpp::Nullable<Rcpp::Function> progress) {
-  const fgseq::Services svc = services(Rcpp::as<std::string>(control["gram"]), progress);
+  const fgseq::Services svc = services(Rcpp::as<std::string>(control["linear_algebra"]), progress);
   const fgseq::Control ctl = control_from(control);
   const fgseq::GramStats st = column_stats_from(whitening);
   const Rcpp::List maps = whitening["T"];
@@ -596,19 +596,19 @@ std::vector<int> first_missing_step_cpp(const Eigen::Map<Eigen::MatrixXd>& x, co
 
 // The cost-weighted group lasso path (sparse/grouplasso.hpp) on whitened groups z (n x r, group g's `sizes[g]`
 // columns after group g - 1's), with weights w and offset (numeric(0): none), multipliers m, family
-// "gaussian", "binomial" or "poisson". Returns lambda, beta (r x nlambda), a0, entry (NA: not entered)
-// and kkt.
+// "gaussian", "binomial" or "poisson". Returns penalty (the grid), beta (r x n_penalty), a0, entry (the
+// penalty at which each group enters; NA: not entered) and kkt.
 // [[Rcpp::export(.group_lasso_path)]]
 Rcpp::List group_lasso_path_cpp(const Eigen::Map<Eigen::MatrixXd>& z, const std::vector<int>& sizes,
                                 const Eigen::Map<Eigen::VectorXd>& y, const Eigen::Map<Eigen::VectorXd>& w,
                                 const Eigen::Map<Eigen::VectorXd>& offset, const Eigen::Map<Eigen::VectorXd>& m,
-                                const std::string& family, int nlambda, double lambda_min_ratio) {
+                                const std::string& family, int n_penalty, double penalty_min_ratio) {
   fgseq::GroupLasso gl(z, std::vector<Eigen::Index>(sizes.begin(), sizes.end()), y, w, offset, m,
                        fgseq::from_name<fgseq::Family>(family));
-  fgseq::GroupLassoPath p = gl.path(nlambda, lambda_min_ratio, [] { Rcpp::checkUserInterrupt(); });
+  fgseq::GroupLassoPath p = gl.path(n_penalty, penalty_min_ratio, [] { Rcpp::checkUserInterrupt(); });
   Rcpp::NumericVector entry(p.entry.data(), p.entry.data() + p.entry.size());
   for (R_xlen_t g = 0; g < entry.size(); ++g) if (std::isnan(entry[g])) entry[g] = NA_REAL;
-  return Rcpp::List::create(Rcpp::Named("lambda") = p.lambda, Rcpp::Named("beta") = p.beta, Rcpp::Named("a0") = p.a0,
+  return Rcpp::List::create(Rcpp::Named("penalty") = p.penalty, Rcpp::Named("beta") = p.beta, Rcpp::Named("a0") = p.a0,
                             Rcpp::Named("entry") = entry, Rcpp::Named("kkt") = p.kkt);
 }
 
@@ -669,12 +669,12 @@ Eigen::MatrixXd gather(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<E
 
 // Sweeps the pivots k (1-based) of the symmetric matrix A at once (adaptive/node.hpp), leaving out
 // those the sweep in turn would skip (diag0: their original variances), the rank update through R's
-// BLAS when `gram` is "blas" (gram_backend() in R). list(A, swept: 1-based).
+// BLAS when `linear_algebra` is "blas" (linear_algebra() in R). list(A, swept: 1-based).
 // [[Rcpp::export(.sweep_block)]]
 Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, const Eigen::Map<Eigen::VectorXd>& diag0,
-                           const std::string& gram) {
+                           const std::string& linear_algebra) {
   const std::vector<Eigen::Index> swept =
-      fgseq::sweep_block(A, zero_based(k), diag0, gram == "blas" ? fgseq::RankUpdate(blas_rank_update) : fgseq::RankUpdate());
+      fgseq::sweep_block(A, zero_based(k), diag0, linear_algebra == "blas" ? fgseq::RankUpdate(blas_rank_update) : fgseq::RankUpdate());
   Rcpp::IntegerVector out(swept.size());
   for (std::size_t i = 0; i < swept.size(); ++i) out[i] = static_cast<int>(swept[i] + 1);
   return Rcpp::List::create(Rcpp::Named("A") = A, Rcpp::Named("swept") = out);

@@ -1,6 +1,6 @@
-// The cost-weighted group lasso path (sparse/grouplasso.hpp), through its public functions: the first lambda
+// The cost-weighted group lasso path (sparse/grouplasso.hpp), through its public functions: the first penalty
 // of the path in closed form, the optimality (KKT) conditions at every solution of the path, each
-// group's entry lambda between the grid values that bracket its entry, and Brent's root finder.
+// group's entry penalty between the grid values that bracket its entry, and Brent's root finder.
 // Its own random stream (the shared problem's is left to the checks before it).
 
 // n rows of groups of the given sizes, whitened under the weights wt (summing to 1): weighted-centred
@@ -26,23 +26,23 @@ static MatrixXd whitened_groups(std::mt19937& rng, Index n, const std::vector<In
   return x;
 }
 
-// The largest violation of the group lasso's optimality conditions at (a0, b), relative to lambda m_g:
-// with q = Z' diag(wt) (y - mu) (wt summing to 1), q_g = lambda m_g b_g / ||b_g|| for a non-zero group,
-// ||q_g|| <= lambda m_g for a zero one, and the intercept's score sum_i wt_i (y_i - mu_i) = 0.
+// The largest violation of the group lasso's optimality conditions at (a0, b), relative to penalty m_g:
+// with q = Z' diag(wt) (y - mu) (wt summing to 1), q_g = penalty m_g b_g / ||b_g|| for a non-zero group,
+// ||q_g|| <= penalty m_g for a zero one, and the intercept's score sum_i wt_i (y_i - mu_i) = 0.
 static double kkt_violation(const MatrixXd& z, const std::vector<Index>& sizes, const VectorXd& y, const VectorXd& wt,
-                            const VectorXd& off, const VectorXd& m, bool binomial, double lambda, double a0,
+                            const VectorXd& off, const VectorXd& m, bool binomial, double penalty, double a0,
                             const VectorXd& b) {
   VectorXd eta = off + z * b;
   eta.array() += a0;
   const VectorXd mu = binomial ? VectorXd((1.0 + (-eta.array()).exp()).inverse().matrix()) : eta;
   const VectorXd r = wt.cwiseProduct(y - mu);
   const VectorXd q = z.transpose() * r;
-  double worst = std::abs(r.sum()) / (lambda * m.minCoeff());
+  double worst = std::abs(r.sum()) / (penalty * m.minCoeff());
   Index at = 0;
   for (size_t g = 0; g < sizes.size(); ++g) {
     const Index k = sizes[g];
     const VectorXd qg = q.segment(at, k), bg = b.segment(at, k);
-    const double pen = lambda * m(static_cast<Index>(g)), nb = bg.norm();
+    const double pen = penalty * m(static_cast<Index>(g)), nb = bg.norm();
     const double off_by = nb > 0.0 ? (qg - pen * bg / nb).norm() : std::max(0.0, qg.norm() - pen);
     worst = std::max(worst, off_by / pen);
     at += k;
@@ -78,7 +78,7 @@ static void test_group_lasso_path() {
                     binomial ? Family::Binomial : Family::Gaussian);
       const GroupLassoPath path = gl.path(30, 0.01);
 
-      // the first lambda: max_g ||Z_g' diag(wt) r|| / m_g, r the residual of the intercept-only fit
+      // the first penalty: max_g ||Z_g' diag(wt) r|| / m_g, r the residual of the intercept-only fit
       // (gaussian: y - o - the weighted mean of y - o; binomial without offset: y - the weighted mean of y;
       // with wt = 1/n, ||Z_g' r|| / (n m_g))
       if (!binomial || !weighted) {
@@ -95,14 +95,14 @@ static void test_group_lasso_path() {
           }
           at += sizes[g];
         }
-        check(std::abs(path.lambda(0) - lmax) <= 1e-12 * lmax, "group lasso: lambda_max in closed form", path.lambda(0), lmax);
-        check(std::abs(path.entry(first) - lmax) <= 1e-12 * lmax, "group lasso: the first group enters at lambda_max",
+        check(std::abs(path.penalty(0) - lmax) <= 1e-12 * lmax, "group lasso: penalty_max in closed form", path.penalty(0), lmax);
+        check(std::abs(path.entry(first) - lmax) <= 1e-12 * lmax, "group lasso: the first group enters at penalty_max",
               path.entry(first), lmax);
         if (!binomial) {
           // the second group to enter, g: until it does, only the first group f is non-zero, at the exact
-          // block solution b_f = u (1 - lambda m_f / ||u||), u = q_f (Z_f' diag(wt) Z_f = I), so that
-          // q_g(lambda) = q_g - Z_g' diag(wt) Z_f b_f(lambda): its entry is the root of
-          // ||q_g(lambda)|| - lambda m_g, found here by bisection
+          // block solution b_f = u (1 - penalty m_f / ||u||), u = q_f (Z_f' diag(wt) Z_f = I), so that
+          // q_g(penalty) = q_g - Z_g' diag(wt) Z_f b_f(penalty): its entry is the root of
+          // ||q_g(penalty)|| - penalty m_g, found here by bisection
           std::vector<Index> start{0};
           for (Index k : sizes) start.push_back(start.back() + k);
           Index second = -1;
@@ -113,11 +113,11 @@ static void test_group_lasso_path() {
           const VectorXd u = q.segment(start[first], sizes[first]);
           const MatrixXd C = z.middleCols(start[second], sizes[second]).transpose() * wt.asDiagonal() *
                              z.middleCols(start[first], sizes[first]);
-          const auto h = [&](double lambda) {
-            const VectorXd bf = u * (1.0 - lambda * m(first) / u.norm());
-            return (q.segment(start[second], sizes[second]) - C * bf).norm() - lambda * m(second);
+          const auto h = [&](double penalty) {
+            const VectorXd bf = u * (1.0 - penalty * m(first) / u.norm());
+            return (q.segment(start[second], sizes[second]) - C * bf).norm() - penalty * m(second);
           };
-          double lo = path.lambda(path.lambda.size() - 1), hi = lmax;
+          double lo = path.penalty(path.penalty.size() - 1), hi = lmax;
           for (int it = 0; it < 200; ++it) {
             const double mid = 0.5 * (lo + hi);
             (h(mid) > 0.0 ? lo : hi) = mid;
@@ -129,8 +129,8 @@ static void test_group_lasso_path() {
 
       // the optimality conditions at every solution of the path
       double worst = 0.0;
-      for (Index k = 0; k < path.lambda.size(); ++k) {
-        worst = std::max(worst, kkt_violation(z, sizes, y, wt, off, m, binomial, path.lambda(k), path.a0(k),
+      for (Index k = 0; k < path.penalty.size(); ++k) {
+        worst = std::max(worst, kkt_violation(z, sizes, y, wt, off, m, binomial, path.penalty(k), path.a0(k),
                                               path.beta.col(k)));
       }
       check(worst <= 1e-8, "group lasso: KKT conditions along the path (relative violation)", worst, 1e-8);
@@ -140,11 +140,11 @@ static void test_group_lasso_path() {
       Index at = 0;
       for (size_t g = 0; g < sizes.size(); ++g) {
         Index k = 0;
-        while (k < path.lambda.size() && path.beta.col(k).segment(at, sizes[g]).norm() == 0.0) ++k;
+        while (k < path.penalty.size() && path.beta.col(k).segment(at, sizes[g]).norm() == 0.0) ++k;
         const double e = path.entry(static_cast<Index>(g));
-        if (k == path.lambda.size()) bracketed = bracketed && std::isnan(e);
-        else if (k == 0) bracketed = bracketed && e == path.lambda(0);
-        else bracketed = bracketed && e >= path.lambda(k) && e <= path.lambda(k - 1);
+        if (k == path.penalty.size()) bracketed = bracketed && std::isnan(e);
+        else if (k == 0) bracketed = bracketed && e == path.penalty(0);
+        else bracketed = bracketed && e >= path.penalty(k) && e <= path.penalty(k - 1);
         at += sizes[g];
       }
       check(bracketed, "group lasso: entry lambdas bracketed by the grid", 0, 0);

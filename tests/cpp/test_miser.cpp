@@ -114,7 +114,7 @@ static void test_miser_paid_record(Problem& pb) {
   MiserControl mc;
   mc.max_steps = 12;
   mc.depth = 2;
-  mc.lambda = 0.001;
+  mc.cost_penalty = 0.001;
   const MiserFit mf = miser_fit(pb.x, pb.Y, VectorXd(), MatrixXd(), pb.group_of, meas, mc);
   std::vector<int> order;
   for (int j : mf.forest.feature)

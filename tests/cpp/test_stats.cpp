@@ -88,6 +88,23 @@ static void test_time_before_stats(Problem& pb) {
         null_risk);
 }
 
+// What the two pass-check tests below share: the response y = x_1 + 1, the weights 0.5, 1.5, 2.5 in
+// turn, the sweep the passes' checks must equal (scan_columns(x)), and the settings they run in: one
+// thread or two, unweighted (weights empty) or weighted.
+struct PassCase {
+  VectorXd y, w;
+  ColumnScan ref;
+  explicit PassCase(const MatrixXd& x) : y(x.col(0) + VectorXd::Ones(x.rows())), w(x.rows()), ref(scan_columns(x)) {
+    for (Index i = 0; i < x.rows(); ++i) w(i) = 0.5 + static_cast<double>(i % 3);
+  }
+  // body(threads, the weights given to the pass, weighted) for every setting
+  template <class Body>
+  void each_setting(Body body) const {
+    for (int threads = 1; threads <= 2; ++threads)
+      for (int weighted = 0; weighted <= 1; ++weighted) body(threads, weighted ? w : VectorXd(), weighted != 0);
+  }
+};
+
 // The checks read by the Gram engine's pass over x (centred_moments() with a ColumnScan): each column's
 // largest magnitude equal to the sweep's (scan_columns()), the moments unchanged by the checks, and NA,
 // NaN or Inf found in any block of rows (the first, copied and centred; one in the middle, read in place;
@@ -103,29 +120,24 @@ static void test_pass_checks(Problem&) {
   x(4321, 17) = -1e200;  // finite values whose sum overflows: read value by value, not refused
   x(4322, 17) = -1e308;
   x(4323, 17) = -1e308;
-  const VectorXd y = x.col(0) + VectorXd::Ones(n);
-  VectorXd w(n);
-  for (Index i = 0; i < n; ++i) w(i) = 0.5 + (i % 3);
-  const ColumnScan ref = scan_columns(x);
-  for (int threads = 1; threads <= 2; ++threads) {
-    for (int weighted = 0; weighted <= 1; ++weighted) {
-      const VectorXd wt = weighted ? w : VectorXd();
-      ColumnScan s;
-      centred_moments(x, y, wt, InterruptCheck(), RankUpdate(), threads, &s);
-      check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "centred_moments: max_abs of the pass equals the sweep's",
-            (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
-      for (const Index row : {Index(3), Index(15000), n - 1}) {
-        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
-          MatrixXd xb = x;
-          xb(row, p - 1) = bad;
-          ColumnScan sb;
-          centred_moments(xb, y, wt, InterruptCheck(), RankUpdate(), threads, &sb);
-          check(sb.nonfinite == p - 1, "centred_moments: NA or Inf in any block of rows stops the pass",
-                static_cast<double>(sb.nonfinite), static_cast<double>(p - 1));
-        }
+  const PassCase c(x);
+  const VectorXd &y = c.y, &w = c.w;
+  c.each_setting([&](int threads, const VectorXd& wt, bool) {
+    ColumnScan s;
+    centred_moments(x, y, wt, InterruptCheck(), RankUpdate(), threads, &s);
+    check(s.nonfinite == -1 && s.max_abs == c.ref.max_abs, "centred_moments: max_abs of the pass equals the sweep's",
+          (s.max_abs - c.ref.max_abs).cwiseAbs().maxCoeff(), 0);
+    for (const Index row : {Index(3), Index(15000), n - 1}) {
+      for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+        MatrixXd xb = x;
+        xb(row, p - 1) = bad;
+        ColumnScan sb;
+        centred_moments(xb, y, wt, InterruptCheck(), RankUpdate(), threads, &sb);
+        check(sb.nonfinite == p - 1, "centred_moments: NA or Inf in any block of rows stops the pass",
+              static_cast<double>(sb.nonfinite), static_cast<double>(p - 1));
       }
     }
-  }
+  });
   // the checks leave the moments as they were
   MatrixXd xs = x;
   xs.col(17).setConstant(1.0);
@@ -174,47 +186,43 @@ static void test_block_pass_checks(Problem&) {
   std::vector<int> group_of(static_cast<size_t>(p));
   for (Index j = 0; j < p; ++j) group_of[static_cast<size_t>(j)] = static_cast<int>(std::min<Index>(j / 5, 10));
   const GroupLayout lay = make_layout(group_of, 11);
-  const VectorXd y = x.col(0) + VectorXd::Ones(n);
-  VectorXd w(n);
-  for (Index i = 0; i < n; ++i) w(i) = 0.5 + (i % 3);
-  const ColumnScan ref = scan_columns(x);
-  for (int threads = 1; threads <= 2; ++threads) {
-    for (int weighted = 0; weighted <= 1; ++weighted) {
-      const VectorXd wt = weighted ? w : VectorXd();
-      const VectorXd ww = weighted ? w : VectorXd::Ones(n);
-      const DenseDesign dx(x);
-      ColumnScan s;
-      const BlockStats with = block_stats(dx, y, wt, lay, threads, InterruptCheck(), &s);
-      const BlockStats without = block_stats(dx, y, wt, lay, threads);
-      check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "block_stats: max_abs of the pass equals the sweep's",
-            (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
-      const VectorXd mean = x.transpose() * ww / ww.sum();
-      const double mean_err = ((with.st.mean - mean).array() / mean.array().abs().max(1.0)).abs().maxCoeff();
-      check(mean_err < 1e-14, "block_stats: the column means from the groups' copies equal x'w / W", mean_err, 0);
-      // without the checks the means come from x'w first: the same statistics within rounding
-      double diff = ((with.st.scale - without.st.scale).array() / without.st.scale.array()).abs().maxCoeff();
-      for (Index g = 0; g < lay.size(); ++g) {
-        for (const auto* m : {&with.blocks, &with.rows}) {
-          const MatrixXd& a = (*m)[static_cast<size_t>(g)];
-          const MatrixXd& b = (m == &with.blocks ? without.blocks : without.rows)[static_cast<size_t>(g)];
-          if (a.size() != b.size()) diff = 1.0;
-          else if (a.size() > 0) diff = std::max(diff, (a - b).cwiseAbs().maxCoeff());
-        }
-      }
-      check(diff < 1e-12 && with.rows[10].cols() == 60, "block_stats: the checks leave the statistics unchanged (to rounding)",
-            diff, 0);
-      for (const Index col : {Index(0), Index(23), p - 1}) {
-        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
-          MatrixXd xb = x;
-          xb(col == 23 ? n / 2 : n - 1, col) = bad;
-          ColumnScan sb;
-          block_stats(DenseDesign(xb), y, wt, lay, threads, InterruptCheck(), &sb);
-          check(sb.nonfinite == col, "block_stats: NA or Inf in any group stops the pass",
-                static_cast<double>(sb.nonfinite), static_cast<double>(col));
-        }
+  const PassCase c(x);
+  const VectorXd& y = c.y;
+  const ColumnScan& ref = c.ref;
+  c.each_setting([&](int threads, const VectorXd& wt, bool weighted) {
+    const VectorXd ww = weighted ? c.w : VectorXd::Ones(n);
+    const DenseDesign dx(x);
+    ColumnScan s;
+    const BlockStats with = block_stats(dx, y, wt, lay, threads, InterruptCheck(), &s);
+    const BlockStats without = block_stats(dx, y, wt, lay, threads);
+    check(s.nonfinite == -1 && s.max_abs == ref.max_abs, "block_stats: max_abs of the pass equals the sweep's",
+          (s.max_abs - ref.max_abs).cwiseAbs().maxCoeff(), 0);
+    const VectorXd mean = x.transpose() * ww / ww.sum();
+    const double mean_err = ((with.st.mean - mean).array() / mean.array().abs().max(1.0)).abs().maxCoeff();
+    check(mean_err < 1e-14, "block_stats: the column means from the groups' copies equal x'w / W", mean_err, 0);
+    // without the checks the means come from x'w first: the same statistics within rounding
+    double diff = ((with.st.scale - without.st.scale).array() / without.st.scale.array()).abs().maxCoeff();
+    for (Index g = 0; g < lay.size(); ++g) {
+      for (const auto* m : {&with.blocks, &with.rows}) {
+        const MatrixXd& a = (*m)[static_cast<size_t>(g)];
+        const MatrixXd& b = (m == &with.blocks ? without.blocks : without.rows)[static_cast<size_t>(g)];
+        if (a.size() != b.size()) diff = 1.0;
+        else if (a.size() > 0) diff = std::max(diff, (a - b).cwiseAbs().maxCoeff());
       }
     }
-  }
+    check(diff < 1e-12 && with.rows[10].cols() == 60, "block_stats: the checks leave the statistics unchanged (to rounding)",
+          diff, 0);
+    for (const Index col : {Index(0), Index(23), p - 1}) {
+      for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+        MatrixXd xb = x;
+        xb(col == 23 ? n / 2 : n - 1, col) = bad;
+        ColumnScan sb;
+        block_stats(DenseDesign(xb), y, wt, lay, threads, InterruptCheck(), &sb);
+        check(sb.nonfinite == col, "block_stats: NA or Inf in any group stops the pass",
+              static_cast<double>(sb.nonfinite), static_cast<double>(col));
+      }
+    }
+  });
   // a fit of the sample-space engine that checks the values stops at Inf and at an extreme column
   const Measurements cost(std::vector<double>(11, 1.0));
   Control ctl;

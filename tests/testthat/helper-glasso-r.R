@@ -231,7 +231,7 @@ glasso_entry <- function(prob, g, lo, hi, st_hi) {
 
 # The path on a decreasing grid from lambda_max to lambda_min_ratio * lambda_max, warm-started; each
 # group's first entry refined between the two grid values that bracket it. Returns what the core's
-# .group_lasso_path() returns: the grid, the whitened coefficients (r x nlambda), the intercepts, the
+# .group_lasso_path() returns: the grid (`penalty`), the whitened coefficients (r x nlambda), the intercepts, the
 # entry lambda of each group (NA: never within the grid) and the end-of-path KKT ratio.
 glasso_path <- function(prob, nlambda, lambda_min_ratio) {
   G <- length(prob$cols)
@@ -249,12 +249,12 @@ glasso_path <- function(prob, nlambda, lambda_min_ratio) {
     new <- which(is.na(entry) & vapply(prob$cols, function(j) any(st$b[j] != 0), logical(1)))
     for (g in new) entry[g] <- if (k == 1L) grid[1L] else glasso_entry(prob, g, grid[k], grid[k - 1L], prev)
   }
-  list(lambda = grid, beta = b, a0 = a0, entry = entry, kkt = glasso_gradnorm(prob, st) / (prob$m * lmax))
+  list(penalty = grid, beta = b, a0 = a0, entry = entry, kkt = glasso_gradnorm(prob, st) / (prob$m * lmax))
 }
 
 # Both solvers on the whitened groups of a design as sparse_sequence() makes them: list(cpp, r).
-glasso_both <- function(x, y, group, cost, family = "gaussian", weights = NULL, offset = NULL, nlambda = 100,
-                        lambda_min_ratio = 1e-4) {
+glasso_both <- function(x, y, group, cost, family = "gaussian", weights = NULL, offset = NULL, n_penalty = 100,
+                        penalty_min_ratio = 1e-4) {
   wh <- fgseq:::whiten_groups_r(x, group, unique(group), weights)
   live <- names(wh$rank)[wh$rank > 0L]
   m <- unname(cost[live]) / mean(cost[live])
@@ -262,6 +262,6 @@ glasso_both <- function(x, y, group, cost, family = "gaussian", weights = NULL, 
   prob <- glasso_problem(z, y, m, family, weights, offset)
   cpp <- fgseq:::.group_lasso_path(do.call(cbind, z), unname(wh$rank[live]), as.double(y),
                                    if (is.null(weights)) numeric(0) else weights,
-                                   if (is.null(offset)) numeric(0) else offset, m, family, nlambda, lambda_min_ratio)
-  list(cpp = cpp, r = glasso_path(prob, nlambda, lambda_min_ratio))
+                                   if (is.null(offset)) numeric(0) else offset, m, family, n_penalty, penalty_min_ratio)
+  list(cpp = cpp, r = glasso_path(prob, n_penalty, penalty_min_ratio))
 }

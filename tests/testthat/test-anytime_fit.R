@@ -7,7 +7,7 @@ test_that("fits of every verb hold the contract's fields, with a path rising fro
   y <- drop(x %*% c(1, 0.5, 0, -1)) + rnorm(80)
   cost <- c(v1 = 1, v2 = 2, v3 = 3, v4 = 4)
   fits <- list(fgseq = fgseq(x, y, cost = cost), stats = fgseq(fgseq_stats(x, y), cost = cost),
-               sparse = sparse_sequence(x, y, cost = cost, nlambda = 20),
+               sparse = sparse_sequence(x, y, cost = cost, n_penalty = 20),
                miser = miser(x, y, cost = cost, max_steps = 5, depth = 2),
                formula = fgseq(diagnosis ~ age + sex + cp, data = heart, cost = heart_cost, family = "binomial"))
   for (name in names(fits)) {
@@ -20,7 +20,7 @@ test_that("fits of every verb hold the contract's fields, with a path rising fro
   }
   # a sequence chosen outside the greedy selection keeps its method's name and score
   expect_identical(fits$sparse$method, "sparse")
-  expect_identical(fits$sparse$path$score[-1L], unname(fits$sparse$group_lasso$entry_lambda[fits$sparse$sequence]))
+  expect_identical(fits$sparse$path$score[-1L], unname(fits$sparse$group_lasso$entry_penalty[fits$sparse$sequence]))
 })
 
 test_that("a constructor that breaks the contract stops with an internal error", {

@@ -89,7 +89,7 @@ test_that("multinomial paths on 1 and 2 threads agree, and their sequences are t
 test_that("separable classes, where the Newton directions need the Hessian's preconditioner: every prefix is the plain-R fit", {
   # five well-separated clusters (the training classes are separable): at small lambda the Kronecker
   # preconditioner needs too many iterations and the solver switches to the Hessian on the class contrasts,
-  # formed by Eigen's kernels (fgseq.gram = "eigen") or by R's BLAS and LAPACK ("blas"; CS-G-FR's quadratic
+  # formed by Eigen's kernels (fgseq.linear_algebra = "eigen") or by R's BLAS and LAPACK ("blas"; CS-G-FR's quadratic
   # gains then factorize and solve with them too)
   set.seed(71)
   n <- 300
@@ -100,7 +100,7 @@ test_that("separable classes, where the Newton directions need the Hessian's pre
   group <- rep(paste0("g", 1:4), each = 3)
   w <- stats::runif(n, 0.5, 2)
   for (gram in c("eigen", "blas")) for (method in c("omp", "fr")) {
-    old <- options(fgseq.gram = gram)
+    old <- options(fgseq.linear_algebra = gram)
     fit <- fgseq(x, y, group, family = "multinomial", method = method, fr_gain = "quadratic", lambda = 1e-3,
                  weights = w)
     options(old)

@@ -34,14 +34,14 @@ test_that("x of many blocks of rows: NA / NaN / Inf anywhere is refused by the G
   x <- matrix(rnorm(n * 200), n, 200, dimnames = list(NULL, sprintf("v%03d", 1:200)))
   y <- x[, 1] + rnorm(n)
   w <- runif(n, 0.5, 2)
-  on.exit(options(fgseq.gram = NULL, fgseq.threads = NULL), add = TRUE)
+  on.exit(options(fgseq.linear_algebra = NULL, fgseq.threads = NULL), add = TRUE)
   sweeps <- new.env()
   sweeps$n <- 0L
   count <- function() sweeps$n <- sweeps$n + 1L
   suppressMessages(trace(".scan_columns", tracer = bquote(.(count)()), where = asNamespace("fgseq"), print = FALSE))
   on.exit(suppressMessages(untrace(".scan_columns", where = asNamespace("fgseq"))), add = TRUE)
   for (gram in c("blas", "eigen")) for (threads in 1:2) {
-    options(fgseq.gram = gram, fgseq.threads = threads)
+    options(fgseq.linear_algebra = gram, fgseq.threads = threads)
     for (at in list(c(1, 150), c(3000, 7), c(n, 200))) {
       xb <- x
       xb[at[1], at[2]] <- if (at[1] == 3000) -Inf else NA

@@ -196,7 +196,7 @@ test_that("Miser with needs: the trees of the plain-R reference; a shared measur
   for (paid in c("after_tree", "within_tree")) {
     fit <- miser(d$x, d$y, cost = mcost, needs = needs, cost_penalty = 0.05, max_steps = 8, depth = 2,
                  min_node_size = 3, paid = paid)
-    ref <- ref_miser(d$x, d$y, n_trees = 8, depth = 2, min_node = 3, lambda_scaled = fit$lambda_scaled,
+    ref <- ref_miser(d$x, d$y, n_trees = 8, depth = 2, min_node = 3, lambda_scaled = fit$cost_penalty_scaled,
                      cost = mcost, group = colnames(d$x), paid = paid, needs = needs)
     expect_equal(fit_trees(fit), ref$trees, ignore_attr = TRUE, tolerance = 1e-10)
     # the cost recomputed from the trees' features: the union of their measurements, tree after tree
@@ -208,7 +208,7 @@ test_that("Miser with needs: the trees of the plain-R reference; a shared measur
     s <- summary(fit)
     expect_equal(s$features$cost[nrow(s$features)], recount[9])
   }
-  expect_equal(fit$lambda_scaled, 0.05 * 0.5 * sum((d$y - mean(d$y))^2) / mean(fit$cost))
+  expect_equal(fit$cost_penalty_scaled, 0.05 * 0.5 * sum((d$y - mean(d$y))^2) / mean(fit$cost))
   # formula interface: cost by variable, blood draw shared
   mc <- c(replace(heart_cost, c("chol", "fbs"), c(5.17, 3.10)), blood_draw = 2.10)
   m <- miser(diagnosis ~ ., data = heart, cost = mc, family = "binomial", max_steps = 20, depth = 2, cost_penalty = 0,

@@ -39,7 +39,7 @@ test_that("with fewer bins than values the trees are the plain-R reference's on 
     fit <- miser(x, y, cost = mcost_hist, cost_penalty = 0.02, max_steps = 6, depth = 3, eta = 0.3, family = family,
                  min_node_size = 2, max_bin = 7)
     ref <- ref_miser(x, y, family, n_trees = 6, depth = 3, eta = 0.3, min_node = 2,
-                     lambda_scaled = fit$lambda_scaled, cost = unname(mcost_hist), max_bin = 7)
+                     lambda_scaled = fit$cost_penalty_scaled, cost = unname(mcost_hist), max_bin = 7)
     expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
     expect_equal(fit$path$loss, ref$loss, tolerance = 1e-10)
   }

@@ -211,6 +211,13 @@ test_that("a fit's n_steps counts the boosting steps grown; $n_trees, its former
   expect_identical(s$n_steps, 4L)
   expect_warning(expect_identical(s$n_trees, 4L), class = "fgseq_warning_deprecated")
   expect_output(print(fit), ": 4 steps of depth-")
+  # the scaled cost penalty lambda' = cost_penalty s0 / mean(cost) of equation (5), s0 half the weighted
+  # sum of squares of the first negative gradient (for the Gaussian family, y less its mean)
+  s0 <- 0.5 * sum((vd$y - mean(vd$y))^2)
+  expect_equal(fit$cost_penalty_scaled, 0.05 * s0 / mean(fit$cost), tolerance = 1e-12)
+  expect_warning(l <- fit$lambda_scaled, "`$lambda_scaled` is deprecated: use `$cost_penalty_scaled`", fixed = TRUE,
+                 class = "fgseq_warning_deprecated")
+  expect_identical(l, fit$cost_penalty_scaled)
 })
 
 test_that("group comes before cost; old positional (x, y, cost, group) calls are errors, never a silent swap", {

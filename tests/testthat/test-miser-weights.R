@@ -23,7 +23,7 @@ test_that("whole-number weights equal repeating rows (trees, path, predictions; 
                        b$trees[, c("tree", "column", "threshold", "left", "right")])
       expect_equal(a$trees$value, b$trees$value, tolerance = 1e-12)
       expect_equal(a$path, b$path, tolerance = 1e-12)
-      expect_equal(a$lambda_scaled, b$lambda_scaled, tolerance = 1e-12)
+      expect_equal(a$cost_penalty_scaled, b$cost_penalty_scaled, tolerance = 1e-12)
       expect_equal(predict(a, wx, type = "response"), predict(b, wx, type = "response"), tolerance = 1e-12)
       expect_identical(a$nobs, sum(w > 0))
     }
@@ -41,7 +41,7 @@ test_that("weights all equal to 2 give the fit without weights", {
                        b$trees[, c("tree", "column", "threshold", "left", "right")])
       expect_equal(a$trees$value, b$trees$value, tolerance = 1e-12)
       expect_equal(a$path$loss, b$path$loss, tolerance = 1e-12)
-      expect_equal(2 * a$lambda_scaled, b$lambda_scaled, tolerance = 1e-12)  # s0 is a weighted sum
+      expect_equal(2 * a$cost_penalty_scaled, b$cost_penalty_scaled, tolerance = 1e-12)  # s0 is a weighted sum
     }
   }
 })
@@ -57,8 +57,8 @@ test_that("a weighted fit equals the plain-R reference (weighted sums, bins, lea
                    family = family, min_node_size = 2, weights = w,
                    split = if (is.null(max_bin)) "exact" else "histogram", max_bin = if (is.null(max_bin)) 255 else max_bin)
       ref <- ref_miser(wx, y, family, n_trees = 4, depth = 3, eta = 0.3, min_node = 2, cost = unname(wcost),
-                       lambda_scaled = fit$lambda_scaled, newx = newx, max_bin = max_bin, weights = w)
-      expect_equal(fit$lambda_scaled, 0.03 * ref$s0 / mean(wcost), tolerance = 1e-12)
+                       lambda_scaled = fit$cost_penalty_scaled, newx = newx, max_bin = max_bin, weights = w)
+      expect_equal(fit$cost_penalty_scaled, 0.03 * ref$s0 / mean(wcost), tolerance = 1e-12)
       expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
       expect_equal(unname(fit$init), ref$init, tolerance = 1e-12)
       expect_equal(fit$path$loss, ref$loss, tolerance = 1e-10)
@@ -111,10 +111,10 @@ test_that("binomial and multinomial offsets are the starting scores of the plain
       fit <- miser(wx, wy[[family]], cost = wcost, cost_penalty = 0.02, max_steps = 2, depth = 2, eta = 0.5,
                    family = family, min_node_size = 2, split = "exact", offset = off, weights = weights)
       ref <- ref_miser(wx, wy[[family]], family, n_trees = 2, depth = 2, eta = 0.5, min_node = 2,
-                       cost = unname(wcost), lambda_scaled = fit$lambda_scaled, newx = newx, weights = weights,
+                       cost = unname(wcost), lambda_scaled = fit$cost_penalty_scaled, newx = newx, weights = weights,
                        offset = off, newoffset = newoff)
       expect_equal(unname(fit$init), ref$init, tolerance = 1e-10)
-      expect_equal(fit$lambda_scaled, 0.02 * ref$s0 / mean(wcost), tolerance = 1e-10)
+      expect_equal(fit$cost_penalty_scaled, 0.02 * ref$s0 / mean(wcost), tolerance = 1e-10)
       expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
       expect_equal(fit$path$loss, ref$loss, tolerance = 1e-10)
       expect_equal(unname(matrix(predict(fit, newx, newoffset = newoff), 15)), do.call(cbind, ref$Hnew),

@@ -62,7 +62,7 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
         fit <- miser(md$x, y, cost = cst, group = g, cost_penalty = 0.03, max_steps = 5, depth = 3, eta = 0.3,
                      family = family, paid = paid, min_node_size = 2, split = "exact")
         ref <- ref_miser(md$x, y, family, n_trees = 5, depth = 3, eta = 0.3, min_node = 2,
-                         lambda_scaled = fit$lambda_scaled, cost = unname(cst),
+                         lambda_scaled = fit$cost_penalty_scaled, cost = unname(cst),
                          group = if (is.null(g)) seq_len(5) else g, paid = paid)
         expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
         expect_equal(fit$path$loss, ref$loss, tolerance = 1e-10)
@@ -77,7 +77,7 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
 test_that("lambda is scaled by the initial impurity and the mean cost (units of y and cost drop out)", {
   a <- miser(md$x, md$y, cost = mcost, cost_penalty = 0.05, max_steps = 6)
   b <- miser(md$x, 10 * md$y + 3, cost = 7 * mcost, cost_penalty = 0.05, max_steps = 6)
-  expect_equal(a$lambda_scaled, 0.05 * 0.5 * sum((md$y - mean(md$y))^2) / mean(mcost))
+  expect_equal(a$cost_penalty_scaled, 0.05 * 0.5 * sum((md$y - mean(md$y))^2) / mean(mcost))
   expect_identical(a$trees[, c("tree", "column", "threshold", "left", "right")],
                    b$trees[, c("tree", "column", "threshold", "left", "right")])
   expect_equal(b$path$cost, 7 * a$path$cost)

@@ -31,7 +31,7 @@ expect_entry_as_reference <- function(d, family = "gaussian") {
   sp <- suppressWarnings(sparse_sequence(d$x, d$y, d$group, d$cost, family = family))
   ref <- ref_gl_entry(d$x, d$y, d$group, d$cost, family, nlambda = 50)
   expect_identical(sp$sequence, names(sort(ref, decreasing = TRUE)))
-  expect_equal(sp$group_lasso$entry_lambda[names(ref)], ref, tolerance = 1e-7)
+  expect_equal(sp$group_lasso$entry_penalty[names(ref)], ref, tolerance = 1e-7)
   expect_equal(sp$path$score[-1], unname(ref[sp$sequence]), tolerance = 1e-7)
   sp
 }
@@ -63,16 +63,16 @@ test_that("the path satisfies the group lasso's optimality conditions at every l
                 list(d = d, family = "binomial"), list(d = modifyList(sd1, list(y = ypois)), family = "poisson"))
   for (cs in cases) {
     sp <- suppressWarnings(sparse_sequence(cs$d$x, cs$d$y, cs$d$group, cs$d$cost, family = cs$family,
-                                           nlambda = 30))
+                                           n_penalty = 30))
     gl <- sp$group_lasso
-    for (k in seq_along(gl$lambda)) {
-      kkt <- ref_gl_kkt(cs$d$x, cs$d$y, cs$d$group, cs$d$cost, gl$beta[, k], gl$a0[k], gl$lambda[k], cs$family)
+    for (k in seq_along(gl$penalty)) {
+      kkt <- ref_gl_kkt(cs$d$x, cs$d$y, cs$d$group, cs$d$cost, gl$beta[, k], gl$a0[k], gl$penalty[k], cs$family)
       expect_lt(kkt[["worst"]], 1e-8)
       expect_lt(abs(kkt[["intercept"]]), 1e-8)
     }
     # at its entry lambda a group is still 0 and its condition holds with equality
     g <- sp$sequence[2]
-    lam <- gl$entry_lambda[[g]]
+    lam <- gl$entry_penalty[[g]]
     z <- ref_gl_groups(cs$d$x, cs$d$group)
     m <- cs$d$cost[names(z)] / mean(cs$d$cost[names(z)])
     fam <- ref_gl_family(cs$family)
@@ -87,7 +87,7 @@ test_that("the path satisfies the group lasso's optimality conditions at every l
 # The core's solver (sparse/grouplasso.hpp) and the plain-R one (helper-glasso-r.R) on the same whitened groups:
 # the same grid, entry lambdas to the solver's tolerance, coefficients and intercepts along the path.
 expect_same_path <- function(both) {
-  expect_equal(both$cpp$lambda, both$r$lambda, tolerance = 1e-12)
+  expect_equal(both$cpp$penalty, both$r$penalty, tolerance = 1e-12)
   expect_identical(is.na(both$cpp$entry), is.na(both$r$entry))
   expect_equal(both$cpp$entry, both$r$entry, tolerance = 1e-9)
   scale <- max(abs(both$r$beta), 1)
@@ -98,19 +98,19 @@ expect_same_path <- function(both) {
 
 test_that("the core's group lasso path is the plain-R solver's: heart (gaussian, binomial, poisson)", {
   d <- heart_design()
-  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, nlambda = 40))
-  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", nlambda = 40))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, n_penalty = 40))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", n_penalty = 40))
   # poisson: the number of major vessels coloured (ca, 0 to 3) from the other variables
   x <- d$x[, !grepl("^ca$", colnames(d$x))]
   grp <- d$group[d$group != "ca"]
-  expect_same_path(glasso_both(x, heart$ca, grp, d$cost, "poisson", nlambda = 40))
+  expect_same_path(glasso_both(x, heart$ca, grp, d$cost, "poisson", n_penalty = 40))
 })
 
 # (the plain-R solver takes minutes for the GLM families on Boston: gaussian only there)
 test_that("the core's group lasso path is the plain-R solver's: Boston with cubic groups", {
   skip_if_not_installed("MASS")
   d <- boston_design()
-  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, nlambda = 40))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, n_penalty = 40))
 })
 
 test_that("the core's group lasso path is the plain-R solver's with weights and an offset", {
@@ -118,11 +118,11 @@ test_that("the core's group lasso path is the plain-R solver's with weights and 
   set.seed(11)
   w <- runif(nrow(d$x), 0.2, 3)
   o <- rnorm(nrow(d$x), sd = 0.3)
-  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, weights = w, offset = o, nlambda = 30))
-  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", weights = w, offset = o, nlambda = 30))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, weights = w, offset = o, n_penalty = 30))
+  expect_same_path(glasso_both(d$x, d$y, d$group, d$cost, "binomial", weights = w, offset = o, n_penalty = 30))
   x <- d$x[, colnames(d$x) != "ca"]
   expect_same_path(glasso_both(x, heart$ca, d$group[d$group != "ca"], d$cost, "poisson", weights = w,
-                               offset = o, nlambda = 30))
+                               offset = o, n_penalty = 30))
 })
 
 test_that("whole-number weights give the path and the fit of repeated rows", {
@@ -131,10 +131,10 @@ test_that("whole-number weights give the path and the fit of repeated rows", {
   w <- sample(0:3, nrow(d$x), replace = TRUE)
   rows <- rep(seq_len(nrow(d$x)), w)
   for (family in c("gaussian", "binomial")) {
-    sw <- suppressWarnings(sparse_sequence(d$x, d$y, d$group, d$cost, family = family, weights = w, nlambda = 30))
-    sr <- suppressWarnings(sparse_sequence(d$x[rows, ], d$y[rows], d$group, d$cost, family = family, nlambda = 30))
+    sw <- suppressWarnings(sparse_sequence(d$x, d$y, d$group, d$cost, family = family, weights = w, n_penalty = 30))
+    sr <- suppressWarnings(sparse_sequence(d$x[rows, ], d$y[rows], d$group, d$cost, family = family, n_penalty = 30))
     expect_identical(sw$sequence, sr$sequence)
-    expect_equal(sw$group_lasso$entry_lambda, sr$group_lasso$entry_lambda, tolerance = 1e-8)
+    expect_equal(sw$group_lasso$entry_penalty, sr$group_lasso$entry_penalty, tolerance = 1e-8)
     expect_equal(sw$group_lasso$beta, sr$group_lasso$beta, tolerance = 1e-6)
     expect_equal(sw$group_lasso$a0, sr$group_lasso$a0, tolerance = 1e-6)
     expect_equal(sw$path$r2, sr$path$r2, tolerance = 1e-8)
@@ -147,7 +147,7 @@ test_that("a gaussian offset is the path of y - offset", {
   so <- sparse_sequence(sd1$x, sd1$y + o, sd1$group, sd1$cost, offset = o)
   sy <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost)
   expect_identical(so$sequence, sy$sequence)
-  expect_equal(so$group_lasso$entry_lambda, sy$group_lasso$entry_lambda, tolerance = 1e-9)
+  expect_equal(so$group_lasso$entry_penalty, sy$group_lasso$entry_penalty, tolerance = 1e-9)
   expect_equal(so$group_lasso$beta, sy$group_lasso$beta, tolerance = 1e-7)
   expect_equal(so$group_lasso$a0, sy$group_lasso$a0, tolerance = 1e-7)
 })
@@ -159,8 +159,8 @@ test_that("with weights and an offset the path's end is the weighted least squar
   o <- rnorm(n, sd = 0.2)
   # gaussian: at the end of a path down to 1e-6 lambda_max the penalty shifts the coefficients by
   # about 1e-6 of their size
-  sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, weights = w, offset = o, nlambda = 20,
-                        lambda_min_ratio = 1e-6)
+  sp <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, weights = w, offset = o, n_penalty = 20,
+                        penalty_min_ratio = 1e-6)
   ref <- lm(sd1$y ~ sd1$x, weights = w, offset = o)
   gl <- sp$group_lasso
   expect_equal(unname(gl$beta[, 20]), unname(coef(ref)[-1]), tolerance = 1e-4)
@@ -168,14 +168,14 @@ test_that("with weights and an offset the path's end is the weighted least squar
   # poisson: the refit of the whole sequence is glm()'s fit
   y <- rpois(n, exp(o + 0.3 * drop(scale(sd1$x[, 1])) - 0.2 * drop(scale(sd1$x[, 4]))))
   sp <- sparse_sequence(sd1$x, y, sd1$group, sd1$cost, family = "poisson", weights = w, offset = o,
-                        lambda = 0, nlambda = 20)
+                        lambda = 0, n_penalty = 20)
   ref <- glm(y ~ sd1$x, family = poisson(), weights = w, offset = o)
   expect_equal(unname(coef(sp, step = length(sp$sequence))[, 1]), unname(coef(ref)), tolerance = 1e-7)
   # unit weights, an offset: the optimality conditions along the path, by the independent reference
-  sp1 <- sparse_sequence(sd1$x, y, sd1$group, sd1$cost, family = "poisson", offset = o, nlambda = 20)
-  for (k in seq_along(sp1$group_lasso$lambda)) {
+  sp1 <- sparse_sequence(sd1$x, y, sd1$group, sd1$cost, family = "poisson", offset = o, n_penalty = 20)
+  for (k in seq_along(sp1$group_lasso$penalty)) {
     kkt <- ref_gl_kkt(sd1$x, y, sd1$group, sd1$cost, sp1$group_lasso$beta[, k], sp1$group_lasso$a0[k],
-                      sp1$group_lasso$lambda[k], "poisson", offset = o)
+                      sp1$group_lasso$penalty[k], "poisson", offset = o)
     expect_lt(kkt[["worst"]], 1e-8)
     expect_lt(abs(kkt[["intercept"]]), 1e-8)
   }
@@ -194,7 +194,7 @@ test_that("the formula method evaluates weights, offset, offset() terms and subs
   sm <- sparse_sequence(mm[, -1], h$ca[keep], grp, heart_cost[unique(grp)], family = "poisson", weights = h$w[keep],
                         offset = log(h$e[keep]) + h$o[keep], lambda = 0)
   expect_identical(sf$sequence, sm$sequence)
-  expect_equal(sf$group_lasso$entry_lambda, sm$group_lasso$entry_lambda)
+  expect_equal(sf$group_lasso$entry_penalty, sm$group_lasso$entry_penalty)
   expect_equal(nobs(sf), sum(keep))
   ref <- glm(ca ~ age + sex + cp + thalach + offset(log(e)), data = h, family = poisson(), weights = w,
              offset = o, subset = age > 40)
@@ -219,7 +219,7 @@ test_that("grpreg agrees once every multiplier is at least sqrt(group size)", {
   cols <- unlist(wh$cols[live])
   g <- grpreg::grpreg(wh$xs[, cols], d$y, group = rep(seq_along(live), lengths(wh$cols[live])),
                       penalty = "grLasso", group.multiplier = unname(m * s),
-                      lambda = sp$group_lasso$lambda / s)
+                      lambda = sp$group_lasso$penalty / s)
   expect_equal(unname(g$beta[-1, ]), unname(sp$group_lasso$beta[cols, ] * wh$scale[cols]), tolerance = 1e-3)
 })
 
@@ -251,11 +251,22 @@ test_that("the Sparse fit predicts, plots and scores like an fgseq fit", {
   expect_equal(plot(sp)$r2, sp$path$r2)
 })
 
-test_that("sparse_sequence() checks nlambda, lambda_min_ratio, family and unknown arguments", {
-  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, nlambda = 1),
-               "`nlambda` must be a single whole number >= 2")
-  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, lambda_min_ratio = 1),
-               "`lambda_min_ratio` must be a single number in \\(0, 1\\)")
+test_that("sparse_sequence() checks n_penalty, penalty_min_ratio, family and unknown arguments", {
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, n_penalty = 1),
+               "`n_penalty` must be a single whole number >= 2")
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, penalty_min_ratio = 1),
+               "`penalty_min_ratio` must be a single number in \\(0, 1\\)")
+  # the former names still work, with a deprecation warning; both names at once is an error
+  expect_warning(
+    expect_warning(old <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, nlambda = 20, lambda_min_ratio = 1e-3),
+                   "`nlambda` is deprecated: use `n_penalty`", class = "fgseq_warning_deprecated"),
+    "`lambda_min_ratio` is deprecated: use `penalty_min_ratio`", class = "fgseq_warning_deprecated")
+  new <- sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, n_penalty = 20, penalty_min_ratio = 1e-3)
+  expect_identical(old$group_lasso, new$group_lasso)
+  expect_length(new$group_lasso$penalty, 20)
+  expect_equal(min(new$group_lasso$penalty) / max(new$group_lasso$penalty), 1e-3)
+  expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, nlambda = 20, n_penalty = 20),
+               "give `n_penalty` only", class = "fgseq_error_input")
   expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, family = "multinomial"),
                "`family` must be one of \"gaussian\", \"binomial\", \"poisson\"")
   expect_error(sparse_sequence(sd1$x, sd1$y, sd1$group, sd1$cost, gmax = 2), class = "fgseq_error_unknown_argument")
@@ -293,9 +304,9 @@ test_that("formula method: data, NA, response and terms", {
   expect_error(sparse_sequence(cp ~ age, data = heart), "the response must be numeric, logical or a two-level factor")
 })
 
-test_that("an nlambda whose coefficient path exceeds the machine's memory is refused before the path", {
+test_that("an n_penalty whose coefficient path exceeds the machine's memory is refused before the path", {
   x <- as.matrix(mtcars[, -1])
-  expect_error(sparse_sequence(x, mtcars$mpg, nlambda = 2e9), "coefficient path", class = "fgseq_error_input")
+  expect_error(sparse_sequence(x, mtcars$mpg, n_penalty = 2e9), "coefficient path", class = "fgseq_error_input")
 })
 
 test_that("sparse_sequence() sweeps x for NA, NaN and Inf once, and still refuses them", {

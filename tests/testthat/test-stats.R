@@ -33,7 +33,7 @@ test_that("the cross-product through R's BLAS (dsyrk) equals Eigen's, weighted o
   y <- drop(x[, 1:4] %*% c(1, -1, 2, 0.5)) + rnorm(500)
   w <- runif(500)
   fits <- lapply(c("eigen", "blas"), function(g) {
-    withr_opt <- options(fgseq.gram = g)
+    withr_opt <- options(fgseq.linear_algebra = g)
     on.exit(options(withr_opt))
     list(plain = fgseq(x, y, group = rep(1:4, 3), method = "fr"),
          weighted = fgseq(x, y, group = rep(1:4, 3), weights = w))
@@ -43,10 +43,18 @@ test_that("the cross-product through R's BLAS (dsyrk) equals Eigen's, weighted o
     expect_equal(fits[[1]][[k]]$beta, fits[[2]][[k]]$beta, tolerance = 1e-12)
     expect_equal(fits[[1]][[k]]$path$r2, fits[[2]][[k]]$path$r2, tolerance = 1e-12)
   }
-  old <- options(fgseq.gram = "fast")
+  old <- options(fgseq.linear_algebra = "fast")
   on.exit(options(old))
-  expect_error(fgseq(x, y), "option `fgseq.gram` must be \"auto\", \"blas\" or \"eigen\"",
+  expect_error(fgseq(x, y), "option `fgseq.linear_algebra` must be \"auto\", \"blas\" or \"eigen\"",
                class = "fgseq_error_input")
+  # the option's former name is still read when the new one is not set
+  options(fgseq.linear_algebra = NULL, fgseq.gram = "fast")
+  expect_error(fgseq(x, y), "option `fgseq.linear_algebra` must be", class = "fgseq_error_input")
+  options(fgseq.gram = "blas")
+  expect_identical(fgseq:::linear_algebra(), "blas")
+  options(fgseq.linear_algebra = "eigen")
+  expect_identical(fgseq:::linear_algebra(), "eigen")
+  options(fgseq.gram = NULL, fgseq.linear_algebra = NULL)
 })
 
 # Statistics travel between machines as files: a damaged or edited object is refused, naming the

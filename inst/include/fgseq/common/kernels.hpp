@@ -147,16 +147,6 @@ __attribute__((target("avx512f"))) void tmul_tile_avx512(const double* A, Index 
     for (int t = 0; t < J; ++t) out[j + t + c * ldo] += _mm512_reduce_add_pd(s[t][c]);
 }
 
-// Tiles of tile_cols(K, 32) columns, the columns left over one at a time; every entry is summed in the
-// same order whatever its tile.
-template <int K>
-void tmul_avx512(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
-                 Index ldo) {
-  constexpr int J = tile_cols(K, 32);
-  Index j = b;
-  for (; j + J <= e; j += J) tmul_tile_avx512<J, K>(A, lda, n, M, ldm, j, out, ldo);
-  for (; j < e; ++j) tmul_tile_avx512<1, K>(A, lda, n, M, ldm, j, out, ldo);
-}
 
 // Rows of Y in chunks of 128 (K columns of a chunk stay in L1): for 8 columns j of A at a time, each
 // column's 8-row vector is loaded once and multiplied into the K columns of the chunk. The loops over
@@ -241,13 +231,31 @@ __attribute__((target("avx2,fma"))) void tmul_tile_avx2(const double* A, Index l
   }
 }
 
-template <int K>
-void tmul_avx2(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
-               Index ldo) {
-  constexpr int J = tile_cols(K, 16);
+// The tiles of each instruction set: their width in entries (tile_cols()) and the tile of J columns.
+struct Avx512Tiles {
+  static constexpr int width = 32;
+  template <int J, int K>
+  static void tile(const double* A, Index lda, Index n, const double* M, Index ldm, Index j, double* out, Index ldo) {
+    tmul_tile_avx512<J, K>(A, lda, n, M, ldm, j, out, ldo);
+  }
+};
+struct Avx2Tiles {
+  static constexpr int width = 16;
+  template <int J, int K>
+  static void tile(const double* A, Index lda, Index n, const double* M, Index ldm, Index j, double* out, Index ldo) {
+    tmul_tile_avx2<J, K>(A, lda, n, M, ldm, j, out, ldo);
+  }
+};
+
+// Columns b..e of A'M in tiles of tile_cols(K, width) columns, the columns left over one at a time;
+// every entry is summed in the same order whatever its tile.
+template <class Tiles, int K>
+void tmul_tiles(const double* A, Index lda, Index n, const double* M, Index ldm, Index b, Index e, double* out,
+                Index ldo) {
+  constexpr int J = tile_cols(K, Tiles::width);
   Index j = b;
-  for (; j + J <= e; j += J) tmul_tile_avx2<J, K>(A, lda, n, M, ldm, j, out, ldo);
-  for (; j < e; ++j) tmul_tile_avx2<1, K>(A, lda, n, M, ldm, j, out, ldo);
+  for (; j + J <= e; j += J) Tiles::template tile<J, K>(A, lda, n, M, ldm, j, out, ldo);
+  for (; j < e; ++j) Tiles::template tile<1, K>(A, lda, n, M, ldm, j, out, ldo);
 }
 
 // Rows in tiles of 8 (two vectors), the 2K entries of Y of a tile held in registers over all m columns
@@ -321,8 +329,8 @@ void tmul_k(int k, int isa, const TmulArgs& g, Index b, Index e) {
     if (k != K) return tmul_k<K + 1, Kmax>(k, isa, g, b, e);
   }
 #ifdef FGSEQ_X86_KERNELS
-  if (isa == 2) return tmul_avx512<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
-  if (isa == 1) return tmul_avx2<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
+  if (isa == 2) return tmul_tiles<Avx512Tiles, K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
+  if (isa == 1) return tmul_tiles<Avx2Tiles, K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
 #endif
   tmul_plain<K>(g.A, g.lda, g.n, g.M, g.ldm, b, e, g.out, g.ldo);
 }

@@ -117,6 +117,16 @@ class GlmPathModel : public GroupModel {
     return theta;
   }
 
+  double W_ = 0.0;               // the total weight of the rows
+  VectorXd rsum_;                // 1'r, r = diag(w) (y - mu) at the current fit
+  MatrixXd xr_;                  // OMP: x' r (p x P), every column's in one pass
+
+  // CS-G-OMP's score of group h at the current fit: its standardized gradient (from xr_, rsum_, W_).
+  double gradient_score(Index h) const {
+    const auto xr = [this](Index j) { return xr_.row(j); };
+    return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
+  }
+
   // Gradient of the log-likelihood part with respect to the standardized columns of h (d_h x P):
   // (x_j' r - mean_j 1'r) / (sd_j W) with r = diag(w) (y - mu), 0 for constant columns. xr(j) gives
   // x_j' r (1 x P), rsum is 1'r.
@@ -166,10 +176,8 @@ class GlmModel : public GlmPathModel {
 
   double raw_score(Index h) override {
     switch (scoring()) {
-      case Scores::Gradient: {
-        const auto xr = [this](Index j) { return xr_.row(j); };
-        return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
-      }
+      case Scores::Gradient:
+        return gradient_score(h);
       case Scores::Gain:
         return gain(h);
     }
@@ -218,13 +226,11 @@ class GlmModel : public GlmPathModel {
   const MatrixXd& offset_;
   FamilyOps fam_;
   Blas blas_;                  // the multinomial's Hessian preconditioner: rank updates and Cholesky (or empty)
-  double W_ = 0.0;
   NewtonControl newton_ctl_;   // the fit's, with the gradient's scale of this response unless set (response_scale())
   WhitenedColumns Z_;          // [1, the selected groups' whitened columns], formed by each pass
   MatrixXd mu_;                // fitted means at the current fit
   MatrixXd resid_;             // w * (y - mu) at the current fit, shared by every candidate's score
-  VectorXd rsum_;              // its column sums
-  MatrixXd xr_;                // OMP: x' resid_ (p x P), every column's in one threaded product
+                               // (its column sums rsum_, and x' resid_ in xr_ for OMP: GlmPathModel)
   ColumnGram gram_;            // multinomial: the weighted Gram matrix of Z_, decomposed
 
   // Whether the Newton directions come without the Hessian (the multinomial family, whose Hessian is

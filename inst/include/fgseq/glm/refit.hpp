@@ -112,7 +112,8 @@ class GlmRefitModel : public GlmPathModel {
  public:
   GlmRefitModel(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
                 const MatrixXd& null_theta, GlmRefitter refit, const Control& ctl, GlmGainSource gains = GlmGainSource())
-      : GlmPathModel(wh, st, lay, ctl), W_(weight_sum), refit_(std::move(refit)), gains_(std::move(gains)) {
+      : GlmPathModel(wh, st, lay, ctl), refit_(std::move(refit)), gains_(std::move(gains)) {
+    W_ = weight_sum;
     if (scoring() == Scores::Gain && (ctl_.fr_gain != FrGain::Quadratic || !gains_))
       throw std::invalid_argument("GlmRefitModel: FR and Doubling need the quadratic gain and its sums");
     if (!refit_) throw std::invalid_argument("GlmRefitModel: a refit is needed");
@@ -124,10 +125,8 @@ class GlmRefitModel : public GlmPathModel {
 
   double raw_score(Index h) override {
     switch (scoring()) {
-      case Scores::Gradient: {
-        const auto xr = [this](Index j) { return xr_.row(j); };
-        return standardized_gradient_score(h, standardized_gradient(h, xr, rsum_, W_));
-      }
+      case Scores::Gradient:
+        return gradient_score(h);
       case Scores::Gain:
         if (!gains_ready_) quadratic_gains();
         return gain_[static_cast<size_t>(h)];
@@ -151,11 +150,8 @@ class GlmRefitModel : public GlmPathModel {
   }
 
  private:
-  double W_;
   GlmRefitter refit_;
   GlmGainSource gains_;
-  MatrixXd xr_;
-  VectorXd rsum_;
 
   void accept(GlmRefit f, Index P) {
     Index m1 = 1;

@@ -2,7 +2,7 @@
 // limited-depth regression trees grown on the negative gradient of the loss under the impurity of the
 // paper's equation (5),
 //
-//   g(h_t) = 1/2 sum_i (r_i - h_t(x_i))^2 + lambda sum_a phi_a c_a F_at,
+//   g(h_t) = 1/2 sum_i (r_i - h_t(x_i))^2 + cost_penalty sum_a phi_a c_a F_at,
 //
 // r_i the negative gradient of the loss at the current predictor, F_at = 1 when tree t splits on
 // feature a, c_a the feature's cost and phi_a = 1 while feature a has not been extracted by an earlier
@@ -16,13 +16,13 @@
 //
 // Trees are grown greedily (CART), level by level and, within a level, node by node from left to
 // right. A node is split on the feature and threshold of largest penalized gain
-//   1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - lambda * charge(a),
+//   1/2 (S_L^2 / n_L + S_R^2 / n_R - S^2 / n) - cost_penalty * charge(a),
 // S the sums of r over the rows of a side, when that gain is positive. charge(a) = c_a phi_a with phi
 // as at the start of the tree (PaidUpdate::AfterTree, the paper's order: every split of tree t on a
 // feature not yet paid is charged), or with the measurements an earlier split of the same tree has
 // used counted as paid (PaidUpdate::WithinTree: the tree pays once per measurement, F_at read as
 // binary).
-// lambda = 0 is plain stage-wise regression.
+// cost_penalty = 0 is plain stage-wise regression.
 //
 // Two split searches find the best split of every (node, column) of a level; both hand the gains to
 // one CostPenalty, which charges each column through one call, charge(j), and picks the column.
@@ -97,7 +97,7 @@ struct MiserFit {
   std::vector<double> paid_cost;  // per group: the cost of its measurements not paid before that tree
                                   // (PaidMeasurements::pay(), in the order of the nodes; 0: never used)
   bool partial = false;        // max_time stopped the fit before max_steps iterations
-  double lambda = 0.0;         // the lambda of equation (5) the trees were grown with
+  double cost_penalty = 0.0;         // the cost_penalty of equation (5) the trees were grown with
 };
 
 namespace detail {
@@ -126,7 +126,7 @@ inline VectorXd miser_init(const FamilyOps& fam, const MatrixXd& Y, const Vector
 }
 
 // The loss of the starting score (init, plus the offset: n x P or empty) summed over the rows with
-// weights w, and the weighted sum of squares of the first negative gradient (for the relative lambda),
+// weights w, and the weighted sum of squares of the first negative gradient (for the relative cost_penalty),
 // both summed over blocks of rows: no n x P buffer, so a fit stopped before its first tree answers
 // without making one.
 struct StartSums {
@@ -191,8 +191,8 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   const FamilyOps fam{ctl.family};
   if (!fam.columns_fit(P))
     throw std::invalid_argument("miser_fit: one target column, or one per class (at least 2) for the multinomial loss");
-  if (!(ctl.eta > 0.0) || ctl.lambda < 0.0 || ctl.max_steps < 0)
-    throw std::invalid_argument("miser_fit: eta must be positive, lambda and max_steps non-negative");
+  if (!(ctl.eta > 0.0) || ctl.cost_penalty < 0.0 || ctl.max_steps < 0)
+    throw std::invalid_argument("miser_fit: eta must be positive, cost_penalty and max_steps non-negative");
   const bool weighted = weights.size() > 0;
   if ((weighted && weights.size() != n) || (offset.size() && (offset.rows() != n || offset.cols() != P)))
     throw std::invalid_argument("miser_fit: weights and offset need one row per row of x (offset: one column per target)");
@@ -228,8 +228,8 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   const detail::StartSums start = detail::start_sums(fam, Y, out.init, offset, w);
   out.loss.push_back(start.loss / W);
   MiserControl c = ctl;
-  if (ctl.lambda_relative) c.lambda = ctl.lambda * 0.5 * start.gradient_ss / static_cast<double>(P);
-  out.lambda = c.lambda;
+  if (ctl.cost_penalty_relative) c.cost_penalty = ctl.cost_penalty * 0.5 * start.gradient_ss / static_cast<double>(P);
+  out.cost_penalty = c.cost_penalty;
   if (out.partial) return out;
 
   std::unique_ptr<TreeLearner> learner;

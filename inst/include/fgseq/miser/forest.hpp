@@ -41,7 +41,7 @@ struct MiserControl {
   Family family = Family::Gaussian;  // the loss: gaussian (squared), binomial (logistic), multinomial (common/family.hpp)
   PaidUpdate paid = PaidUpdate::AfterTree;
   SplitSearch split = SplitSearch::Histogram;
-  double lambda = 0.0;      // lambda of equation (5): half squared error of the gradient fit per cost unit
+  double cost_penalty = 0.0;      // cost_penalty of equation (5): half squared error of the gradient fit per cost unit
   Index max_steps = 100;    // boosting iterations (one tree each; one tree per class for multinomial)
   int depth = 4;            // most splits from the root to a leaf
   double eta = 0.1;         // shrinkage (step size) of each tree
@@ -49,8 +49,8 @@ struct MiserControl {
   int max_bin = 255;        // histogram search: most bins per column (2..65536)
   int threads = 1;          // histogram search: threads for the binning, the histograms and their scans
   double max_time = std::numeric_limits<double>::infinity();  // seconds; no tree is started after it
-  bool lambda_relative = false;  // lambda is per unit of the first gradient's impurity
-                                 // s0 = 1/2 sum_i w_i ||r_i||^2 / P (lambda' = lambda s0; MiserFit::lambda)
+  bool cost_penalty_relative = false;  // cost_penalty is per unit of the first gradient's impurity
+                                 // s0 = 1/2 sum_i w_i ||r_i||^2 / P (cost_penalty' = cost_penalty s0; MiserFit::cost_penalty)
   double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
   double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
 };

@@ -49,18 +49,18 @@ class CostPenalty {
     return c;
   }
 
-  // The column of largest penalized gain gains[j] - lambda * charge(j) among those with gains[j] > zero,
+  // The column of largest penalized gain gains[j] - cost_penalty * charge(j) among those with gains[j] > zero,
   // the first of those within a relative tie_tol of the best; -1 when no penalized gain is positive.
   // Marks the measurements of the column's group as used by this tree.
   Index choose(const double* gains, Index p, double zero, const PaidMeasurements& paid) {
     double best = -std::numeric_limits<double>::infinity();
     for (Index j = 0; j < p; ++j)
-      if (gains[j] > zero) best = std::max(best, gains[j] - ctl_.lambda * charge(j, paid));
+      if (gains[j] > zero) best = std::max(best, gains[j] - ctl_.cost_penalty * charge(j, paid));
     if (!(best > 0.0)) return -1;
     const double tie = best - ctl_.tie_tol * std::abs(best);
     Index chosen = -1;
     for (Index j = 0; j < p && chosen < 0; ++j)
-      if (gains[j] > zero && gains[j] - ctl_.lambda * charge(j, paid) >= tie) chosen = j;
+      if (gains[j] > zero && gains[j] - ctl_.cost_penalty * charge(j, paid) >= tie) chosen = j;
     for (Index mm : meas_.needs[static_cast<size_t>(group_of_[static_cast<size_t>(chosen)])])
       used_[static_cast<size_t>(mm)] = true;
     return chosen;

@@ -1,12 +1,12 @@
 // The cost-weighted group lasso path on whitened groups: the paper's Sparse baseline (Hu et al. 2016,
-// section 5.2; Yuan and Lin 2006), and the lambda at which each group first enters it.
+// section 5.2; Yuan and Lin 2006), and the penalty at which each group first enters it.
 //
-//   min_{a, b}  1/W sum_i w_i loss(y_i, o_i + a + z_i' b) + lambda sum_g m_g ||b_g||,   W = sum_i w_i,
+//   min_{a, b}  1/W sum_i w_i loss(y_i, o_i + a + z_i' b) + penalty sum_g m_g ||b_g||,   W = sum_i w_i,
 //
 // with loss half the squared error (gaussian) or the negative log-likelihood (binomial, poisson), o the
 // offset, and groups whitened under the weights (Z_g' diag(w) Z_g / W = I, weighted-centred columns).
 // Block coordinate descent: the update of a group is the proximal step
-//   b_g <- S(b_g + q_g / v, lambda m_g / v),   S(u, t) = u (1 - t / ||u||)_+,
+//   b_g <- S(b_g + q_g / v, penalty m_g / v),   S(u, t) = u (1 - t / ||u||)_+,
 // with q = Z' diag(w) (y - mu) / W the score and v a bound on the curvature of the loss along the
 // group. Gaussian: v = 1 and the step is the exact block minimizer, done on the Gram matrix
 // Z' diag(w) Z / W with q kept up to date (no pass over the rows); once the non-zero groups have stayed
@@ -15,11 +15,11 @@
 // family's mean, loss and curvature bound are its FamilyOps, common/family.hpp). The
 // intercept is an unpenalized block (gaussian: the weighted mean of y - o, the columns being centred).
 // A solve cycles over the non-zero groups until each meets its optimality condition to a relative
-// 1e-9, then adds every group that violates ||q_g|| <= lambda m_g, until none does.
+// 1e-9, then adds every group that violates ||q_g|| <= penalty m_g, until none does.
 //
-// The path runs over nlambda values log-spaced from lambda_max (where the first group enters) down to
-// ratio * lambda_max, warm-started. A group's first entry is located between the two grid values that
-// bracket it as the root of h(lambda) = ||q_g(lambda)|| - lambda m_g, q_g taken at the solution that
+// The path runs over n_penalty values log-spaced from penalty_max (where the first group enters) down to
+// ratio * penalty_max, warm-started. A group's first entry is located between the two grid values that
+// bracket it as the root of h(penalty) = ||q_g(penalty)|| - penalty m_g, q_g taken at the solution that
 // holds the group at 0, by Brent's method to 1e-10 * the upper grid value.
 #ifndef FGSEQ_SPARSE_GROUPLASSO_HPP
 #define FGSEQ_SPARSE_GROUPLASSO_HPP
@@ -38,11 +38,11 @@
 
 namespace fgseq {
 
-// The path: the grid (decreasing), the whitened coefficients along it (r x nlambda), the intercepts,
-// each group's entry lambda (NaN: not within the grid) and ||q_g|| / (m_g lambda_max) at the last
+// The path: the grid (decreasing), the whitened coefficients along it (r x n_penalty), the intercepts,
+// each group's entry penalty (NaN: not within the grid) and ||q_g|| / (m_g penalty_max) at the last
 // solution (the order in which the groups left out would enter next).
 struct GroupLassoPath {
-  Eigen::VectorXd lambda;
+  Eigen::VectorXd penalty;
   Eigen::MatrixXd beta;
   Eigen::VectorXd a0;
   Eigen::VectorXd entry;
@@ -142,31 +142,31 @@ class GroupLasso {
 
   Eigen::Index groups() const { return static_cast<Eigen::Index>(start_.size()) - 1; }
 
-  // The path on nlambda log-spaced values from lambda_max down to ratio * lambda_max. poll: called
-  // once per lambda and every 1000 passes (an interrupt check; may throw).
-  GroupLassoPath path(int nlambda, double ratio, const std::function<void()>& poll = [] {}) {
+  // The path on n_penalty log-spaced values from penalty_max down to ratio * penalty_max. poll: called
+  // once per penalty and every 1000 passes (an interrupt check; may throw).
+  GroupLassoPath path(int n_penalty, double ratio, const std::function<void()>& poll = [] {}) {
     poll_ = poll;
     const Eigen::Index G = groups();
     GroupLassoState st = null_state();
     const double lmax = (gradnorm(st).array() / m_.array()).maxCoeff();
     GroupLassoPath out;
-    out.lambda.resize(nlambda);
-    const double to = std::log(ratio), by = to / (nlambda - 1);
-    for (int k = 0; k < nlambda; ++k) {
-      out.lambda[k] = lmax * std::exp(k == nlambda - 1 ? to : k * by);
+    out.penalty.resize(n_penalty);
+    const double to = std::log(ratio), by = to / (n_penalty - 1);
+    for (int k = 0; k < n_penalty; ++k) {
+      out.penalty[k] = lmax * std::exp(k == n_penalty - 1 ? to : k * by);
     }
-    out.beta.resize(z_.cols(), nlambda);
-    out.a0.resize(nlambda);
+    out.beta.resize(z_.cols(), n_penalty);
+    out.a0.resize(n_penalty);
     out.entry = Eigen::VectorXd::Constant(G, std::numeric_limits<double>::quiet_NaN());
-    for (int k = 0; k < nlambda; ++k) {
+    for (int k = 0; k < n_penalty; ++k) {
       poll_();
       const GroupLassoState prev = st;
-      st = solve(out.lambda[k], std::move(st));
+      st = solve(out.penalty[k], std::move(st));
       out.beta.col(k) = st.b;
       out.a0[k] = st.a0;
       for (Eigen::Index g = 0; g < G; ++g) {
         if (!std::isnan(out.entry[g]) || !nonzero(st, g)) continue;
-        out.entry[g] = k == 0 ? out.lambda[0] : entry(g, out.lambda[k], out.lambda[k - 1], prev);
+        out.entry[g] = k == 0 ? out.penalty[0] : entry(g, out.penalty[k], out.penalty[k - 1], prev);
       }
     }
     out.kkt = gradnorm(st).array() / (m_.array() * lmax);
@@ -290,15 +290,15 @@ class GroupLasso {
   }
 
   // Whether the groups among `active` meet their optimality conditions to a relative 1e-9:
-  // q_g = lambda m_g b_g / ||b_g|| for a non-zero group, ||q_g|| <= lambda m_g for a zero one.
-  bool stationary(const GroupLassoState& st, double lambda, const std::vector<bool>& active) const {
+  // q_g = penalty m_g b_g / ||b_g|| for a non-zero group, ||q_g|| <= penalty m_g for a zero one.
+  bool stationary(const GroupLassoState& st, double penalty, const std::vector<bool>& active) const {
     const Eigen::VectorXd r = gaussian() ? Eigen::VectorXd() : residual(st);
     for (Eigen::Index g = 0; g < groups(); ++g) {
       if (!active[g]) continue;
       const Eigen::VectorXd q = gaussian() ? Eigen::VectorXd(block(st.q, g))
                                            : Eigen::VectorXd(z_.middleCols(start_[g], size(g)).transpose() * r);
       const Eigen::VectorXd b = block(st.b, g);
-      const double nb = b.norm(), pen = lambda * m_[g];
+      const double nb = b.norm(), pen = penalty * m_[g];
       const double off = nb == 0.0 ? std::max(0.0, q.norm() - pen) : (q - pen * b / nb).norm();
       if (off > 1e-9 * pen) return false;
     }
@@ -312,12 +312,12 @@ class GroupLasso {
   }
 
   // Newton's method on the non-zero groups of a gaussian state, where the objective
-  // 1/2 b'Gb - b'zy + lambda sum_g m_g ||b_g|| is smooth: gradient G b - zy + lambda m_g b_g / ||b_g||,
-  // Hessian G + lambda m_g (I - u_g u_g') / ||b_g|| (u_g = b_g / ||b_g||), with a backtracking line
+  // 1/2 b'Gb - b'zy + penalty sum_g m_g ||b_g|| is smooth: gradient G b - zy + penalty m_g b_g / ||b_g||,
+  // Hessian G + penalty m_g (I - u_g u_g') / ||b_g|| (u_g = b_g / ||b_g||), with a backtracking line
   // search. Block coordinate descent is slow when groups are strongly correlated; this finishes the
   // solve in a few steps once the non-zero groups are found. False when a step fails (a group heading
   // to 0, which block coordinate descent then settles).
-  bool newton(GroupLassoState& st, double lambda) const {
+  bool newton(GroupLassoState& st, double penalty) const {
     std::vector<Eigen::Index> nz, cols;
     for (Eigen::Index g = 0; g < groups(); ++g) {
       if (!nonzero(st, g)) continue;
@@ -337,7 +337,7 @@ class GroupLasso {
     std::vector<double> pen(nz.size());
     for (size_t i = 0; i < nz.size(); ++i) {
       at[i + 1] = at[i] + size(nz[i]);
-      pen[i] = lambda * m_[nz[i]];
+      pen[i] = penalty * m_[nz[i]];
     }
     const auto norms = [&](const Eigen::VectorXd& v) {
       std::vector<double> out(nz.size());
@@ -395,8 +395,8 @@ class GroupLasso {
     return true;
   }
 
-  // The solution at lambda, warm-started from st; group `exclude` (or -1) is held at 0.
-  GroupLassoState solve(double lambda, GroupLassoState st, Eigen::Index exclude = -1) const {
+  // The solution at penalty, warm-started from st; group `exclude` (or -1) is held at 0.
+  GroupLassoState solve(double penalty, GroupLassoState st, Eigen::Index exclude = -1) const {
     std::vector<bool> active = support(st);
     std::vector<bool> last_support;
     int stable = 0;
@@ -408,9 +408,9 @@ class GroupLasso {
         double change = 0.0;
         if (!gaussian()) change = step_glm(st, -1, 0.0);
         for (Eigen::Index g = 0; g < groups(); ++g) {
-          if (active[g]) change = std::max(change, step(st, g, lambda * m_[g]));
+          if (active[g]) change = std::max(change, step(st, g, penalty * m_[g]));
         }
-        if (change <= tol_ && stationary(st, lambda, active)) break;
+        if (change <= tol_ && stationary(st, penalty, active)) break;
         if (gaussian()) {
           const std::vector<bool> s = support(st);
           if (s != last_support) {
@@ -419,7 +419,7 @@ class GroupLasso {
           }
           if (++stable == 10 && change > 1e3 * tol_) {
             GroupLassoState polished = st;
-            if (newton(polished, lambda) && stationary(polished, lambda, active)) {
+            if (newton(polished, penalty) && stationary(polished, penalty, active)) {
               st = std::move(polished);
               break;
             }
@@ -430,23 +430,23 @@ class GroupLasso {
       const Eigen::VectorXd gn = gradnorm(st);
       bool any = false;
       for (Eigen::Index g = 0; g < groups(); ++g) {
-        if (active[g] || g == exclude || !(gn[g] > lambda * m_[g] * (1.0 + 1e-12))) continue;
+        if (active[g] || g == exclude || !(gn[g] > penalty * m_[g] * (1.0 + 1e-12))) continue;
         active[g] = true;
         any = true;
       }
       if (!any) return st;
     }
     throw std::runtime_error("the group lasso did not converge in " + std::to_string(max_iter_) +
-                             " passes at lambda = " + std::to_string(lambda) + ".");
+                             " passes at penalty = " + std::to_string(penalty) + ".");
   }
 
-  // The lambda at which group g enters, between lo (where it is non-zero) and hi (where it is 0, at
-  // solution st_hi): the root of ||q_g|| - lambda m_g at the solution that holds g at 0.
+  // The penalty at which group g enters, between lo (where it is non-zero) and hi (where it is 0, at
+  // solution st_hi): the root of ||q_g|| - penalty m_g at the solution that holds g at 0.
   double entry(Eigen::Index g, double lo, double hi, const GroupLassoState& st_hi) const {
     GroupLassoState warm = st_hi;
-    const auto h = [&](double lambda) {
-      warm = solve(lambda, std::move(warm), g);
-      return gradnorm(warm, g) - lambda * m_[g];
+    const auto h = [&](double penalty) {
+      warm = solve(penalty, std::move(warm), g);
+      return gradnorm(warm, g) - penalty * m_[g];
     };
     const double h_hi = gradnorm(st_hi, g) - hi * m_[g];
     if (h_hi >= 0.0) return hi;
