@@ -15,7 +15,8 @@
 #   link      the link's name as stats names it; `json_link` as the portable predictor names it;
 #   stats     the stats family object (NULL when stats has none), with its canonical link;
 #   verbs     the fitting verbs and engines that fit it: "fgseq" (fgseq() on data), "chunks"
-#             (fgseq_chunks()), "sparse" (sparse_sequence()), "miser" (miser());
+#             (fgseq_chunks()), "sparse" (sparse_sequence()), "miser" (miser()), and "policy" when
+#             fgseq_policy() takes its fits;
 #   linear    TRUE when the fit is least squares (the linear engine; y is a measurement, rescaled with
 #             x when extreme; r2 is the explained variance);
 #   multi     TRUE when the fit keeps one coefficient matrix per class or response column;
@@ -73,11 +74,11 @@ check_y_length <- function(y, n) {
 
 fgseq_families <- list(
   gaussian = new_family(
-    "gaussian", "identity", stats::gaussian(), verbs = c("fgseq", "chunks", "sparse", "miser"), linear = TRUE,
+    "gaussian", "identity", stats::gaussian(), verbs = c("fgseq", "chunks", "sparse", "miser", "policy"), linear = TRUE,
     encode = function(y, n) list(y = matrix(check_y(y, n)), classes = NULL, responses = "y")),
 
   binomial = new_family(
-    "binomial", "logit", stats::binomial(), verbs = c("fgseq", "chunks", "sparse", "miser"), classes = "two",
+    "binomial", "logit", stats::binomial(), verbs = c("fgseq", "chunks", "sparse", "miser", "policy"), classes = "two",
     metric = "accuracy",
     numeric_classes = c("0", "1"),
     newy = c(r2 = "binary", mse = "numeric"), inverse = stats::plogis,
@@ -122,7 +123,7 @@ fgseq_families <- list(
     }),
 
   multinomial = new_family(
-    "multinomial", "logit", json_link = "softmax", verbs = c("fgseq", "chunks", "miser"), multi = TRUE, classes = "each",
+    "multinomial", "logit", json_link = "softmax", verbs = c("fgseq", "chunks", "miser", "policy"), multi = TRUE, classes = "each",
     metric = "accuracy",
     newy = c(r2 = "factor", mse = "factor"),
     inverse = function(eta) {

@@ -208,7 +208,7 @@ check_calibration_rows <- function(pol, cal, K = 1L) {
 # The policies `rule = "best"` chooses among: every rule with every stopping its family allows (the
 # sequence rule stopping on the margin is the cascade).
 policy_candidates <- function(family) {
-  stops <- if (family == "gaussian") c("reduction", "risk") else c("reduction", "risk", "margin")
+  stops <- if (classifies(family)) c("reduction", "risk", "margin") else c("reduction", "risk")
   out <- expand.grid(stopping = stops, rule = c("adaptive", "sequence"), stringsAsFactors = FALSE)[, c("rule", "stopping")]
   out$rule[out$rule == "sequence" & out$stopping == "margin"] <- "cascade"
   out
@@ -279,11 +279,11 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "risk", "margin"), "stopping")
   }
   family <- family_def(fit$family)$name
-  if (!family %in% c("binomial", "multinomial", "gaussian")) {
-    abort("fgseq_policy() takes binomial, multinomial and gaussian fits; this fit's family is ", family, ".",
-          class = "family")
+  if (!family %in% family_names("policy")) {
+    abort("fgseq_policy() takes fits of the families ", paste(family_names("policy"), collapse = ", "),
+          "; this fit's family is ", family, ".", class = "family")
   }
-  if (stopping == "margin" && family == "gaussian") {
+  if (stopping == "margin" && !classifies(family)) {
     abort(if (rule == "cascade") "`rule = \"cascade\"`" else "`stopping = \"margin\"`",
           " stops on the margin of a probability: it needs a binomial or multinomial fit.", class = "family")
   }
@@ -297,7 +297,7 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     if (stopping != "margin") abort("`margin` is for `rule = \"cascade\"` and `stopping = \"margin\"`; the other policies take `tau`.")
     margin <- check_number(margin, "margin", lower = 0, upper = 0.5)
   }
-  if (family == "gaussian") {
+  if (!classifies(family)) {
     if (is.null(tol)) abort("`tol` is needed for a gaussian fit: the distance (in the units of y) within which a ",
                             "prediction agrees with the full model's.")
     tol <- check_number(tol, "tol", lower = 0, lower_open = TRUE)
@@ -557,19 +557,23 @@ tabulate_sum <- function(i, v, n) {
   out
 }
 
-# The decision of predictions with links `rlink` (n x P): binomial 1 for the second class, 0 for the
-# first; multinomial the index of the class; gaussian the prediction itself.
+# Whether a policy of `family` decides a class (its family has classes), or else predicts a number.
+classifies <- function(family) family_def(family)$classes != "none"
+
+# The decision of predictions with links `rlink` (n x P), by the classes of the family: two classes (one
+# 0/1 column) 1 for the second class, 0 for the first; a class each, the index of the class; no classes,
+# the prediction itself.
 policy_decision <- function(pol, rlink) {
-  switch(pol$family, binomial = as.numeric(rlink[, 1L] > 0), multinomial = as.numeric(max.col(rlink, "first")),
-         rlink[, 1L])
+  switch(family_def(pol$family)$classes, two = as.numeric(rlink[, 1L] > 0),
+         each = as.numeric(max.col(rlink, "first")), none = rlink[, 1L])
 }
 
-# Whether decisions (or gaussian predictions) `a` disagree with the full model's `b`.
-policy_disagrees <- function(pol, a, b) if (pol$family == "gaussian") abs(a - b) > pol$tol else a != b
+# Whether decisions (or the predictions of a family without classes) `a` disagree with the full model's `b`.
+policy_disagrees <- function(pol, a, b) if (classifies(pol$family)) a != b else abs(a - b) > pol$tol
 
 # The class label of decisions.
 policy_class <- function(pol, decision) {
-  if (pol$family == "binomial") pol$fit$classes[decision + 1L] else pol$fit$classes[decision]
+  if (family_def(pol$family)$classes == "two") pol$fit$classes[decision + 1L] else pol$fit$classes[decision]
 }
 
 # Learn-then-Test on the recorded paths: the disagreement with the full model of every threshold of
@@ -610,7 +614,7 @@ calibrate_policy <- function(pol, paths, cal, fixed, required = TRUE) {
               groups = lapply(seq_len(n), function(i) paths$bought[i, seq_len(k[i] - 1L)]),
               disagreement = wrong[chosen] / n)
   if (!is.null(cal$y)) {
-    if (pol$family == "gaussian") {
+    if (!classifies(pol$family)) {
       res$rmse <- c(policy = sqrt(mean((decision - cal$y)^2)), full = sqrt(mean((full - cal$y)^2)))
     } else {
       res$accuracy <- c(policy = mean(policy_class(pol, decision) == cal$y),
@@ -657,7 +661,7 @@ predict.fgseq_policy <- function(object, newx = NULL, newdata = NULL, type = c("
   check_dots(...)
   validate_policy(object)
   type <- check_choice(match_type(type, c("response", "link", "class")), c("response", "link", "class"), "type")
-  if (type == "class" && object$family == "gaussian") abort("`type = \"class\"` needs a binomial or multinomial policy.")
+  if (type == "class" && !classifies(object$family)) abort("`type = \"class\"` needs a binomial or multinomial policy.")
   rows <- policy_rows(object$fit, newx, NULL, newdata, "newx")
   n <- nrow(rows$x)
   budget <- policy_budget(object, budget, n)

@@ -318,7 +318,8 @@ test_that("fgseq_policy() refuses bad input with classed errors naming the argum
   offset_fit <- fgseq(d$x, d$y, group = d$group, family = "binomial", offset = rnorm(nrow(d$x)))
   expect_error(fgseq_policy(offset_fit, tau = 0), "offset")
   pois <- fgseq(d$x, rpois(nrow(d$x), 2), group = d$group, family = "poisson")
-  expect_error(fgseq_policy(pois, cal), class = "fgseq_error_family")
+  expect_error(fgseq_policy(pois, cal), "takes fits of the families gaussian, binomial, multinomial; this fit's family is poisson",
+               class = "fgseq_error_family")
   pol <- fgseq_policy(fit, tau = 1e-3)
   row <- d$x[1, ]
   row[2] <- NA  # one column of group a

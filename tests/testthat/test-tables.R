@@ -88,12 +88,13 @@ test_that("the verbs default to the first method, criterion and family of the co
 
 test_that("every family of the core has its entry in fgseq_families, which agrees with the core on it", {
   families <- fgseq:::fgseq_families
+  # the names first: a family the core names but whose cases it lacks stops core_traits() (naming it)
+  expect_identical(missing_from(core_choices("family"), names(families)), character(0),
+                   label = "core families without an entry of fgseq_families")
+  expect_identical(missing_from(names(families), core_choices("family")), character(0),
+                   label = "fgseq_families entries the core does not know")
   core <- core_traits("family")
   expect_identical(core$name, core_choices("family"))
-  expect_identical(missing_from(core$name, names(families)), character(0),
-                   label = "core families without an entry of fgseq_families")
-  expect_identical(missing_from(names(families), core$name), character(0),
-                   label = "fgseq_families entries the core does not know")
   for (f in intersect(core$name, names(families))) {
     def <- families[[f]]
     ops <- core[core$name == f, ]

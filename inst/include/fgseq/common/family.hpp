@@ -227,7 +227,7 @@ struct FamilyOps {
 
  private:
   // The end of a switch that no family reaches (a value outside the enum).
-  [[noreturn]] static void unknown() { throw std::logic_error("FamilyOps: a family without its case"); }
+  [[noreturn]] void unknown() const { no_case(family, "FamilyOps"); }
 };
 
 }  // namespace fgseq

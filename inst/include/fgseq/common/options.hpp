@@ -30,6 +30,15 @@ const char* name_of(E value) {
   throw std::logic_error(std::string(Names<E>::what) + ": a value without a name");
 }
 
+// The end of a switch over E that found no case for `value` (no switch over an option has a default, so
+// the core tests' build, -Werror=switch, names each switch a new value lacks): an error naming the value
+// and the place, `where`.
+template <class E>
+[[noreturn]] void no_case(E value, const char* where) {
+  throw std::logic_error(std::string(where) + ": the " + Names<E>::what + " '" + name_of(value) +
+                         "' has no case here; add it");
+}
+
 }  // namespace fgseq
 
 #endif

@@ -181,7 +181,7 @@ class GlmModel : public GlmPathModel {
       case Scores::Gain:
         return gain(h);
     }
-    throw std::logic_error("GlmModel: a method without its score");
+    no_case(scoring(), "GlmModel::raw_score");
   }
 
   void add_group(Index g) override {

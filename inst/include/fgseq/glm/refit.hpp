@@ -131,7 +131,7 @@ class GlmRefitModel : public GlmPathModel {
         if (!gains_ready_) quadratic_gains();
         return gain_[static_cast<size_t>(h)];
     }
-    throw std::logic_error("GlmRefitModel: a method without its score");
+    no_case(scoring(), "GlmRefitModel::raw_score");
   }
 
   void add_group(Index g) override {

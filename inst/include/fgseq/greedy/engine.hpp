@@ -64,7 +64,7 @@ inline MethodTraits method_traits(Method method) {
     case Method::Doubling:
       return {Scores::Gain, Candidates::WithinCost};
   }
-  throw std::logic_error("method_traits: a method without its traits");
+  no_case(method, "method_traits");
 }
 inline Scores scores_of(Method method) { return method_traits(method).scores; }
 

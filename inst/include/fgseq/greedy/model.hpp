@@ -90,7 +90,7 @@ CriterionValue criterion_score(Criterion criterion, const WhitenedGradient& whit
     case Criterion::Whitened:  // ||b_h||^2
       return {whitened().squaredNorm(), 1.0};
   }
-  throw std::logic_error("criterion_score: a criterion without its score");
+  no_case(criterion, "criterion_score");
 }
 }  // namespace detail
 

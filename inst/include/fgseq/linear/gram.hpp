@@ -62,7 +62,7 @@ class GramModel : public GroupModel {
       case Scores::Gain:
         return schur_gain(h, bh);
     }
-    throw std::logic_error("GramModel: a method without its score");
+    no_case(scoring(), "GramModel::raw_score");
   }
 
   void add_group(Index g) override {

@@ -112,7 +112,7 @@ class SampleModel : public GroupModel {
           return gain_[static_cast<size_t>(h)];
         return schur_gain(h, b_.middleRows(offset(h), rank(h)));
     }
-    throw std::logic_error("SampleModel: a method without its score");
+    no_case(scoring(), "SampleModel::raw_score");
   }
 
   // CS-G-FR and Doubling: the gains of every candidate of the step at once, on the fit's threads (each
