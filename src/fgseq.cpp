@@ -691,7 +691,7 @@ Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Ma
                            const Rcpp::IntegerVector& rows, const Rcpp::List& node, const Rcpp::List& settings,
                            bool table) {
   fgseq::NodeSpec s;
-  s.family = fgseq::from_name<fgseq::PolicyFamily>(Rcpp::as<std::string>(settings["family"]));
+  s.family = fgseq::from_name<fgseq::Family>(Rcpp::as<std::string>(settings["family"]));
   s.rule = fgseq::from_name<fgseq::PolicyRule>(Rcpp::as<std::string>(settings["rule"]));
   s.stop = fgseq::from_name<fgseq::PolicyStop>(Rcpp::as<std::string>(settings["stopping"]));
   s.tol = Rcpp::as<double>(settings["tol"]);

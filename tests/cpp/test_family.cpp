@@ -44,21 +44,47 @@ static void test_families() {
     check((mu0.row(0).transpose() - ybar).cwiseAbs().maxCoeff() < 1e-12, "family: the null model's mean",
           mu0(0, 0), ybar(0));
     check(fam.columns_fit(P) && !fam.columns_fit(P == 1 ? 2 : 0), "family: its response columns", P, P);
+    // the loss couples the response columns exactly when one column's mean moves with another's eta
+    double cross = 0.0;
+    if (P > 1) {
+      MatrixXd up = eta;
+      up.col(1).array() += 1e-3;
+      cross = (fam.mean(up).col(0) - fam.mean(eta).col(0)).cwiseAbs().maxCoeff();
+    }
+    check(fam.couples_columns() == (cross > 1e-9), "family: couples_columns() when the columns' means interact", cross,
+          0);
   }
 }
 
-// The group lasso fits gaussian, binomial and poisson; another family is an error, never a gaussian fit.
+// The group lasso fits the families of one response column (gaussian, binomial, poisson); another family is
+// an error naming it, never a gaussian fit.
 static void test_group_lasso_family(const Problem& pb) {
   const VectorXd none, m = VectorXd::Ones(2);
   const MatrixXd z = pb.x.leftCols(4);
   bool threw = false;
-  try {
-    GroupLasso gl(z, {2, 2}, pb.y, none, none, m, Family::Multinomial);
-  } catch (const std::invalid_argument&) {
-    threw = true;
+  for (const Family family : {Family::Multinomial, Family::MGaussian}) {
+    std::string message;
+    try {
+      GroupLasso gl(z, {2, 2}, pb.y, none, none, m, family);
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    check(message.find(std::string("the family '") + name_of(family) + "' does not fit one response column") !=
+              std::string::npos,
+          "group lasso: a family of several response columns throws, naming it", !message.empty(), 1);
   }
-  check(threw, "group lasso: the multinomial family throws", threw, 1);
-  threw = false;
+  // the three it fits are taken
+  for (const Family family : {Family::Gaussian, Family::Binomial, Family::Poisson}) {
+    bool ok = true;
+    try {
+      VectorXd y = pb.y;
+      if (family != Family::Gaussian) y = (pb.y.array() > pb.y.mean()).cast<double>();
+      GroupLasso gl(z, {2, 2}, y, none, none, m, family);
+    } catch (const std::invalid_argument&) {
+      ok = false;
+    }
+    check(ok, "group lasso: gaussian, binomial and poisson are taken", ok, 1);
+  }
   try {
     from_name<Family>("gaussain");
   } catch (const std::invalid_argument&) {

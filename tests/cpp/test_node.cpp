@@ -51,7 +51,7 @@ static void test_policy_node() {
   check(dv < 1e-12, "candidate_covariance() equals the sweep's", dv, 0);
   // the node's conditional mean: Sigma_eO Sigma_OO^-1 (x_O - mu_O) by a direct solve
   NodeSpec s;
-  s.family = PolicyFamily::Multinomial;
+  s.family = Family::Multinomial;
   s.eta0 = q;
   s.P = P;
   s.base = mu.tail(P);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../common/blas.hpp"
+#include "../common/family.hpp"
 #include "../common/options.hpp"
 #include "../common/types.hpp"
 #include "risk.hpp"
@@ -142,17 +143,11 @@ inline MatrixXd candidate_covariance(const MatrixXd& A, const std::vector<Index>
   return V;
 }
 
-// The families a policy takes, its rules and its stops, as R's fgseq_policy() names them.
-enum class PolicyFamily { Binomial, Multinomial, Gaussian };
+// The rules and stops of a policy, as R's fgseq_policy() names them (its families are the fit's, Family:
+// a least-squares family predicts a number, the others decide a class).
 enum class PolicyRule { Adaptive, Sequence, Cascade };
 enum class PolicyStop { Reduction, Risk, Margin };
 
-template <>
-struct Names<PolicyFamily> {
-  static constexpr const char* what = "policy family";
-  static constexpr std::pair<PolicyFamily, const char*> table[] = {
-      {PolicyFamily::Binomial, "binomial"}, {PolicyFamily::Multinomial, "multinomial"}, {PolicyFamily::Gaussian, "gaussian"}};
-};
 template <>
 struct Names<PolicyRule> {
   static constexpr const char* what = "rule";
@@ -169,7 +164,7 @@ struct Names<PolicyStop> {
 // What a node's evaluation needs besides A: the model (family, rule, stop, tol), the rows' values
 // of the swept pivots and of the prefix model's columns, the candidates.
 struct NodeSpec {
-  PolicyFamily family = PolicyFamily::Binomial;
+  Family family = Family::Binomial;
   PolicyRule rule = PolicyRule::Adaptive;
   PolicyStop stop = PolicyStop::Reduction;
   double tol = 0;                    // gaussian: the tolerance of agreement
@@ -216,7 +211,7 @@ inline void leading_two(const Eigen::Ref<const Eigen::RowVectorXd>& v, Index& fi
 
 inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   const Index n = s.budget.size(), P = s.P;
-  const bool gaussian = s.family == PolicyFamily::Gaussian;
+  const bool gaussian = FamilyOps{s.family}.least_squares();  // a prediction, not a class
   const bool cascade = s.rule == PolicyRule::Cascade;
   NodeResult r;
   // the conditional mean and covariance of eta

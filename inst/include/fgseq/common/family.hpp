@@ -49,6 +49,21 @@ struct FamilyOps {
     unknown();
   }
 
+  // Whether the loss couples the response columns (the softmax of the multinomial: its Hessian has a
+  // block for every pair of classes, (m1 K)^2 in all, so Newton's directions come from products with it).
+  bool couples_columns() const {
+    switch (family) {
+      case Family::Multinomial:
+        return true;
+      case Family::Gaussian:
+      case Family::MGaussian:
+      case Family::Binomial:
+      case Family::Poisson:
+        return false;
+    }
+    unknown();
+  }
+
   // Whether the fit is least squares (the linear engine: gaussian, mgaussian).
   bool least_squares() const {
     switch (family) {

@@ -117,7 +117,7 @@ std::vector<MatrixXd> glm_pair_cross(const FamilyOps& fam, const Cols& A, const 
                                      double W, const std::vector<kernels::CrossBlock>& blocks, int threads = 1,
                                      const Blas& blas = Blas()) {
   const Index P = mu.cols();
-  if (fam.family != Family::Multinomial || P < 2)
+  if (!fam.couples_columns() || P < 2)
     return kernels::weighted_cross_rows(row_source(A), glm_pair_weights(fam, mu, w, W), blocks, threads, blas);
   const size_t nb = blocks.size();
   Index R = 0;

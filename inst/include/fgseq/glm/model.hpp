@@ -235,7 +235,7 @@ class GlmModel : public GlmPathModel {
 
   // Whether the Newton directions come without the Hessian (the multinomial family, whose Hessian is
   // (m1 K)^2: glm/multinomial.hpp)
-  bool hessian_free() const { return fam_.family == Family::Multinomial; }
+  bool hessian_free() const { return fam_.couples_columns(); }
 
   // Makes f the current fit.
   void accept(NewtonFit f) {

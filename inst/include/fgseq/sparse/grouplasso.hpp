@@ -118,8 +118,9 @@ class GroupLasso {
     if (y.size() != n || (w.size() && w.size() != n) || (offset.size() && offset.size() != n)) {
       throw std::invalid_argument("group lasso: y, weights and offset must have one value per row of z");
     }
-    if (family != Family::Gaussian && family != Family::Binomial && family != Family::Poisson) {
-      throw std::invalid_argument("group lasso: the family must be gaussian, binomial or poisson");
+    if (!ops_.columns_fit(1) || ops_.columns_fit(2)) {  // a family of one response column
+      throw std::invalid_argument(std::string("group lasso: the family '") + name_of(family) +
+                                  "' does not fit one response column (gaussian, binomial and poisson do)");
     }
     start_.push_back(0);
     for (Eigen::Index k : sizes) start_.push_back(start_.back() + k);
