@@ -49,21 +49,6 @@ struct FamilyOps {
     unknown();
   }
 
-  // Whether the loss couples the response columns (the softmax of the multinomial: its Hessian has a
-  // block for every pair of classes, (m1 K)^2 in all, so Newton's directions come from products with it).
-  bool couples_columns() const {
-    switch (family) {
-      case Family::Multinomial:
-        return true;
-      case Family::Gaussian:
-      case Family::MGaussian:
-      case Family::Binomial:
-      case Family::Poisson:
-        return false;
-    }
-    unknown();
-  }
-
   // Whether the fit is least squares (the linear engine: gaussian, mgaussian).
   bool least_squares() const {
     switch (family) {
@@ -77,6 +62,11 @@ struct FamilyOps {
     }
     unknown();
   }
+
+  // Whether the loss couples the response columns: several columns that are not least squares (the
+  // softmax of the multinomial; mgaussian's columns are separate least squares). Its Hessian then has a
+  // block for every pair of columns, (m1 K)^2 in all, so Newton's directions come from products with it.
+  bool couples_columns() const { return columns_fit(2) && !least_squares(); }
 
   // Whether adding the same constant to every linear predictor of a row leaves its mean unchanged
   // (the multinomial's softmax), so that constants are defined up to a common shift.
