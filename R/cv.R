@@ -226,27 +226,8 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
           ", or give `stop_cost` (a positive cost).")
   }
   if (progress) bar <- cli::cli_progress_bar("Cross-validating fgseq", total = L, clear = TRUE)
-  group <- inputs$group
-  meas <- inputs$meas
-  # each fold: fitted on the other folds with their weights and offsets, scored on its own rows with
-  # theirs (the held-out metric weighted as the fit's loss is)
-  fold_curve <- function(l, f) {
-    test <- foldid == f
-    fit <- in_fold(f, lambda[l], sum(!test), {
-      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, meas,
-                                       lambda = lambda[l], weights = weights[!test],
-                                       offset = if (!is.null(offset)) take_rows(offset, !test)),
-                                  fit_args)))
-    })
-    # the held-out metric: an error here is one of the fold's own rows, not of its training rows
-    curve <- in_fold(f, lambda[l], sum(test), held_out = TRUE, {
-      anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
-                    query = if (metric == "ndcg") query[test], k = k,
-                    newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
-    })
-    attr(curve, "partial") <- isTRUE(fit$partial)
-    curve
-  }
+  fold_curve <- fold_curve_of(x, y, inputs$group, inputs$meas, weights, offset, foldid, lambda, fit_args, metric,
+                              query, k)
   curves <- vector("list", L)
   for (l in seq_len(L)) {
     if (is.null(fits[[l]])) {
@@ -257,7 +238,7 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
       L <- l - 1L
       break
     }
-    curves[[l]] <- once(map_parallel(seq_len(nfolds), function(f) fold_curve(l, f)))
+    curves[[l]] <- once(map_parallel(seq_len(nfolds), fold_curve, l = l))
     if (progress) cli::cli_progress_update(id = bar)
   }
   if (progress) cli::cli_progress_done(id = bar)
@@ -299,6 +280,42 @@ cv_fgseq.default <- function(x, y, group = NULL, cost = NULL, lambda = NULL, nla
   out$budget.1se <- chosen[["1se"]]
   if (!keep_data) out$fgseq.fit <- lapply(out$fgseq.fit, lean_fit)  # after the folds, which use the data
   out
+}
+
+# The function(l, f) that fits fold f at lambda[l] on the other folds (with their weights and offsets)
+# and returns its held-out curve, scored on the fold's own rows with theirs (the held-out metric weighted
+# as the fit's loss is). Built here so that its environment holds only what the folds need (x once, the
+# checked group and measurements): it is what a parallel plan ships to each worker.
+fold_curve_of <- function(x, y, group, meas, weights, offset, foldid, lambda, fit_args, metric, query, k) {
+  force(x)
+  force(y)
+  force(group)
+  force(meas)
+  force(weights)
+  force(offset)
+  force(foldid)
+  force(lambda)
+  force(fit_args)
+  force(metric)
+  force(query)
+  force(k)
+  function(l, f) {
+    test <- foldid == f
+    fit <- in_fold(f, lambda[l], sum(!test), {
+      quiet_fold(do.call(fgseq, c(list(x[!test, , drop = FALSE], take_rows(y, !test), group, meas,
+                                       lambda = lambda[l], weights = weights[!test],
+                                       offset = if (!is.null(offset)) take_rows(offset, !test)),
+                                  fit_args)))
+    })
+    # the held-out metric: an error here is one of the fold's own rows, not of its training rows
+    curve <- in_fold(f, lambda[l], sum(test), held_out = TRUE, {
+      anytime_curve(fit, x[test, , drop = FALSE], take_rows(y, test), metric = metric,
+                    query = if (metric == "ndcg") query[test], k = k,
+                    newoffset = if (!is.null(offset)) take_rows(offset, test), weights = weights[test])
+    })
+    attr(curve, "partial") <- isTRUE(fit$partial)
+    curve
+  }
 }
 
 # cv_fgseq() on data in chunks: not supported, and why (see the section Data in chunks of ?cv_fgseq).

@@ -280,12 +280,13 @@ local_parallel_plan <- function() {
 }
 
 # lapply() through future.apply::future_lapply() when future.apply is installed (in parallel under a
-# parallel future plan), plain lapply() otherwise. `...` goes to future_lapply() only.
+# parallel future plan), plain lapply() otherwise; `...` goes to `f`. What a worker receives is `f` with
+# its environment and `...`: build `f` where its environment holds only what it needs.
 map_parallel <- function(items, f, ...) {
   if (requireNamespace("future.apply", quietly = TRUE)) {
-    future.apply::future_lapply(items, f, future.seed = NULL, ...)
+    future.apply::future_lapply(items, f, ..., future.seed = NULL)
   } else {
-    lapply(items, f)
+    lapply(items, f, ...)
   }
 }
 

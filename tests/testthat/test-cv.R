@@ -506,6 +506,33 @@ test_that("cross-validation checks its inputs once: the fits on all rows share t
   }
 })
 
+test_that("the folds on two parallel workers give the sequential cross-validation, each shipped one copy of x", {
+  x <- model.matrix(diagnosis ~ . - 1, heart)[, 1:10]
+  run <- function() suppressWarnings(cv_fgseq(x, heart$diagnosis, cost = seq_len(ncol(x)), family = "binomial",
+                                              lambda = c(1, 0.01), nfolds = 3, seed = 2, metric = "accuracy",
+                                              progress = FALSE))
+  one <- run()
+  oplan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(oplan), add = TRUE)
+  two <- run()
+  expect_identical(two$cvm, one$cvm)
+  expect_identical(two$budget, one$budget)
+  # what a worker receives: the fold function and its environment, about one copy of x and y (not the
+  # fits on all rows, nor the checked inputs beside x)
+  set.seed(4)
+  big <- matrix(rnorm(5000 * 20), 5000, 20, dimnames = list(NULL, paste0("v", 1:20)))
+  yb <- rnorm(5000)
+  fb <- fgseq:::fold_curve_of(big, yb, fgseq:::check_group(NULL, big), fgseq:::group_measurements(NULL, NULL, colnames(big)),
+                              NULL, NULL, rep(1:3, length.out = 5000), c(1, 0.01), list(), "r2", NULL, 5)
+  expect_lt(length(serialize(fb, NULL)), 1.2 * length(serialize(list(big, yb), NULL)))
+  f <- fgseq:::fold_curve_of(x, heart$diagnosis, fgseq:::check_group(NULL, x),
+                             fgseq:::group_measurements(NULL, NULL, colnames(x)), NULL, NULL, one$foldid, one$lambda,
+                             list(family = "binomial"), "accuracy", NULL, 5)
+  expect_equal(f(1L, 1L)$value, suppressWarnings(
+    anytime_curve(fgseq(x[one$foldid != 1, ], heart$diagnosis[one$foldid != 1], cost = NULL, family = "binomial",
+                        lambda = 1), x[one$foldid == 1, ], heart$diagnosis[one$foldid == 1], metric = "accuracy"))$value)
+})
+
 test_that("a max_time that leaves the fit on all rows empty names max_time, not stop_cost", {
   e <- tryCatch(suppressWarnings(cv_fgseq(vd$x, vd$y, vd$group, vd$cost, lambda = c(1, 1e-6), nfolds = 3,
                                           max_time = 1e-9, progress = FALSE)), error = identity)
