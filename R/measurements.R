@@ -11,8 +11,9 @@
 # The measurements of a matrix fit with groups `labels`, checked: without `needs`, `cost` is one
 # cost >= 0 per group (check_cost()) and each group needs the measurement named by its label; with
 # `needs` (a named list: group label -> measurement names; a group not listed needs its own label),
-# `cost` is named by measurement, each finite and >= 0 (NULL: 1 each). Returns list(needs,
-# measurement_cost, cost), `cost` the stand-alone cost of each group.
+# `cost` is named by measurement, each finite and >= 0 (NULL: 1 each); or `cost` is measurements already
+# checked (new_measurements(), from a formula method or cross-validation), taken as they are. Returns the
+# measurements (new_measurements()), `cost` the stand-alone cost of each group.
 group_measurements <- function(cost, needs, labels, what = "group") {
   if (inherits(cost, "fgseq_measurements")) return(checked_measurements(cost, needs, labels))
   if (is.null(needs)) {
