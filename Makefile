@@ -26,6 +26,10 @@ VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
 CHECKDIR := $(PKG).Rcheck
 DEMO_DIR ?= demo-output
+# The package's C++ units compile side by side: R CMD INSTALL, build and check run their make with as
+# many jobs as the machine has cores (at most 4: there are four units).
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
+R_MAKE = MAKEFLAGS=-j$(JOBS)
 BENCH_N ?=
 
 # Without pandoc the vignette cannot be built: build and check without it then. Recursively expanded
@@ -53,8 +57,8 @@ document:
 
 # The compiler's messages (Eigen's headers are chatty) go to install.log, shown only on failure.
 install:
-	@echo "$(R) CMD INSTALL --preclean . (log: install.log)"
-	@$(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
+	@echo "$(R_MAKE) $(R) CMD INSTALL --preclean . (log: install.log)"
+	@$(R_MAKE) $(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
 
 demo: deps-demo install
 	mkdir -p $(DEMO_DIR)
@@ -86,10 +90,10 @@ CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_VIGNETTES_SKIP_RUN_MAYBE_=t
 
 check: deps test-core
 	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz
-	$(R) CMD build $(BUILD_FLAGS) .
-	@echo "$(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
+	$(R_MAKE) $(R) CMD build $(BUILD_FLAGS) .
+	@echo "$(R_MAKE) $(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL)"; \
 	status=0; \
-	$(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
+	$(R_MAKE) $(CHECK_ENV) $(R) CMD check $(CHECK_FLAGS) $(TARBALL) || status=$$?; \
 	log=$(CHECKDIR)/00check.log; \
 	if [ ! -f "$$log" ]; then echo "make check: $$log not found" >&2; exit 1; fi; \
 	line=$$(grep -E '^Status:' "$$log" | tail -n 1 || true); \

@@ -45,26 +45,6 @@
     .Call(`_fgseq_scan_columns_cpp`, x, max_time)
 }
 
-.miser_fit <- function(x, y, weights, offset, group_of, measurements, control, progress) {
-    .Call(`_fgseq_miser_fit_cpp`, x, y, weights, offset, group_of, measurements, control, progress)
-}
-
-.miser_predict <- function(x, start, feature, threshold, left, right, value, init, eta, steps) {
-    .Call(`_fgseq_miser_predict_cpp`, x, start, feature, threshold, left, right, value, init, eta, steps)
-}
-
-.glm_chunk_sums <- function(x, y, weights, offset, family, columns, theta) {
-    .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
-}
-
-.glm_chunk_gains <- function(x, y, weights, offset, family, columns, theta, n_selected) {
-    .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected)
-}
-
-.glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress) {
-    .Call(`_fgseq_glm_chunked_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress)
-}
-
 .prefix_predict <- function(x, column_step, requested, a0, coef) {
     .Call(`_fgseq_prefix_predict_cpp`, x, column_step, requested, a0, coef)
 }
@@ -99,5 +79,25 @@
 
 .policy_node <- function(A, x, rows, node, settings, table) {
     .Call(`_fgseq_policy_node_cpp`, A, x, rows, node, settings, table)
+}
+
+.glm_chunk_sums <- function(x, y, weights, offset, family, columns, theta) {
+    .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
+}
+
+.glm_chunk_gains <- function(x, y, weights, offset, family, columns, theta, n_selected) {
+    .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected)
+}
+
+.glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress) {
+    .Call(`_fgseq_glm_chunked_path_cpp`, whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress)
+}
+
+.miser_fit <- function(x, y, weights, offset, group_of, measurements, control, progress) {
+    .Call(`_fgseq_miser_fit_cpp`, x, y, weights, offset, group_of, measurements, control, progress)
+}
+
+.miser_predict <- function(x, start, feature, threshold, left, right, value, init, eta, steps) {
+    .Call(`_fgseq_miser_predict_cpp`, x, start, feature, threshold, left, right, value, init, eta, steps)
 }
 

@@ -634,7 +634,7 @@ method_scores <- function(method) {
   traits$scores[match(method, traits$name)]
 }
 
-# The options of a fit, checked, as the named list the core reads (control_from() in src/fgseq.cpp).
+# The options of a fit, checked, as the named list the core reads (control_from() in src/glue-fit.h).
 # `method`, `criterion`, `fr_gain`, `engine` and `max_time` come checked by the verb, where they enter.
 # `max_cost` is the fit's budget; the core spends it less the cost paid at step 0 (budget_beyond_paid(),
 # with the fit's measurements `meas`; NULL: not known yet, and the caller does so itself).

@@ -224,7 +224,7 @@ marginal_costs <- function(sequence, needs, measurement_cost, paid = character(0
   }, numeric(1), USE.NAMES = FALSE)
 }
 
-# The measurements as the core reads them (measurements_from() in src/fgseq.cpp): `needs`, 0-based
+# The measurements as the core reads them (measurements_from() in src/glue.h): `needs`, 0-based
 # measurement indices per group (in the order of `labels`), and `measurement_cost`, one cost per
 # measurement some group needs. The measurements paid at step 0 (`m$paid`) cost 0 there: the core
 # pays a group only its measurements not paid before, and the fit's constructor (new_fgseq(),

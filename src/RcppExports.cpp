@@ -159,99 +159,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// miser_fit_cpp
-Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, weights, offset, group_of, measurements, control, progress));
-    return rcpp_result_gen;
-END_RCPP
-}
-// miser_predict_cpp
-Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start, const std::vector<int>& feature, const std::vector<double>& threshold, const std::vector<int>& left, const std::vector<int>& right, const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init, double eta, const std::vector<int>& steps);
-RcppExport SEXP _fgseq_miser_predict_cpp(SEXP xSEXP, SEXP startSEXP, SEXP featureSEXP, SEXP thresholdSEXP, SEXP leftSEXP, SEXP rightSEXP, SEXP valueSEXP, SEXP initSEXP, SEXP etaSEXP, SEXP stepsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type start(startSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type feature(featureSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type threshold(thresholdSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type left(leftSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type right(rightSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type value(valueSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type init(initSEXP);
-    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type steps(stepsSEXP);
-    rcpp_result_gen = Rcpp::wrap(miser_predict_cpp(x, start, feature, threshold, left, right, value, init, eta, steps));
-    return rcpp_result_gen;
-END_RCPP
-}
-// glm_chunk_sums_cpp
-Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta);
-RcppExport SEXP _fgseq_glm_chunk_sums_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunk_sums_cpp(x, y, weights, offset, family, columns, theta));
-    return rcpp_result_gen;
-END_RCPP
-}
-// glm_chunk_gains_cpp
-Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected);
-RcppExport SEXP _fgseq_glm_chunk_gains_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP n_selectedSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
-    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
-    Rcpp::traits::input_parameter< int >::type n_selected(n_selectedSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunk_gains_cpp(x, y, weights, offset, family, columns, theta, n_selected));
-    return rcpp_result_gen;
-END_RCPP
-}
-// glm_chunked_path_cpp
-Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function sums, Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
-RcppExport SEXP _fgseq_glm_chunked_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP sumsSEXP, SEXP gainsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type whitening(whiteningSEXP);
-    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
-    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
-    Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type theta0(theta0SEXP);
-    Rcpp::traits::input_parameter< Rcpp::Function >::type sums(sumsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type gains(gainsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunked_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress));
-    return rcpp_result_gen;
-END_RCPP
-}
 // prefix_predict_cpp
 Rcpp::List prefix_predict_cpp(SEXP x, const std::vector<int>& column_step, const Eigen::Map<Eigen::MatrixXi>& requested, const Eigen::Map<Eigen::MatrixXd>& a0, const Eigen::Map<Eigen::MatrixXd>& coef);
 RcppExport SEXP _fgseq_prefix_predict_cpp(SEXP xSEXP, SEXP column_stepSEXP, SEXP requestedSEXP, SEXP a0SEXP, SEXP coefSEXP) {
@@ -379,6 +286,99 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// glm_chunk_sums_cpp
+Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta);
+RcppExport SEXP _fgseq_glm_chunk_sums_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunk_sums_cpp(x, y, weights, offset, family, columns, theta));
+    return rcpp_result_gen;
+END_RCPP
+}
+// glm_chunk_gains_cpp
+Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected);
+RcppExport SEXP _fgseq_glm_chunk_gains_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP n_selectedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_selected(n_selectedSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunk_gains_cpp(x, y, weights, offset, family, columns, theta, n_selected));
+    return rcpp_result_gen;
+END_RCPP
+}
+// glm_chunked_path_cpp
+Rcpp::List glm_chunked_path_cpp(const Rcpp::List& whitening, const std::vector<int>& group_of, int n_groups, const Rcpp::List& measurements, double weight_sum, const Eigen::Map<Eigen::VectorXd>& theta0, Rcpp::Function sums, Rcpp::Nullable<Rcpp::Function> gains, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_glm_chunked_path_cpp(SEXP whiteningSEXP, SEXP group_ofSEXP, SEXP n_groupsSEXP, SEXP measurementsSEXP, SEXP weight_sumSEXP, SEXP theta0SEXP, SEXP sumsSEXP, SEXP gainsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type whitening(whiteningSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< int >::type n_groups(n_groupsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
+    Rcpp::traits::input_parameter< double >::type weight_sum(weight_sumSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type theta0(theta0SEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type sums(sumsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type gains(gainsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunked_path_cpp(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress));
+    return rcpp_result_gen;
+END_RCPP
+}
+// miser_fit_cpp
+Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::vector<int>& group_of, const Rcpp::List& measurements, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> progress);
+RcppExport SEXP _fgseq_miser_fit_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP group_ofSEXP, SEXP measurementsSEXP, SEXP controlSEXP, SEXP progressSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group_of(group_ofSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type measurements(measurementsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type progress(progressSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_fit_cpp(x, y, weights, offset, group_of, measurements, control, progress));
+    return rcpp_result_gen;
+END_RCPP
+}
+// miser_predict_cpp
+Eigen::MatrixXd miser_predict_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<double>& start, const std::vector<int>& feature, const std::vector<double>& threshold, const std::vector<int>& left, const std::vector<int>& right, const std::vector<double>& value, const Eigen::Map<Eigen::VectorXd>& init, double eta, const std::vector<int>& steps);
+RcppExport SEXP _fgseq_miser_predict_cpp(SEXP xSEXP, SEXP startSEXP, SEXP featureSEXP, SEXP thresholdSEXP, SEXP leftSEXP, SEXP rightSEXP, SEXP valueSEXP, SEXP initSEXP, SEXP etaSEXP, SEXP stepsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type start(startSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type feature(featureSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type threshold(thresholdSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type left(leftSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type right(rightSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type init(initSEXP);
+    Rcpp::traits::input_parameter< double >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type steps(stepsSEXP);
+    rcpp_result_gen = Rcpp::wrap(miser_predict_cpp(x, start, feature, threshold, left, right, value, init, eta, steps));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_option_names_cpp", (DL_FUNC) &_fgseq_option_names_cpp, 0},
@@ -392,11 +392,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_group_moments_whitening_cpp", (DL_FUNC) &_fgseq_group_moments_whitening_cpp, 4},
     {"_fgseq_moments_whitening_cpp", (DL_FUNC) &_fgseq_moments_whitening_cpp, 4},
     {"_fgseq_scan_columns_cpp", (DL_FUNC) &_fgseq_scan_columns_cpp, 2},
-    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
-    {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
-    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
-    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
-    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_prefix_predict_cpp", (DL_FUNC) &_fgseq_prefix_predict_cpp, 5},
     {"_fgseq_count_nonfinite_cpp", (DL_FUNC) &_fgseq_count_nonfinite_cpp, 2},
     {"_fgseq_first_missing_step_cpp", (DL_FUNC) &_fgseq_first_missing_step_cpp, 3},
@@ -406,6 +401,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_bvn_rules_cpp", (DL_FUNC) &_fgseq_bvn_rules_cpp, 0},
     {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 4},
     {"_fgseq_policy_node_cpp", (DL_FUNC) &_fgseq_policy_node_cpp, 6},
+    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
+    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
+    {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
+    {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
+    {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},
     {NULL, NULL, 0}
 };
 

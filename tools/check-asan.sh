@@ -32,8 +32,9 @@ cat > "$work/Makevars" <<MAKEVARS
 CXX17FLAGS = $FLAGS
 CXXFLAGS = $FLAGS
 LDFLAGS = -fsanitize=address,undefined
+FGSEQ_DEBUG_FLAGS = -g
 MAKEVARS
-R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --preclean --no-test-load -l "$ASAN_LIB" . \
+MAKEFLAGS=-j2 R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --preclean --no-test-load -l "$ASAN_LIB" . \
   > "$work/install.log" 2>&1 || { tail -n 40 "$work/install.log"; exit 1; }
 
 preload="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"

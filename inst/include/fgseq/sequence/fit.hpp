@@ -1,6 +1,8 @@
 // A whole fit of a sequence end to end: statistics, whitening, the model (linear/ or glm/), the greedy
 // path (greedy/), coefficients on the original scale; and the Services the glue gives a fit. The room
-// above the models and the selection loop it puts together: no header of theirs includes it.
+// above the models and the selection loop it puts together: no header of theirs includes it. The GLM
+// fits (glm_fit(), the GLM's null model, fit_glm_refit()) are in fit_glm.hpp, which this header
+// includes at its end unless FGSEQ_SEPARATE_GLM is defined (see FGSEQ_GLM_INLINE).
 #ifndef FGSEQ_SEQUENCE_FIT_HPP
 #define FGSEQ_SEQUENCE_FIT_HPP
 
@@ -12,15 +14,26 @@
 #include "../common/blas.hpp"
 #include "../common/deadline.hpp"
 #include "../common/design.hpp"
+#include "../common/family.hpp"
 #include "../common/measurements.hpp"
 #include "../common/stats.hpp"
 #include "../common/whiten.hpp"
-#include "../glm/model.hpp"
-#include "../glm/refit.hpp"
 #include "../greedy/engine.hpp"
 #include "../greedy/model.hpp"
 #include "../linear/gram.hpp"
 #include "../linear/sample.hpp"
+
+// The GLM fits of fit_glm.hpp are header-only like the rest of the core (inline) unless
+// FGSEQ_SEPARATE_GLM is defined: then this header only declares the two that fit_path() calls, and one
+// translation unit that includes fit_glm.hpp defines them (the R package's src/glm.cpp), so that a
+// unit that fits no GLM does not compile the GLM models: their headers cost about 20 s of the
+// compiler's front end and their code about 30 s of code generation (g++ 12, -O2), which the units of
+// the package then compile side by side.
+#ifdef FGSEQ_SEPARATE_GLM
+#define FGSEQ_GLM_INLINE
+#else
+#define FGSEQ_GLM_INLINE inline
+#endif
 
 namespace fgseq {
 
@@ -110,49 +123,24 @@ inline FitResult null_gram(GramStats st, Index p, const GroupLayout& lay, const 
   return out;
 }
 
+// The GLM families' null model (see null_model()) and a GLM fit (binomial, Poisson, multinomial):
+// fit_glm.hpp.
+FGSEQ_GLM_INLINE FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
+                                    const MatrixXd& offset, Family family, const GroupLayout& lay,
+                                    const Measurements& cost, const Control& ctl, const Services& svc);
+FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+                                   Family family, const GroupLayout& lay, const Measurements& cost,
+                                   const Control& ctl, const Deadline& deadline, const Services& svc);
+
 // The null model from the rows of y (n x P, less the offset for the Gaussian families), the weights w
-// (empty: 1 each) and the offset; x contributes its column count p only. The GLM families' intercepts
-// come from the Newton solver of fits from chunks (sums_refitter()), over blocks of kRowBlock rows:
-// every Newton point is one pass over the rows with block-sized buffers, so a time-out on many rows
-// answers without making n-row copies.
+// (empty: 1 each) and the offset; x contributes its column count p only (the GLM families' in
+// null_glm(), fit_glm.hpp).
 inline FitResult null_model(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w, const MatrixXd& offset,
                             Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
                             const Services& svc) {
-  const Index n = y.rows(), P = y.cols();
-  const FamilyOps fam{family};
-  if (fam.least_squares())
-    return null_gram(standardize(centred_moments(MatrixXd(n, 0), y, w)), p, lay, cost, ctl, svc);
-  GramStats st;
-  st.n = n;
-  st.weight_sum = w.size() ? w.sum() : static_cast<double>(n);
-  const Whitened wh = no_columns(st, p, lay);
-  const std::vector<int> outer(static_cast<size_t>(p) + 1, 0);
-  const int no_index = 0;
-  const double no_value = 0.0;
-  const GlmSumsSource sums = [&](const std::vector<Index>&, const MatrixXd& theta) {
-    GlmSums total;
-    for (Index b = 0; b < n; b += kRowBlock) {
-      const Index m = std::min(kRowBlock, n - b);
-      const SparseDesign none(SparseMap(m, p, 0, outer.data(), &no_index, &no_value));  // m x p, no stored value
-      const MatrixXd yb = y.middleRows(b, m);
-      const VectorXd wb = w.size() ? VectorXd(w.segment(b, m)) : VectorXd::Ones(m);
-      const MatrixXd ob = offset.size() ? MatrixXd(offset.middleRows(b, m)) : MatrixXd();
-      GlmSums part = glm_chunk_sums(none, yb, wb, ob, family, st, SelectedColumns(), theta);
-      if (b == 0) total = std::move(part);
-      else total += part;
-    }
-    return total;
-  };
-  VectorXd ybar = VectorXd::Zero(P);  // the start: the link of the weighted mean response
-  for (Index i = 0; i < n; ++i) ybar += (w.size() ? w(i) : 1.0) * y.row(i).transpose();
-  Control spent = ctl;
-  spent.max_time = 0.0;
-  spent.method = Method::OMP;  // nothing is selected: a method that scores gradients, needing no gains
-  GlmRefitModel model(wh, st, lay, st.weight_sum, fam.null_intercepts(ybar / st.weight_sum),
-                      sums_refitter(sums, st.weight_sum, spent), spent);
-  FitResult out = run_path(model, cost, spent, Deadline(0.0), svc);  // a clock already spent: no step
-  out.path.partial = true;
-  return out;
+  if (FamilyOps{family}.least_squares())
+    return null_gram(standardize(centred_moments(MatrixXd(y.rows(), 0), y, w)), p, lay, cost, ctl, svc);
+  return null_glm(p, y, w, offset, family, lay, cost, ctl, svc);
 }
 
 // Whether the values the pass over x read stop the fit (Control::check_values): NA, NaN or Inf, or a
@@ -209,23 +197,6 @@ inline FitResult fit_sample(const Design& x, const Eigen::Ref<const MatrixXd>& y
   return out;
 }
 
-// A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
-// blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
-// the fit is the null model, marked partial (null_model()).
-inline FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-                         Family family, const GroupLayout& lay, const Measurements& cost, const Control& ctl,
-                         const Deadline& deadline, const Services& svc) {
-  BlockStats bs;
-  Whitened wh;
-  try {
-    bs = block_stats(x, MatrixXd(x.rows(), 0), w, lay, ctl.threads, timed_poll(svc, deadline));
-    wh = whiten_block_stats(bs, ctl.rank_tol);
-  } catch (const TimeUp&) {
-    return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
-  }
-  GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
-  return run_path(model, cost, ctl, deadline, svc);
-}
 }  // namespace detail
 
 // x: n x p, dense or sparse (see common/design.hpp); y: n x P (Gaussian, multi-response Gaussian: the
@@ -315,21 +286,6 @@ inline FitResult fit_path(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<
   return fit_path(DenseDesign(x), y, weights, offset, group_of, n_groups, cost, family, ctl, svc);
 }
 
-// The path of a GLM whose refits run elsewhere (GlmRefitModel): CS-G-OMP, or CS-G-FR and Doubling with
-// the quadratic gain from `gains`; from the column statistics and the whitening of the whole data (wh:
-// T, rank and offset), the total weight, the null model's starting intercepts null_theta (1 x P) and
-// the refit. max_time counts from the call.
-inline FitResult fit_glm_refit(const Whitened& wh, const GramStats& st, const GroupLayout& lay, double weight_sum,
-                               const MatrixXd& null_theta, const GlmRefitter& refit,
-                               const Measurements& cost, const Control& ctl,
-                               const Services& svc = Services(), const GlmGainSource& gains = GlmGainSource()) {
-  if (st.mean.size() != lay.p || st.scale.size() != lay.p || static_cast<Index>(st.constant.size()) != lay.p)
-    throw std::invalid_argument("fit_glm_refit: one mean, scale and constant flag per column is needed");
-  const Deadline deadline(ctl.max_time);  // the fit's one clock, from its call
-  GlmRefitModel model(wh, st, lay, weight_sum, null_theta, refit, ctl, gains);
-  return detail::run_path(model, cost, ctl, deadline, svc);
-}
-
 // The linear fit from centred moments (of one data set, or merged from chunks of rows): the same path
 // as fit_path() on the rows themselves, without them.
 inline FitResult fit_moments(const Moments& m, const std::vector<int>& group_of, int n_groups,
@@ -353,5 +309,9 @@ inline FitResult null_fit(const Moments& m, const std::vector<int>& group_of, in
 }
 
 }  // namespace fgseq
+
+#ifndef FGSEQ_SEPARATE_GLM
+#include "fit_glm.hpp"
+#endif
 
 #endif
