@@ -9,6 +9,7 @@
 #include <fgseq/adaptive/node.hpp>
 #include <fgseq/adaptive/risk.hpp>
 #include <fgseq/greedy/predict.hpp>
+#include <fgseq/sequence/fit.hpp>
 #include <fgseq/miser/forest.hpp>  // the Miser's option tables (.option_names)
 #include <fgseq/sparse/grouplasso.hpp>
 

@@ -1,6 +1,6 @@
 // What the units of the glue that fit a sequence share (src/fgseq.cpp, src/glm.cpp): R's BLAS and
 // LAPACK and the other services a fit is given, the options of a fit and its moments from R's lists,
-// and the R list of a fitted path.
+// and the R list of a fitted path (sequence/path.hpp: no model of the core).
 #ifndef FGSEQ_GLUE_FIT_H
 #define FGSEQ_GLUE_FIT_H
 
@@ -12,7 +12,7 @@
 #define FCONE
 #endif
 
-#include <fgseq/sequence/fit.hpp>
+#include <fgseq/sequence/path.hpp>
 
 namespace glue {
 

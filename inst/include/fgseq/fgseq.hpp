@@ -15,8 +15,9 @@
 //            risk over rows (evaluator.hpp), one chunk's sums (sums.hpp), the multinomial's Newton
 //            directions (multinomial.hpp), the models over rows in memory (model.hpp) and refitted
 //            elsewhere (refit.hpp)
-//   sequence/ a whole fit of a sequence (fit.hpp): the models of linear/ and glm/ on greedy/'s loop; the
-//            GLM fits in fit_glm.hpp, which a translation unit of their own may compile alone
+//   sequence/ a whole fit of a sequence (fit.hpp): the models of linear/ and glm/ on greedy/'s loop; what
+//            every fit shares in path.hpp; the GLM fits in fit_glm.hpp, which a translation unit of
+//            their own may compile alone
 //   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
 //            searches, boosting (boost.hpp)
 //   sparse/  the cost-weighted group lasso path of the Sparse baseline
@@ -47,6 +48,7 @@
 #include "glm/multinomial.hpp"
 #include "glm/model.hpp"
 #include "glm/refit.hpp"
+#include "sequence/path.hpp"
 #include "sequence/fit.hpp"
 #include "sequence/fit_glm.hpp"
 #include "miser/boost.hpp"

@@ -1,9 +1,9 @@
 // The whole fits of the GLM families (binomial, Poisson, multinomial): over the rows in memory
 // (glm_fit(), GlmModel), the null model when the fit's clock is spent before its pass over x
 // (null_glm()), and the path whose refits run elsewhere (fit_glm_refit(), GlmRefitModel: the fits from
-// chunks of rows). fit_path() and null_fit() of fit.hpp call the first two. Included at the end of
-// fit.hpp (header-only), or, with FGSEQ_SEPARATE_GLM, by the one translation unit that defines them
-// (see FGSEQ_GLM_INLINE in fit.hpp).
+// chunks of rows). fit_path() and null_fit() of fit.hpp call the first two (declared in path.hpp).
+// Included at the end of fit.hpp (header-only), or, with FGSEQ_SEPARATE_GLM, by the one translation
+// unit that defines them (see FGSEQ_GLM_INLINE in path.hpp).
 #ifndef FGSEQ_SEQUENCE_FIT_GLM_HPP
 #define FGSEQ_SEQUENCE_FIT_GLM_HPP
 
@@ -13,7 +13,7 @@
 
 #include "../glm/model.hpp"
 #include "../glm/refit.hpp"
-#include "fit.hpp"
+#include "path.hpp"
 
 namespace fgseq {
 namespace detail {
@@ -62,7 +62,7 @@ FGSEQ_GLM_INLINE FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y
 
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
 // blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
-// the fit is the null model, marked partial (null_model()).
+// the fit is the null model, marked partial (null_glm()).
 FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                                    Family family, const GroupLayout& lay, const Measurements& cost,
                                    const Control& ctl, const Deadline& deadline, const Services& svc) {
@@ -72,7 +72,7 @@ FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const Vec
     bs = block_stats(x, MatrixXd(x.rows(), 0), w, lay, ctl.threads, timed_poll(svc, deadline));
     wh = whiten_block_stats(bs, ctl.rank_tol);
   } catch (const TimeUp&) {
-    return null_model(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
+    return null_glm(x.cols(), y, w, offset, family, lay, cost, ctl, svc);
   }
   GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
   return run_path(model, cost, ctl, deadline, svc);
