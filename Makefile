@@ -27,8 +27,8 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 CHECKDIR := $(PKG).Rcheck
 DEMO_DIR ?= demo-output
 # The package's C++ units compile side by side: R CMD INSTALL, build and check run their make with as
-# many jobs as the machine has cores (at most 4: there are four units).
-JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
+# many jobs as the machine has cores (at most 5: there are five units).
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 5 ] && n=5; echo $$n)
 R_MAKE = MAKEFLAGS=-j$(JOBS)
 BENCH_N ?=
 

@@ -9,8 +9,8 @@
 ##
 ## Printed: the compiler and R's flags for C++17, the load before each install, every wall time, the
 ## medians, the ratio of two jobs to one and the target (two jobs at most 60 s on 2 cores). The package's
-## C++ code is in four units (src/Makevars: glm.o, fgseq.o, miser.o, RcppExports.o); with one job they
-## compile one after another, with two side by side.
+## C++ code is in five units (src/Makevars: glm.o, fgseq.o, core.o, miser.o, RcppExports.o); with one
+## job they compile one after another, with two side by side.
 source("bench/bench-utils.R")
 bench_header("fgseq")
 args <- bench_args(c(repeats = 1))

@@ -365,3 +365,6 @@ Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Ma
   }
   return out;
 }
+
+// The definitions of the helpers of glue.h and glue-fit.h, compiled here once.
+#include "glue-impl.h"

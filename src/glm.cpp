@@ -1,6 +1,7 @@
 // The glue of the GLM fits (see fgseq.cpp): one chunk's sums and gains and the path from chunks of
-// rows, and, with FGSEQ_SEPARATE_GLM (src/Makevars), the one definition of the GLM fits that
-// fit_path() calls (sequence/fit_glm.hpp), so that only this unit compiles the GLM models.
+// rows, and the one definition of the GLM fits that fit_path() calls (FGSEQ_DEFINE_GLM, see
+// common/compiled.hpp; sequence/fit_glm.hpp), so that only this unit compiles the GLM models.
+#define FGSEQ_DEFINE_GLM  // the GLM fits are defined here (common/compiled.hpp)
 #include "glue-fit.h"
 
 #include <fgseq/sequence/fit_glm.hpp>

@@ -1,6 +1,7 @@
 // What every unit of the glue shares (src/fgseq.cpp, src/glm.cpp, src/miser.cpp): Rcpp and Eigen, the
 // option values read through the core's name tables, and the measurements of a fit from R's list. Light
-// on purpose: it includes no model of the core, so that each unit pays only for the rooms it calls.
+// on purpose: it includes no model of the core, so that each unit pays only for the rooms it calls; the
+// helpers' definitions are in src/glue-impl.h.
 #ifndef FGSEQ_GLUE_H
 #define FGSEQ_GLUE_H
 
@@ -33,15 +34,7 @@ std::vector<std::string> names_of() {
 // The measurements of a fit, from the list R builds (measurement_index() in R/measurements.R):
 // `needs`, one integer vector of 0-based measurement indices per group, and `measurement_cost`, one
 // cost per measurement.
-inline fgseq::Measurements measurements_from(const Rcpp::List& m) {
-  const Rcpp::List needs = m["needs"];
-  std::vector<std::vector<Eigen::Index>> idx(static_cast<size_t>(needs.size()));
-  for (R_xlen_t g = 0; g < needs.size(); ++g) {
-    const std::vector<int> v = Rcpp::as<std::vector<int>>(needs[g]);
-    idx[static_cast<size_t>(g)].assign(v.begin(), v.end());
-  }
-  return fgseq::Measurements(std::move(idx), Rcpp::as<std::vector<double>>(m["measurement_cost"]));
-}
+fgseq::Measurements measurements_from(const Rcpp::List& m);
 
 }  // namespace glue
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "compiled.hpp"
 #include "kernels.hpp"
 #include "threads.hpp"
 #include "deadline.hpp"
@@ -161,7 +162,9 @@ class SparseDesign : public Design {
 // constant columns zero), and the product runs on the dense kernels (z = 0 - x_c (-T~)).
 // -T~ for the whitening map T of the columns cols: T's rows divided by the columns' scales, the rows of
 // constant columns 0, negated (z = 0 - x_c (-T~) on the kernels).
-inline MatrixXd negated_scaled_map(const std::vector<Index>& cols, const GramStats& st, const MatrixXd& T) {
+FGSEQ_API MatrixXd negated_scaled_map(const std::vector<Index>& cols, const GramStats& st, const MatrixXd& T);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API MatrixXd negated_scaled_map(const std::vector<Index>& cols, const GramStats& st, const MatrixXd& T) {
   MatrixXd Ts = T;
   for (Index a = 0; a < Ts.rows(); ++a) {
     const Index j = cols[static_cast<size_t>(a)];
@@ -170,9 +173,13 @@ inline MatrixXd negated_scaled_map(const std::vector<Index>& cols, const GramSta
   }
   return Ts;
 }
+#endif
 
-inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
-                                 const MatrixXd& T) {
+FGSEQ_API MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
+                                    const MatrixXd& T);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols, const GramStats& st,
+                                    const MatrixXd& T) {
   MatrixXd xg;
   x.gather(cols, xg);
   for (Index a = 0; a < xg.cols(); ++a) xg.col(a).array() -= st.mean(cols[static_cast<size_t>(a)]);
@@ -180,6 +187,7 @@ inline MatrixXd whitened_columns(const Design& x, const std::vector<Index>& cols
   kernels::sub_mul(z, xg, negated_scaled_map(cols, st, T));
   return z;
 }
+#endif
 
 // Column statistics and the standardized diagonal blocks Sigma_gg of every group, without the p x p
 // matrix: what whitening needs (the GLM families and the sample-space engine). Dense groups are
@@ -201,9 +209,13 @@ struct BlockStats {
   std::vector<MatrixXd> rows;     // a wide group's A_g, n x d_g (empty for the others)
 };
 
-inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
-                              const GroupLayout& lay, int threads = 1,
-                              const InterruptCheck& check_interrupt = InterruptCheck(), ColumnScan* scan = nullptr) {
+FGSEQ_API BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
+                                 const GroupLayout& lay, int threads = 1,
+                                 const InterruptCheck& check_interrupt = InterruptCheck(), ColumnScan* scan = nullptr);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights,
+                                 const GroupLayout& lay, int threads,
+                                 const InterruptCheck& check_interrupt, ColumnScan* scan) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
   if (n < 2) throw std::invalid_argument("block_stats: at least 2 rows are needed");
   if (check_interrupt) check_interrupt();  // before the first pass over x (the column means)
@@ -303,15 +315,21 @@ inline BlockStats block_stats(const Design& x, const Eigen::Ref<const MatrixXd>&
   if (scan) scan->nonfinite = nonfinite;
   return out;
 }
+#endif
 
 // The whitening maps of every group from block_stats(): from its block, or a wide group from its rows.
-inline Whitened whiten_block_stats(const BlockStats& bs, double rank_tol) {
+FGSEQ_API Whitened whiten_block_stats(const BlockStats& bs, double rank_tol);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened whiten_block_stats(const BlockStats& bs, double rank_tol) {
   return whiten_blocks(bs.blocks, rank_tol, bs.rows);
 }
+#endif
 
 // Standardized statistics of a sparse x for the Gram engine: x' D x formed sparsely, centred
 // implicitly (x'Dx - W m m'), densified once (p x p).
-inline GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights) {
+FGSEQ_API GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const MatrixXd>& y, const VectorXd& weights) {
   const Index n = x.rows(), P = y.cols();
   if (n < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
   const VectorXd w = weights.size() ? weights : VectorXd::Ones(n);
@@ -333,6 +351,7 @@ inline GramStats sparse_gram_stats(const SparseMap& x, const Eigen::Ref<const Ma
   for (Index c = 0; c < P; ++c) m.yy(c) = (w.array() * yc.col(c).array().square()).sum();
   return standardize(std::move(m));
 }
+#endif
 
 }  // namespace fgseq
 

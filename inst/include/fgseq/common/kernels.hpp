@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "compiled.hpp"
 #include "threads.hpp"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -428,46 +429,62 @@ inline auto on_pool(WorkerPool& pool, bool split) {
 
 // A' M (m x k) for A (n x m) and M (n x k), on `threads` threads (over columns of A).
 // `isa` caps the instruction set: 2 (any), 1 (AVX2 at most), 0 (plain C++).
-inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
-                     int isa = 2) {
-  threads = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), threads);
-  MatrixXd out(A.cols(), M.cols());
-  detail::tmul_over(A, M, isa, detail::on_threads(threads), out);
-  return out;
-}
+FGSEQ_API MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads = 1,
+                        int isa = 2);
 
 // The same into out (A.cols() x M.cols(), overwritten) on the threads of `pool`, which claim its
 // columns in chunks: a fit of many short products (the sample-space engine's steps) waits at no
 // barrier for a thread the system has descheduled, and a caller that keeps out from one product to the
 // next spares the system fresh memory, which is slow to touch. The sums of every entry are those of
 // the other form.
-inline void tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
-                 Eigen::Ref<MatrixXd> out, int isa = 2) {
+FGSEQ_API void tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                    Eigen::Ref<MatrixXd> out, int isa = 2);
+
+// The same, returned.
+FGSEQ_API MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                        int isa = 2);
+
+// Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).
+FGSEQ_API void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                       int threads = 1, int isa = 2);
+
+// The same on the threads of `pool` (see tmul()).
+FGSEQ_API void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                       WorkerPool& pool, int isa = 2);
+
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, int threads, int isa) {
+  threads = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), threads);
+  MatrixXd out(A.cols(), M.cols());
+  detail::tmul_over(A, M, isa, detail::on_threads(threads), out);
+  return out;
+}
+
+FGSEQ_API void tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                    Eigen::Ref<MatrixXd> out, int isa) {
   const bool split = detail::threads_for(static_cast<double>(A.rows()) * A.cols() * M.cols(), 2) > 1;
   detail::tmul_over(A, M, isa, detail::on_pool(pool, split), out);
 }
 
-// The same, returned.
-inline MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
-                     int isa = 2) {
+FGSEQ_API MatrixXd tmul(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& M, WorkerPool& pool,
+                        int isa) {
   MatrixXd out(A.cols(), M.cols());
   tmul(A, M, pool, out, isa);
   return out;
 }
 
-// Y -= A C for Y (n x k), A (n x m) and C (m x k), on `threads` threads (over rows).
-inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
-                    int threads = 1, int isa = 2) {
+FGSEQ_API void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                       int threads, int isa) {
   threads = detail::threads_for(static_cast<double>(Y.rows()) * A.cols() * Y.cols(), threads);
   detail::sub_mul_over(Y, A, C, isa, detail::on_threads(threads));
 }
 
-// The same on the threads of `pool` (see tmul()).
-inline void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
-                    WorkerPool& pool, int isa = 2) {
+FGSEQ_API void sub_mul(Eigen::Ref<MatrixXd> Y, const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& C,
+                       WorkerPool& pool, int isa) {
   const bool split = detail::threads_for(static_cast<double>(Y.rows()) * A.cols() * Y.cols(), 2) > 1;
   detail::sub_mul_over(Y, A, C, isa, detail::on_pool(pool, split));
 }
+#endif  // FGSEQ_DEFINE_COMMON
 
 }  // namespace kernels
 

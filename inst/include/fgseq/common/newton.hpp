@@ -17,6 +17,7 @@
 #include <limits>
 #include <utility>
 
+#include "compiled.hpp"
 #include "blas.hpp"
 #include "types.hpp"
 
@@ -29,13 +30,16 @@ namespace fgseq {
 // positive (H singular or indefinite to rounding), H is restored from its strict upper triangle and its
 // diagonal and solved by the pivoted LDL' (Eigen's LDLT) instead. Both are backward stable on a positive definite H:
 // their solutions agree to rounding.
-inline MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B) {
+FGSEQ_API MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API MatrixXd symmetric_solve(MatrixXd H, const Eigen::Ref<const MatrixXd>& B) {
   if (!cholesky_in_place(H)) return H.ldlt().solve(B);
   MatrixXd X = B;
   H.triangularView<Eigen::Lower>().solveInPlace(X);
   H.triangularView<Eigen::Lower>().adjoint().solveInPlace(X);
   return X;
 }
+#endif
 
 // When the solver stops (see newton_solve()); part of a fit's Control (greedy/model.hpp).
 struct NewtonControl {
@@ -110,9 +114,13 @@ struct NewtonSolution {
 // themselves mean non-convergence: on separable data the gradient vanishes as they reach it.
 // poll: called before each iteration (an interrupt check, a deadline; may throw). direction: the
 // Newton direction without the Hessian (see NewtonDirection), or empty.
-inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
-                                   const std::function<void()>& poll = std::function<void()>(),
-                                   const NewtonDirection& direction = NewtonDirection()) {
+FGSEQ_API NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
+                                      const std::function<void()>& poll = std::function<void()>(),
+                                      const NewtonDirection& direction = NewtonDirection());
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evaluate, const NewtonControl& ctl,
+                                      const std::function<void()>& poll,
+                                      const NewtonDirection& direction) {
   Index count = 0;
   auto point = [&count](VectorXd theta) {
     NewtonPoint pt;
@@ -221,6 +229,7 @@ inline NewtonSolution newton_solve(VectorXd theta0, const NewtonEvaluator& evalu
   out.diverging = converged && linear >= 3;
   return out;
 }
+#endif
 
 }  // namespace fgseq
 

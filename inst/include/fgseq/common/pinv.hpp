@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "compiled.hpp"
 #include "types.hpp"
 
 namespace fgseq {
@@ -17,7 +18,9 @@ namespace detail {
 // arithmetic of a block of 10): the Cholesky factor L by rows, L^-1 by rows (row i is e_i less L_ik
 // times the rows k < i, times 1 / L_ii), then ||L^-1 b||^2. False (out untouched) when a pivot is not positive
 // or 1 / tr(M^-1) = 1 / ||L^-1||_F^2 is not above `cut`.
-inline bool small_cholesky_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double cut, double& out) {
+FGSEQ_API bool small_cholesky_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double cut, double& out);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API bool small_cholesky_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double cut, double& out) {
   constexpr int S = 16;
   const Index r = M.rows();
   double L[S][S], X[S][S], inv[S];  // inv: 1 / L_ii
@@ -58,6 +61,7 @@ inline bool small_cholesky_quad(const MatrixXd& M, const Eigen::Ref<const Matrix
   out = q;
   return true;
 }
+#endif
 }  // namespace detail
 
 // tr(b' pinv(M) b) for a symmetric positive semi-definite M, eigenvalues at or below
@@ -65,7 +69,9 @@ inline bool small_cholesky_quad(const MatrixXd& M, const Eigen::Ref<const Matrix
 // Fast path: when a Cholesky factor exists and 1 / tr(M^-1) (a lower bound of the smallest eigenvalue)
 // is above tol + rel_tol * tr(M) (tr(M) bounds the largest), pinv(M) = M^-1 and the quadratic form is
 // ||L^-1 b||^2 (for blocks of at most 16, small_cholesky_quad()); otherwise an eigendecomposition.
-inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol = 0.0) {
+FGSEQ_API double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol = 0.0);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh, double tol, double rel_tol) {
   const Index r = M.rows();
   double q = 0.0;
   if (r <= 16) {
@@ -86,9 +92,12 @@ inline double pinv_quad(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& bh,
     if (es.eigenvalues()(i) > cut) s += u.row(i).squaredNorm() / es.eigenvalues()(i);
   return s;
 }
+#endif
 
 // pinv(M) b for the M, b and eigenvalue cut of pinv_quad()
-inline MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol = 0.0) {
+FGSEQ_API MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol = 0.0);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& b, double tol, double rel_tol) {
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(M);
   const double cut = tol + rel_tol * (M.rows() > 0 ? es.eigenvalues().cwiseAbs().maxCoeff() : 0.0);
   VectorXd inv = VectorXd::Zero(M.rows());
@@ -96,6 +105,7 @@ inline MatrixXd pinv_solve(const MatrixXd& M, const Eigen::Ref<const MatrixXd>& 
     if (es.eigenvalues()(i) > cut) inv(i) = 1.0 / es.eigenvalues()(i);
   return es.eigenvectors() * (inv.asDiagonal() * (es.eigenvectors().transpose() * b));
 }
+#endif
 
 }  // namespace fgseq
 

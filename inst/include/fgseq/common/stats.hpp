@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiled.hpp"
 #include "blas.hpp"
 #include "deadline.hpp"
 #include "sweep.hpp"
@@ -70,7 +71,9 @@ inline double column_max_abs(const double* c, Index n) {
   return finite ? m : -1.0;
 }
 
-inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll = InterruptCheck()) {
+FGSEQ_API ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll = InterruptCheck());
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const InterruptCheck& poll) {
   const Index n = x.rows(), p = x.cols();
   ColumnScan out;
   out.max_abs = VectorXd::Zero(p);
@@ -90,6 +93,7 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const Interr
   }
   return out;
 }
+#endif
 
 // One sweep over the columns of a block of rows b (rows x p, in place in x or a copy), each column read
 // once from memory (sweep::columns(): its sum, products and magnitude in one read, the next column
@@ -98,8 +102,11 @@ inline ColumnScan scan_columns(const Eigen::Ref<const MatrixXd>& x, const Interr
 // holds NA, NaN or Inf, and stops there. A NaN or an infinity makes a column's sum NaN or infinite, so
 // only a column whose sum is not finite is read value by value (its finite values may also overflow the
 // sum). b is swept 64 columns at a time, so that a column holding NA stops the sweep soon after it.
-inline VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::Ref<const MatrixXd>& yb,
-                              MatrixXd* xy, ColumnScan* scan) {
+FGSEQ_API VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::Ref<const MatrixXd>& yb,
+                                 MatrixXd* xy, ColumnScan* scan);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::Ref<const MatrixXd>& yb,
+                                 MatrixXd* xy, ColumnScan* scan) {
   const Index p = b.cols(), P = xy ? yb.cols() : 0;
   VectorXd sum(p), max_abs(p);
   for (Index j0 = 0; j0 < p; j0 += 64) {
@@ -117,6 +124,7 @@ inline VectorXd sweep_columns(const Eigen::Ref<const MatrixXd>& b, const Eigen::
   }
   return sum;
 }
+#endif
 
 // Rows per chunk: about 8 MB of x, and at least p rows. Each chunk also reads and writes the p x p
 // cross-product (the BLAS's rank update, and merge_chunk()'s pass of the chunk's mean), so a chunk of
@@ -145,8 +153,11 @@ struct Moments {
 // cross-products are already added to m, joins the Wr weight of rows merged before it. A chunk whose
 // uncentred cross-product B'B was added to m.xx (`uncentred`) is centred here: m.xx (lower) -= Wc mc mc',
 // in the same pass over the lower triangle as the between-chunk term.
-inline void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc,
-                        bool uncentred = false) {
+FGSEQ_API void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc,
+                           bool uncentred = false);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, const VectorXd& yc,
+                           bool uncentred) {
   const Index p = mc.size();
   if (!(Wr > 0)) {
     if (uncentred) m.xx.selfadjointView<Eigen::Lower>().rankUpdate(mc, -Wc);
@@ -169,6 +180,7 @@ inline void merge_chunk(Moments& m, double Wr, double Wc, const VectorXd& mc, co
   m.mean += d * (Wc / (Wr + Wc));
   m.y_mean += dy * (Wc / (Wr + Wc));
 }
+#endif
 
 // True when every column's running mean is at most 10 running standard deviations from 0 (so that an
 // uncentred cross-product loses at most about 2 digits); false when a column is constant.
@@ -180,28 +192,37 @@ inline bool moderate_means(const Moments& m, double Wr) {
   return true;
 }
 
-inline Moments merge_moments(const Moments& a, const Moments& b);
+FGSEQ_API Moments merge_moments(const Moments& a, const Moments& b);
 
 // Throws unless the parts of m fit together (p columns, P responses: mean p, xx p x p, xy p x P,
 // y_mean and yy P) and the row count and total weight are positive: moments may come from a file, and
 // every later step indexes by these sizes.
-inline void check_moments(const Moments& m, const char* where) {
+FGSEQ_API void check_moments(const Moments& m, const char* where);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void check_moments(const Moments& m, const char* where) {
   const Index p = m.mean.size(), P = m.y_mean.size();
   const bool ok = m.xx.rows() == p && m.xx.cols() == p && m.xy.rows() == p && m.xy.cols() == P &&
                   m.yy.size() == P && m.n >= 1 && std::isfinite(m.weight_sum) && m.weight_sum > 0;
   if (!ok) throw std::invalid_argument(std::string(where) + ": the moments' sizes do not fit together");
 }
+#endif
 
 // threads > 1: the rows are split into one contiguous range per thread, the moments of each range are
 // formed separately and merged exactly (merge_moments); only the calling thread polls the interrupt check.
 // scan: when given, the checks of the values of x (ColumnScan: each column's largest magnitude, a column
 // holding NA, NaN or Inf) are read from the same blocks of rows as the moments, so that x is read once;
 // the pass stops at a block holding NA, NaN or Inf, and the moments returned are then unusable.
-inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
-                               const Eigen::Ref<const VectorXd>& weights,
-                               const InterruptCheck& check_interrupt = InterruptCheck(),
-                               const RankUpdate& rank_update = RankUpdate(), int threads = 1,
-                               ColumnScan* scan = nullptr) {
+FGSEQ_API Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                                  const Eigen::Ref<const VectorXd>& weights,
+                                  const InterruptCheck& check_interrupt = InterruptCheck(),
+                                  const RankUpdate& rank_update = RankUpdate(), int threads = 1,
+                                  ColumnScan* scan = nullptr);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                                  const Eigen::Ref<const VectorXd>& weights,
+                                  const InterruptCheck& check_interrupt,
+                                  const RankUpdate& rank_update, int threads,
+                                  ColumnScan* scan) {
   const Index n = x.rows(), p = x.cols(), P = y.cols();
   if (scan) {
     scan->nonfinite = -1;
@@ -323,9 +344,12 @@ inline Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen:
   m.xx.triangularView<Eigen::StrictlyUpper>() = m.xx.transpose();
   return m;
 }
+#endif
 
 // The moments of the union of two sets of rows (pairwise update: exact, no cancellation of large means).
-inline Moments merge_moments(const Moments& a, const Moments& b) {
+FGSEQ_API Moments merge_moments(const Moments& a, const Moments& b);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Moments merge_moments(const Moments& a, const Moments& b) {
   check_moments(a, "merge_moments");
   check_moments(b, "merge_moments");
   if (a.mean.size() != b.mean.size() || a.y_mean.size() != b.y_mean.size())
@@ -344,9 +368,12 @@ inline Moments merge_moments(const Moments& a, const Moments& b) {
   m.yy = a.yy + b.yy + f * dy.cwiseAbs2();
   return m;
 }
+#endif
 
 // Standardized statistics from centred moments (consumes them: the p x p matrix is reused in place).
-inline GramStats standardize(Moments m) {
+FGSEQ_API GramStats standardize(Moments m);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API GramStats standardize(Moments m) {
   check_moments(m, "standardize");
   const Index p = m.mean.size();
   if (m.n < 2) throw std::invalid_argument("standardize: at least 2 rows are needed");
@@ -384,14 +411,21 @@ inline GramStats standardize(Moments m) {
   }
   return st;
 }
+#endif
 
-inline GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
-                            const Eigen::Ref<const VectorXd>& weights,
-                            const InterruptCheck& check_interrupt = InterruptCheck(),
-                            const RankUpdate& rank_update = RankUpdate(), int threads = 1) {
+FGSEQ_API GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                               const Eigen::Ref<const VectorXd>& weights,
+                               const InterruptCheck& check_interrupt = InterruptCheck(),
+                               const RankUpdate& rank_update = RankUpdate(), int threads = 1);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API GramStats gram_stats(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const MatrixXd>& y,
+                               const Eigen::Ref<const VectorXd>& weights,
+                               const InterruptCheck& check_interrupt,
+                               const RankUpdate& rank_update, int threads) {
   if (x.rows() < 2) throw std::invalid_argument("gram_stats: at least 2 rows are needed");
   return standardize(centred_moments(x, y, weights, check_interrupt, rank_update, threads));
 }
+#endif
 
 }  // namespace fgseq
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiled.hpp"
 #include "stats.hpp"
 
 namespace fgseq {
@@ -25,7 +26,9 @@ struct GroupLayout {
 };
 
 // group_of[j] in 0..n_groups-1 for each column j
-inline GroupLayout make_layout(const std::vector<int>& group_of, int n_groups) {
+FGSEQ_API GroupLayout make_layout(const std::vector<int>& group_of, int n_groups);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API GroupLayout make_layout(const std::vector<int>& group_of, int n_groups) {
   GroupLayout lay;
   lay.p = static_cast<Index>(group_of.size());
   lay.cols.assign(static_cast<size_t>(n_groups), {});
@@ -36,6 +39,7 @@ inline GroupLayout make_layout(const std::vector<int>& group_of, int n_groups) {
   }
   return lay;
 }
+#endif
 
 struct Whitened {
   std::vector<MatrixXd> T;      // d_g x r_g
@@ -48,7 +52,9 @@ struct Whitened {
 };
 
 // The number of eigenvalues kept (ascending ev): those > rank_tol times the largest.
-inline Index kept_rank(const VectorXd& ev, double rank_tol) {
+FGSEQ_API Index kept_rank(const VectorXd& ev, double rank_tol);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Index kept_rank(const VectorXd& ev, double rank_tol) {
   const Index d = ev.size();
   const double top = d > 0 ? ev(d - 1) : 0.0;
   Index r = 0;
@@ -58,9 +64,12 @@ inline Index kept_rank(const VectorXd& ev, double rank_tol) {
   }
   return r;
 }
+#endif
 
 // The whitening maps T and S (d x r) of one group from its standardized diagonal block Sigma_gg (d x d).
-inline void whiten_block(const MatrixXd& block, double rank_tol, MatrixXd& T, MatrixXd& S) {
+FGSEQ_API void whiten_block(const MatrixXd& block, double rank_tol, MatrixXd& T, MatrixXd& S);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void whiten_block(const MatrixXd& block, double rank_tol, MatrixXd& T, MatrixXd& S) {
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(block);
   const VectorXd& ev = es.eigenvalues();  // ascending
   const Index r = kept_rank(ev, rank_tol);
@@ -70,12 +79,15 @@ inline void whiten_block(const MatrixXd& block, double rank_tol, MatrixXd& T, Ma
   T = U * dr.cwiseSqrt().cwiseInverse().asDiagonal();
   S = U * dr.cwiseSqrt().asDiagonal();
 }
+#endif
 
 // The same maps of a group wider than it is long, from A (n x d, n < d) with Sigma_gg = A' A, through
 // the n x n matrix A A' = V E V' instead of the d x d block: Sigma_gg has the same non-zero
 // eigenvalues E, with eigenvectors U = A' V E^(-1/2), so that T = U E^(-1/2) = A' V E^(-1) and
 // S = U E^(1/2) = A' V (the r largest kept by the same rule). O(n^2 d) instead of O(d^3).
-inline void whiten_rows(const MatrixXd& A, double rank_tol, MatrixXd& T, MatrixXd& S) {
+FGSEQ_API void whiten_rows(const MatrixXd& A, double rank_tol, MatrixXd& T, MatrixXd& S);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void whiten_rows(const MatrixXd& A, double rank_tol, MatrixXd& T, MatrixXd& S) {
   MatrixXd K = MatrixXd::Zero(A.rows(), A.rows());
   K.selfadjointView<Eigen::Lower>().rankUpdate(A);
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(K);  // reads the lower triangle
@@ -84,9 +96,12 @@ inline void whiten_rows(const MatrixXd& A, double rank_tol, MatrixXd& T, MatrixX
   S = A.transpose() * es.eigenvectors().rightCols(r);
   T = S * ev.tail(r).cwiseInverse().asDiagonal();
 }
+#endif
 
 // Ranks, offsets and q of a whitening whose maps T (and S) are set.
-inline void count_ranks(Whitened& w) {
+FGSEQ_API void count_ranks(Whitened& w);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void count_ranks(Whitened& w) {
   w.offset.clear();
   w.rank.clear();
   w.q = 0;
@@ -96,12 +111,16 @@ inline void count_ranks(Whitened& w) {
     w.q += t.cols();
   }
 }
+#endif
 
 // The whitening maps T_g and S_g of every group from its standardized diagonal block Sigma_gg, or, for
 // a group whose block is empty and `rows` holds A_g (n x d_g, Sigma_gg = A_g' A_g), from A_g
 // (whiten_rows()).
-inline Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_tol,
-                              const std::vector<MatrixXd>& rows = {}) {
+FGSEQ_API Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_tol,
+                                 const std::vector<MatrixXd>& rows = {});
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_tol,
+                                 const std::vector<MatrixXd>& rows) {
   const size_t G = blocks.size();
   Whitened w;
   w.T.resize(G);
@@ -113,18 +132,24 @@ inline Whitened whiten_blocks(const std::vector<MatrixXd>& blocks, double rank_t
   count_ranks(w);
   return w;
 }
+#endif
 
 // A whitening from given maps T_g (d_g x r_g, as whiten_blocks() made them): ranks, offsets and q;
 // S, C and rho are left empty.
-inline Whitened whitening_from_maps(std::vector<MatrixXd> T) {
+FGSEQ_API Whitened whitening_from_maps(std::vector<MatrixXd> T);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened whitening_from_maps(std::vector<MatrixXd> T) {
   Whitened w;
   w.T = std::move(T);
   count_ranks(w);
   return w;
 }
+#endif
 
 // The whitening maps of every group, from the diagonal blocks of the p x p Sigma.
-inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol) {
+FGSEQ_API Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, double rank_tol) {
   std::vector<MatrixXd> blocks(static_cast<size_t>(lay.size()));
   for (Index g = 0; g < lay.size(); ++g) {
     const auto& cols = lay.cols[static_cast<size_t>(g)];
@@ -136,9 +161,12 @@ inline Whitened whiten_groups(const GramStats& st, const GroupLayout& lay, doubl
   }
   return whiten_blocks(blocks, rank_tol);
 }
+#endif
 
 // C = T' Sigma T + lambda I and rho~ = T' rho, block by block (the linear engine's inputs).
-inline void whitened_gram(const GramStats& st, const GroupLayout& lay, double lambda, Whitened& w) {
+FGSEQ_API void whitened_gram(const GramStats& st, const GroupLayout& lay, double lambda, Whitened& w);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void whitened_gram(const GramStats& st, const GroupLayout& lay, double lambda, Whitened& w) {
   const Index G = lay.size(), p = lay.p, q = w.q, P = st.rho.cols();
   // Sigma T, p x q: column block g is Sigma[, cols_g] T_g
   MatrixXd sigma_t(p, q);
@@ -172,12 +200,16 @@ inline void whitened_gram(const GramStats& st, const GroupLayout& lay, double la
   w.C = 0.5 * (w.C + w.C.transpose()).eval();
   w.C.diagonal().array() += lambda;
 }
+#endif
 
-inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol) {
+FGSEQ_API Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambda, double rank_tol) {
   Whitened w = whiten_groups(st, lay, rank_tol);
   whitened_gram(st, lay, lambda, w);
   return w;
 }
+#endif
 
 // ---- the moments of each group alone (what a GLM fit needs of x) ----
 
@@ -186,8 +218,11 @@ inline Whitened whiten(const GramStats& st, const GroupLayout& lay, double lambd
 // of x to standardize and whiten it, so a chunk of n rows costs n sum_g d_g^2 instead of n p^2, and its
 // moments hold sum_g d_g^2 numbers instead of p^2. They add over chunks of rows group by group
 // (merge_moments()), and their blocks are those of centred_moments() over all columns, to rounding.
-inline std::vector<Moments> group_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& weights,
-                                          const GroupLayout& lay) {
+FGSEQ_API std::vector<Moments> group_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& weights,
+                                             const GroupLayout& lay);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API std::vector<Moments> group_moments(const Eigen::Ref<const MatrixXd>& x, const Eigen::Ref<const VectorXd>& weights,
+                                             const GroupLayout& lay) {
   if (x.cols() != lay.p) throw std::invalid_argument("group_moments: x needs one column per column of the layout");
   std::vector<Moments> out(static_cast<size_t>(lay.size()));
   const MatrixXd none(x.rows(), 0);
@@ -200,12 +235,16 @@ inline std::vector<Moments> group_moments(const Eigen::Ref<const MatrixXd>& x, c
   }
   return out;
 }
+#endif
 
 // Standardization and whitening from the merged moments of each group (group_moments()), as
 // standardize() and whiten_groups() make them from the moments of all columns: st gets n, weight_sum,
 // mean, scale and constant (p each; sigma and rho stay empty).
-inline Whitened group_moments_whitening(std::vector<Moments> moments, const GroupLayout& lay, double rank_tol,
-                                        GramStats& st) {
+FGSEQ_API Whitened group_moments_whitening(std::vector<Moments> moments, const GroupLayout& lay, double rank_tol,
+                                           GramStats& st);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Whitened group_moments_whitening(std::vector<Moments> moments, const GroupLayout& lay, double rank_tol,
+                                           GramStats& st) {
   if (static_cast<Index>(moments.size()) != lay.size())
     throw std::invalid_argument("group_moments_whitening: one set of moments per group is needed");
   st = GramStats();
@@ -235,6 +274,7 @@ inline Whitened group_moments_whitening(std::vector<Moments> moments, const Grou
   }
   return whiten_blocks(blocks, rank_tol);
 }
+#endif
 
 }  // namespace fgseq
 

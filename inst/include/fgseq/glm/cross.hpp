@@ -213,6 +213,21 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
   return weighted_cross_rows(DenseRows{A}, V, blocks, threads, blas);
 }
 
+// The products over a matrix's rows (DenseRows: the GLM fits' evaluators over x, the Greedy Miser's) are
+// instantiated once with FGSEQ_COMPILED, by the unit that defines FGSEQ_DEFINE_COMMON (common/compiled.hpp).
+#ifdef FGSEQ_COMPILED
+#ifdef FGSEQ_DEFINE_COMMON
+#define FGSEQ_INSTANTIATE template
+#else
+#define FGSEQ_INSTANTIATE extern template
+#endif
+FGSEQ_INSTANTIATE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(const DenseRows&, const Eigen::Ref<const MatrixXd>&,
+                                                                       const std::vector<CrossBlock>&, int, int);
+FGSEQ_INSTANTIATE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(const DenseRows&, const Eigen::Ref<const MatrixXd>&,
+                                                                       const std::vector<CrossBlock>&, int, const Blas&);
+#undef FGSEQ_INSTANTIATE
+#endif
+
 // weighted_cross() without the entries of V that are at most floor(i) in magnitude (row i): each weight
 // column's kept rows are gathered, up to 256 at a time, and multiplied there, so that a column whose weights
 // are mostly negligible (the multinomial pair weights of well-separated classes) costs in proportion to

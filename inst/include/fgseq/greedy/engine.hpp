@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/compiled.hpp"
 #include "../common/measurements.hpp"
 #include "../common/options.hpp"
 #include "../common/deadline.hpp"
@@ -138,9 +139,13 @@ struct Path {
 // the gain itself); one without gain scores 0.
 // `deadline` is the fit's clock (started at its call, from its max_time; without one, ctl.max_time from
 // this call), `check_interrupt` R's interrupt check.
-inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
-                        const Deadline& deadline, const InterruptCheck& check_interrupt = InterruptCheck(),
-                        const ProgressCallback& progress = ProgressCallback()) {
+FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
+                           const Deadline& deadline, const InterruptCheck& check_interrupt = InterruptCheck(),
+                           const ProgressCallback& progress = ProgressCallback());
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl,
+                           const Deadline& deadline, const InterruptCheck& check_interrupt,
+                           const ProgressCallback& progress) {
   const Index G = model.n_groups();
   if (meas.n_groups() != G) throw std::invalid_argument("greedy_path: the measurements of every group are needed");
   const Poll poll = deadline.poll(check_interrupt);
@@ -319,11 +324,15 @@ inline Path greedy_path(SelectionModel& model, const Measurements& meas, const P
   if (progress) progress(static_cast<Index>(path.sequence.size()), max_steps);
   return path;
 }
+#endif
 
 // The greedy selection loop on its own clock: ctl.max_time counted from this call.
-inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl) {
+FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl) {
   return greedy_path(model, meas, ctl, Deadline(ctl.max_time));
 }
+#endif
 
 }  // namespace fgseq
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/compiled.hpp"
 #include "engine.hpp"
 #include "../common/newton.hpp"
 #include "../common/options.hpp"
@@ -213,8 +214,11 @@ class GroupModel : public SelectionModel {
 // first k of the sequence; every other coefficient is 0 by construction, and a model whose whitened
 // coefficients say otherwise is a logic error), and intercepts a0 = a - mean(x)' beta (P x (K+1)). A
 // wide fit's coefficients are then the size of what it selected, not p x (K+1).
-inline void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
-                           std::vector<SparseMatrixXd>& beta, MatrixXd& a0) {
+FGSEQ_API void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
+                              std::vector<SparseMatrixXd>& beta, MatrixXd& a0);
+#ifdef FGSEQ_DEFINE_COMMON
+FGSEQ_API void original_scale(const Path& path, const Whitened& wh, const GramStats& st, const GroupLayout& lay,
+                              std::vector<SparseMatrixXd>& beta, MatrixXd& a0) {
   const Index K1 = static_cast<Index>(path.w.size());
   const Index P = K1 > 0 ? path.w[0].cols() : 0;
   std::vector<std::vector<Eigen::Triplet<double>>> entries(static_cast<size_t>(P));
@@ -252,6 +256,7 @@ inline void original_scale(const Path& path, const Whitened& wh, const GramStats
     for (Index k = 0; k < K1; ++k) a0(c, k) = path.a[k](c) - b.col(k).dot(st.mean);
   }
 }
+#endif
 
 }  // namespace fgseq
 

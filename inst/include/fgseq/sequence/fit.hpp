@@ -2,8 +2,8 @@
 // path (greedy/), coefficients on the original scale. The room above the models and the selection loop
 // it puts together: no header of theirs includes it. What every fit shares (FitResult, Services, the
 // path on the original scale) is in path.hpp; the GLM fits (glm_fit(), the GLM's null model,
-// fit_glm_refit()) in fit_glm.hpp, which this header includes at its end unless FGSEQ_SEPARATE_GLM is
-// defined (see FGSEQ_GLM_INLINE in path.hpp).
+// fit_glm_refit()) in fit_glm.hpp, which this header includes at its end unless FGSEQ_COMPILED is
+// defined (see common/compiled.hpp and path.hpp).
 #ifndef FGSEQ_SEQUENCE_FIT_HPP
 #define FGSEQ_SEQUENCE_FIT_HPP
 
@@ -227,7 +227,7 @@ inline FitResult null_fit(const Moments& m, const std::vector<int>& group_of, in
 
 }  // namespace fgseq
 
-#ifndef FGSEQ_SEPARATE_GLM
+#ifndef FGSEQ_COMPILED
 #include "fit_glm.hpp"
 #endif
 

@@ -2,8 +2,8 @@
 // (glm_fit(), GlmModel), the null model when the fit's clock is spent before its pass over x
 // (null_glm()), and the path whose refits run elsewhere (fit_glm_refit(), GlmRefitModel: the fits from
 // chunks of rows). fit_path() and null_fit() of fit.hpp call the first two (declared in path.hpp).
-// Included at the end of fit.hpp (header-only), or, with FGSEQ_SEPARATE_GLM, by the one translation
-// unit that defines them (see FGSEQ_GLM_INLINE in path.hpp).
+// Included at the end of fit.hpp (header-only), or, with FGSEQ_COMPILED, by the one translation unit
+// that defines FGSEQ_DEFINE_GLM and so the first two (common/compiled.hpp).
 #ifndef FGSEQ_SEQUENCE_FIT_GLM_HPP
 #define FGSEQ_SEQUENCE_FIT_GLM_HPP
 
@@ -22,7 +22,8 @@ namespace detail {
 // solver of fits from chunks (sums_refitter()), over blocks of kRowBlock rows: every Newton point is
 // one pass over the rows with block-sized buffers, so a time-out on many rows answers without making
 // n-row copies.
-FGSEQ_GLM_INLINE FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
+#ifdef FGSEQ_DEFINE_GLM
+FGSEQ_API FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
                                     const MatrixXd& offset, Family family, const GroupLayout& lay,
                                     const Measurements& cost, const Control& ctl, const Services& svc) {
   const Index n = y.rows(), P = y.cols();
@@ -63,7 +64,7 @@ FGSEQ_GLM_INLINE FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y
 // A GLM fit (binomial, Poisson, multinomial). Its pass over the groups (column statistics and diagonal
 // blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
 // the fit is the null model, marked partial (null_glm()).
-FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+FGSEQ_API FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                                    Family family, const GroupLayout& lay, const Measurements& cost,
                                    const Control& ctl, const Deadline& deadline, const Services& svc) {
   BlockStats bs;
@@ -77,6 +78,7 @@ FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const Vec
   GlmModel model(x, y, w, offset, family, wh, bs.st, lay, ctl, Blas{svc.rank_update, svc.cholesky, svc.lower_solve, svc.cross_update});
   return run_path(model, cost, ctl, deadline, svc);
 }
+#endif  // FGSEQ_DEFINE_GLM
 }  // namespace detail
 
 // The path of a GLM whose refits run elsewhere (GlmRefitModel): CS-G-OMP, or CS-G-FR and Doubling with

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../common/blas.hpp"
+#include "../common/compiled.hpp"
 #include "../common/deadline.hpp"
 #include "../common/design.hpp"
 #include "../common/family.hpp"
@@ -17,17 +18,11 @@
 #include "../greedy/model.hpp"
 
 // The GLM fits of fit_glm.hpp are header-only like the rest of the core (inline; fit.hpp includes
-// fit_glm.hpp at its end) unless FGSEQ_SEPARATE_GLM is defined: then the two that fit_path() calls are
-// only declared here, and one translation unit that includes fit_glm.hpp defines them (the R package's
-// src/glm.cpp), so that a
-// unit that fits no GLM does not compile the GLM models: their headers cost about 20 s of the
-// compiler's front end and their code about 30 s of code generation (g++ 12, -O2), which the units of
-// the package then compile side by side.
-#ifdef FGSEQ_SEPARATE_GLM
-#define FGSEQ_GLM_INLINE
-#else
-#define FGSEQ_GLM_INLINE inline
-#endif
+// fit_glm.hpp at its end) unless FGSEQ_COMPILED is defined (common/compiled.hpp): then the two that
+// fit_path() calls are only declared here, and the one translation unit that defines FGSEQ_DEFINE_GLM
+// and includes fit_glm.hpp defines them (the R package's src/glm.cpp), so that a unit that fits no GLM
+// does not compile the GLM models: their headers cost about 20 s of the compiler's front end and their
+// code about 30 s of code generation (g++ 12, -O2).
 
 namespace fgseq {
 
@@ -99,10 +94,10 @@ inline Whitened no_columns(GramStats& st, Index p, const GroupLayout& lay) {
 
 // The GLM families' null model (see null_model()) and a GLM fit (binomial, Poisson, multinomial):
 // fit_glm.hpp.
-FGSEQ_GLM_INLINE FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
+FGSEQ_API FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
                                     const MatrixXd& offset, Family family, const GroupLayout& lay,
                                     const Measurements& cost, const Control& ctl, const Services& svc);
-FGSEQ_GLM_INLINE FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
+FGSEQ_API FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                                    Family family, const GroupLayout& lay, const Measurements& cost,
                                    const Control& ctl, const Deadline& deadline, const Services& svc);
 
