@@ -4,6 +4,8 @@
 #   make fresh      the fresh-machine path with CRAN installs hidden (tools/check-fresh.sh)
 #   make document   regenerate NAMESPACE and man/ with roxygen2
 #   make install    install the package from this directory
+#   make install-debug  the same, keeping the debug information (FGSEQ_DEBUG_FLAGS = -g, see src/Makevars,
+#                   through a temporary R_MAKEVARS_USER: ~/.R/Makevars is not read then)
 #   make demo       run inst/scripts/heart-demo.R; output and figure in demo-output/
 #   make readme-figure  as demo, and also refresh man/figures/README-heart-curves.png
 #   make check      R CMD build + R CMD check --no-manual; fails on ERROR or WARNING
@@ -39,7 +41,7 @@ HAVE_PANDOC = $(shell command -v pandoc >/dev/null 2>&1 && echo yes)
 BUILD_FLAGS ?= $(if $(HAVE_PANDOC),,--no-build-vignettes)
 CHECK_FLAGS ?= --no-manual $(if $(HAVE_PANDOC),,--ignore-vignettes)
 
-.PHONY: all deps deps-demo fresh document install demo readme-figure check test test-core check-asan bench site site-check clean
+.PHONY: all deps deps-demo fresh document install install-debug demo readme-figure check test test-core check-asan bench site site-check clean
 
 all: check
 
@@ -59,6 +61,12 @@ document:
 install:
 	@echo "$(R_MAKE) $(R) CMD INSTALL --preclean . (log: install.log)"
 	@$(R_MAKE) $(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; exit 1; }
+
+install-debug:
+	@f=$$(mktemp); echo 'FGSEQ_DEBUG_FLAGS = -g' > "$$f"; \
+	echo "$(R_MAKE) R_MAKEVARS_USER=$$f $(R) CMD INSTALL --preclean . (FGSEQ_DEBUG_FLAGS = -g; log: install.log)"; \
+	$(R_MAKE) R_MAKEVARS_USER="$$f" $(R) CMD INSTALL --preclean . > install.log 2>&1 || { cat install.log; rm -f "$$f"; exit 1; }; \
+	rm -f "$$f"
 
 demo: deps-demo install
 	mkdir -p $(DEMO_DIR)

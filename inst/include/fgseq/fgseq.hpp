@@ -1,5 +1,6 @@
 // fgseq: cost-aware feature group sequencing for anytime linear prediction.
-// Header-only C++17 core on Eigen, free of R, in rooms by role (ARCHITECTURE.md):
+// Header-only C++17 core on Eigen, free of R (or, with FGSEQ_COMPILED, its larger shared functions
+// compiled once: common/compiled.hpp), in rooms by role (ARCHITECTURE.md):
 //   common/  what every learner shares: option names (options.hpp), the clock (deadline.hpp),
 //            threads (threads.hpp), one pass over the data (stats.hpp), measurements and their costs,
 //            whitening, dense or sparse x (design.hpp), the BLAS a fit may be given (blas.hpp), threaded
@@ -25,6 +26,7 @@
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
+#include "common/compiled.hpp"
 #include "common/options.hpp"
 #include "common/deadline.hpp"
 #include "common/threads.hpp"
