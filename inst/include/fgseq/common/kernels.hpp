@@ -348,6 +348,18 @@ void submul_k(int k, int isa, const SubmulArgs& g, Index b, Index e) {
   submul_plain<K>(g.Y, g.ldy, g.A, g.lda, g.m, g.C, g.ldc, b, e);
 }
 
+// With FGSEQ_COMPILED the kernels (every tile, for every K and instruction set) are instantiated once,
+// by the unit that defines FGSEQ_DEFINE_COMMON (common/compiled.hpp); every other unit calls them there.
+#ifdef FGSEQ_COMPILED
+#ifdef FGSEQ_DEFINE_COMMON
+template void tmul_k<1, 12>(int k, int isa, const TmulArgs& g, Index b, Index e);
+template void submul_k<1, 12>(int k, int isa, const SubmulArgs& g, Index b, Index e);
+#else
+extern template void tmul_k<1, 12>(int k, int isa, const TmulArgs& g, Index b, Index e);
+extern template void submul_k<1, 12>(int k, int isa, const SubmulArgs& g, Index b, Index e);
+#endif
+#endif
+
 // the instruction set used (0 plain, 1 AVX2 + FMA, 2 AVX-512) and its widest block of columns;
 // `allow` caps the choice (the tests run every level the CPU has)
 inline int isa_level(int allow) {
