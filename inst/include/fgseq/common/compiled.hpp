@@ -13,11 +13,20 @@
 // The other units then parse only the declarations: g++ instantiates the Eigen templates of every inline
 // body it reads, called or not, and compiles the code of every body called; so a unit that defines
 // nothing of a part pays neither for it (the package's compile, see src/Makevars).
+// An instance of a function template that several units would compile alike (the kernels' dispatch in
+// kernels.hpp, the products over a matrix's rows in glm/cross.hpp) is named, with FGSEQ_COMPILED, as
+// FGSEQ_COMMON_INSTANCE <the instance>: an explicit instantiation in the unit that defines
+// FGSEQ_DEFINE_COMMON, an explicit instantiation declaration (extern template) in every other.
 #ifndef FGSEQ_COMMON_COMPILED_HPP
 #define FGSEQ_COMMON_COMPILED_HPP
 
 #ifdef FGSEQ_COMPILED
 #define FGSEQ_API
+#ifdef FGSEQ_DEFINE_COMMON
+#define FGSEQ_COMMON_INSTANCE template
+#else
+#define FGSEQ_COMMON_INSTANCE extern template
+#endif
 #else
 #define FGSEQ_API inline
 #ifndef FGSEQ_DEFINE_COMMON

@@ -351,13 +351,8 @@ void submul_k(int k, int isa, const SubmulArgs& g, Index b, Index e) {
 // With FGSEQ_COMPILED the kernels (every tile, for every K and instruction set) are instantiated once,
 // by the unit that defines FGSEQ_DEFINE_COMMON (common/compiled.hpp); every other unit calls them there.
 #ifdef FGSEQ_COMPILED
-#ifdef FGSEQ_DEFINE_COMMON
-template void tmul_k<1, 12>(int k, int isa, const TmulArgs& g, Index b, Index e);
-template void submul_k<1, 12>(int k, int isa, const SubmulArgs& g, Index b, Index e);
-#else
-extern template void tmul_k<1, 12>(int k, int isa, const TmulArgs& g, Index b, Index e);
-extern template void submul_k<1, 12>(int k, int isa, const SubmulArgs& g, Index b, Index e);
-#endif
+FGSEQ_COMMON_INSTANCE void tmul_k<1, 12>(int k, int isa, const TmulArgs& g, Index b, Index e);
+FGSEQ_COMMON_INSTANCE void submul_k<1, 12>(int k, int isa, const SubmulArgs& g, Index b, Index e);
 #endif
 
 // the instruction set used (0 plain, 1 AVX2 + FMA, 2 AVX-512) and its widest block of columns;

@@ -347,7 +347,6 @@ FGSEQ_API Moments centred_moments(const Eigen::Ref<const MatrixXd>& x, const Eig
 #endif
 
 // The moments of the union of two sets of rows (pairwise update: exact, no cancellation of large means).
-FGSEQ_API Moments merge_moments(const Moments& a, const Moments& b);
 #ifdef FGSEQ_DEFINE_COMMON
 FGSEQ_API Moments merge_moments(const Moments& a, const Moments& b) {
   check_moments(a, "merge_moments");

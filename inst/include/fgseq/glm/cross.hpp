@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../common/blas.hpp"
+#include "../common/compiled.hpp"
 #include "../common/kernels.hpp"
 #include "../common/threads.hpp"
 
@@ -216,16 +217,10 @@ inline std::vector<MatrixXd> weighted_cross(const Eigen::Ref<const MatrixXd>& A,
 // The products over a matrix's rows (DenseRows: the GLM fits' evaluators over x, the Greedy Miser's) are
 // instantiated once with FGSEQ_COMPILED, by the unit that defines FGSEQ_DEFINE_COMMON (common/compiled.hpp).
 #ifdef FGSEQ_COMPILED
-#ifdef FGSEQ_DEFINE_COMMON
-#define FGSEQ_INSTANTIATE template
-#else
-#define FGSEQ_INSTANTIATE extern template
-#endif
-FGSEQ_INSTANTIATE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(const DenseRows&, const Eigen::Ref<const MatrixXd>&,
-                                                                       const std::vector<CrossBlock>&, int, int);
-FGSEQ_INSTANTIATE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(const DenseRows&, const Eigen::Ref<const MatrixXd>&,
-                                                                       const std::vector<CrossBlock>&, int, const Blas&);
-#undef FGSEQ_INSTANTIATE
+FGSEQ_COMMON_INSTANCE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(
+    const DenseRows&, const Eigen::Ref<const MatrixXd>&, const std::vector<CrossBlock>&, int, int);
+FGSEQ_COMMON_INSTANCE std::vector<MatrixXd> weighted_cross_rows<DenseRows>(
+    const DenseRows&, const Eigen::Ref<const MatrixXd>&, const std::vector<CrossBlock>&, int, const Blas&);
 #endif
 
 // weighted_cross() without the entries of V that are at most floor(i) in magnitude (row i): each weight

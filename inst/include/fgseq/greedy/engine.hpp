@@ -327,12 +327,9 @@ FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, cons
 #endif
 
 // The greedy selection loop on its own clock: ctl.max_time counted from this call.
-FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl);
-#ifdef FGSEQ_DEFINE_COMMON
-FGSEQ_API Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl) {
+inline Path greedy_path(SelectionModel& model, const Measurements& meas, const PathControl& ctl) {
   return greedy_path(model, meas, ctl, Deadline(ctl.max_time));
 }
-#endif
 
 }  // namespace fgseq
 

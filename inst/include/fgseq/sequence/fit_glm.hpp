@@ -24,8 +24,8 @@ namespace detail {
 // n-row copies.
 #ifdef FGSEQ_DEFINE_GLM
 FGSEQ_API FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
-                                    const MatrixXd& offset, Family family, const GroupLayout& lay,
-                                    const Measurements& cost, const Control& ctl, const Services& svc) {
+                             const MatrixXd& offset, Family family, const GroupLayout& lay,
+                             const Measurements& cost, const Control& ctl, const Services& svc) {
   const Index n = y.rows(), P = y.cols();
   const FamilyOps fam{family};
   GramStats st;
@@ -65,8 +65,8 @@ FGSEQ_API FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const
 // blocks) polls the fit's clock between groups; when max_time is spent there, no group is whitened and
 // the fit is the null model, marked partial (null_glm()).
 FGSEQ_API FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-                                   Family family, const GroupLayout& lay, const Measurements& cost,
-                                   const Control& ctl, const Deadline& deadline, const Services& svc) {
+                            Family family, const GroupLayout& lay, const Measurements& cost,
+                            const Control& ctl, const Deadline& deadline, const Services& svc) {
   BlockStats bs;
   Whitened wh;
   try {

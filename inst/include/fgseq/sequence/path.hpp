@@ -59,7 +59,6 @@ namespace detail {
 // fit's deadline has passed; the fit is then the null model, marked partial (null_model()).
 inline Poll timed_poll(const Services& svc, const Deadline& deadline) { return deadline.poll(svc.check_interrupt); }
 
-
 // The greedy path of a model, on the original scale of x.
 inline FitResult run_path(GroupModel& model, const Measurements& cost, const Control& ctl, const Deadline& deadline,
                           const Services& svc) {
@@ -95,11 +94,11 @@ inline Whitened no_columns(GramStats& st, Index p, const GroupLayout& lay) {
 // The GLM families' null model (see null_model()) and a GLM fit (binomial, Poisson, multinomial):
 // fit_glm.hpp.
 FGSEQ_API FitResult null_glm(Index p, const Eigen::Ref<const MatrixXd>& y, const VectorXd& w,
-                                    const MatrixXd& offset, Family family, const GroupLayout& lay,
-                                    const Measurements& cost, const Control& ctl, const Services& svc);
+                             const MatrixXd& offset, Family family, const GroupLayout& lay,
+                             const Measurements& cost, const Control& ctl, const Services& svc);
 FGSEQ_API FitResult glm_fit(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-                                   Family family, const GroupLayout& lay, const Measurements& cost,
-                                   const Control& ctl, const Deadline& deadline, const Services& svc);
+                            Family family, const GroupLayout& lay, const Measurements& cost,
+                            const Control& ctl, const Deadline& deadline, const Services& svc);
 
 }  // namespace detail
 }  // namespace fgseq
