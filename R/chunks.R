@@ -24,19 +24,22 @@
 #' results are the in-memory fit's up to the Newton tolerance.
 #'
 #' @section When a plan pays off: every pass of a binomial, Poisson or multinomial fit (one per Newton
-#'   step) sends a future to the workers and waits for them, which costs about 10 ms per future on
-#'   local workers whatever the work; the workers save time only when a pass's work on the rows is well
-#'   above that. Under a plan of workers on this machine (`multisession`, `multicore`), which read the
-#'   same files and databases as this session, a pass is cut into as many batches of chunks as there
-#'   are workers, this session reads the first batch itself (it would otherwise only wait) and the
-#'   workers the others: a plan of 2 workers runs each pass on this session and one worker, one future
-#'   per pass. The first pass of the path times the work of each batch, and when that work, done one
-#'   batch after another, took less than the whole pass (the dispatch cost more than the parallel work
-#'   saved), the fit runs its later passes in this session alone (reading the chunks here, kept within
-#'   `cache_bytes`): the results are the same. A plan pays off for passes well above the dispatch:
-#'   hundreds of thousands of rows, or chunks that are slow to read (a remote database, files on a
-#'   network) and do not fit in `cache_bytes`; `bench/bench-chunks-glm.R` times both plans on 100,000
-#'   rows of 100 columns in 10 files and on 4,039 rows of 22 columns in SQLite. The workers of other
+#'   step) sent to the workers costs a future per worker and a wait for them, a few milliseconds per
+#'   future on local workers whatever the work; the workers save time only when a pass's work on the
+#'   rows is well above that. Under a plan of workers on this machine (`multisession`, `multicore`),
+#'   which read the same files and databases as this session, a pass is cut into as many batches of
+#'   chunks as there are workers, this session reads the first batch itself (it would otherwise only
+#'   wait) and the workers the others: a plan of 2 workers runs each pass on this session and one
+#'   worker, one future per pass. Every pass is timed, and each pass goes where the last ones say it is
+#'   faster: the first passes of the path go to the workers; when two passes in a row took longer there
+#'   than their batches' work done one after another (the dispatch cost more than the parallel work
+#'   saved), the passes run in this session alone (reading the chunks here, kept within `cache_bytes`);
+#'   when two passes in a row here took longer than their work shared among the batches plus the
+#'   measured dispatch (the work of a pass grows with the columns of the model along the path), they go
+#'   back to the workers. The results are the same on either route. A plan pays off for passes well
+#'   above the dispatch: tens of thousands of rows and more, or chunks that are slow to read (a remote
+#'   database, files on a network) and do not fit in `cache_bytes`; `bench/bench-chunks-glm.R` times
+#'   both plans on 100,000 rows of 100 columns in 10 files and on 4,039 rows of 22 columns in SQLite. The workers of other
 #'   plans (`cluster` on other machines, schedulers) read every batch of every pass, since this
 #'   session may not reach their files.
 #'
@@ -168,30 +171,58 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
 # where the passes run (pass_route(), made once by a fit of many passes).
 chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, route = pass_route(chunks$get)) {
   part <- checked_chunk_part(f, classes, cache)
-  if (route$decided) return(map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, route$shipped))
+  if (!route$measured) return(map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, route$shipped))
+  shipped <- route$ship
   started <- now()
-  out <- map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, route$shipped, timed = TRUE)
-  route$decided <- TRUE
-  if (sum(out$seconds) < now() - started) route$shipped <- NULL  # the later passes in this session
+  out <- map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, if (shipped) route$shipped, timed = TRUE)
+  route$batches <- route$batches %||% min(length(chunks$items), future::nbrOfWorkers())
+  route_after_pass(route, shipped, out$seconds, now() - started)
   out$value
 }
 
 # Where the passes of a fit from chunks run (an environment: `shipped`, the reader's globals for the
-# futures (reader_globals()), or NULL for this session alone; `decided`). Under a future plan every pass
-# sends a future to the workers (this session reads the first batch itself under a local plan, see
-# map_batches()), which costs a dispatch (about 10 ms per future) whatever the work; on a few thousand
-# rows that is most of a pass. So the first pass of the path times each batch's own work, and when
-# that work, done one batch after another, took less time than the whole pass (the dispatch cost more
-# than the parallel work saved), the later passes of the fit run in this session alone, which then
-# reads the chunks itself (and keeps them within `cache_bytes`). Only for plans whose workers run on
-# this machine (multisession, multicore), which read the same files and databases as this session; the
-# workers of any other plan read every pass. Without the future package, or under a sequential plan,
-# every pass runs here.
+# futures (reader_globals()), or NULL for this session alone; `measured`, whether the route follows the
+# passes' times; `ship`, whether the next pass goes to the workers; `dispatch`, the seconds a pass sent
+# to the workers spent beyond its slowest batch; `batches`, the batches of a pass sent; `slow`, the
+# passes in a row that the other route would have run faster). Under a future
+# plan a pass sent to the workers costs a dispatch (a few ms per future) whatever the work, while this
+# session, reading the first batch itself, takes part of the work (map_batches()); a pass run in this
+# session alone costs the whole work, which grows with the columns of the model along the path. So
+# under a plan whose workers run on this machine (multisession, multicore: they read the same files
+# and databases as this session) every pass is timed and the next one goes where it is expected to be
+# faster (route_after_pass()): the first passes of the path go to the workers, the light passes of a
+# few thousand rows run in this session (which then reads the chunks itself and keeps them within
+# `cache_bytes`), and the passes go back to the workers when their work outgrows the dispatch. The
+# workers of any other plan read every pass. Without the future package, or under a sequential plan, every pass runs here.
 pass_route <- function(get_chunk) {
   route <- new.env(parent = emptyenv())
   route$shipped <- reader_globals(get_chunk)
-  route$decided <- is.null(route$shipped) || !route$shipped$here
+  route$measured <- !is.null(route$shipped) && isTRUE(route$shipped$here)
+  route$ship <- TRUE
+  route$dispatch <- NA_real_
+  route$slow <- 0L
   route
+}
+
+# After a pass of `route` (shipped: whether it went to the workers; seconds: each batch's own work;
+# elapsed: the whole pass), where the next one goes. A pass sent to the workers measures the dispatch
+# (elapsed beyond the slowest batch) and the pass's time in this session alone (the batches' work
+# added): this session alone would have been faster when the pass took longer than that. A pass run
+# here measures its whole work S: the workers would have been faster when S shared among the route's
+# batches plus the last measured dispatch is below S. The passes change route after two passes in a
+# row that would have been faster on the other (one slow pass is as likely a pause of the machine, and
+# the first pass here reads the chunks the workers held).
+route_after_pass <- function(route, shipped, seconds, elapsed) {
+  if (shipped) {
+    route$dispatch <- max(0, elapsed - max(seconds))
+    other_faster <- !(length(seconds) > 1L && elapsed < sum(seconds))
+  } else {
+    other_faster <- route$batches > 1L && is.finite(route$dispatch) && elapsed / route$batches + route$dispatch < elapsed
+  }
+  route$slow <- if (other_faster) route$slow + 1L else 0L
+  route$ship <- if (route$slow >= 2L) !shipped else shipped
+  if (route$slow >= 2L) route$slow <- 0L
+  invisible(route)
 }
 
 # Two parts of a pass added field by field: numbers add, lists concatenate, and a field one part leaves

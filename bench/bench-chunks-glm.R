@@ -2,7 +2,7 @@
 ## map-reduce pass over the chunks per Newton step, under a sequential plan and on 2 multisession
 ## workers, against the in-memory fit of the same rows; then the same two plans on a small table, the
 ## 4,039 complete rows of modeldata's credit_data in SQLite (dbi_chunks(), 4 chunks, a formula fit),
-## where a pass's work is smaller than the dispatch of its futures (the fit then runs its later passes in
+## where a pass's work is smaller than the dispatch of its futures (the fit then runs its passes in
 ## the session, see ?fgseq_chunks).
 ##
 ## Usage (from the package root, with fgseq, future, future.apply, DBI, RSQLite and modeldata installed):

@@ -468,12 +468,13 @@ test_that("under a local plan, the passes run where they are faster: this sessio
   # a reader that records the process reading each chunk at each pass (no chunk is kept: cache_bytes = 0)
   log <- tempfile("reads")
   on.exit(unlink(log), add = TRUE)
-  assign("fgseq_test_route", list(rows = lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), log = log, pause = 0),
+  assign("fgseq_test_route", list(rows = lapply(d$idx, function(i) list(x = d$x[i, ], y = y[i])), log = log, pause = 0, after = 0),
          envir = globalenv())
   on.exit(rm("fgseq_test_route", envir = globalenv()), add = TRUE)
+  # pause: the seconds each read takes once the log holds `after` reads (a source that gets slower)
   reader <- function(i) {
     cat(i, Sys.getpid(), "\n", file = fgseq_test_route$log, append = TRUE)
-    Sys.sleep(fgseq_test_route$pause)
+    if (length(readLines(fgseq_test_route$log)) > fgseq_test_route$after) Sys.sleep(fgseq_test_route$pause)
     fgseq_test_route$rows[[i]]
   }
   environment(reader) <- globalenv()
@@ -481,8 +482,8 @@ test_that("under a local plan, the passes run where they are faster: this sessio
   on.exit(future::plan(oplan), add = TRUE)
   here <- Sys.getpid()
   # the process that read chunk 2 at each pass, TRUE where it is this session
-  reads <- function(pause) {
-    assign("fgseq_test_route", utils::modifyList(fgseq_test_route, list(pause = pause)), envir = globalenv())
+  reads <- function(pause, after = 0) {
+    assign("fgseq_test_route", utils::modifyList(fgseq_test_route, list(pause = pause, after = after)), envir = globalenv())
     unlink(log)
     fit <- fgseq(fgseq_chunks(reader, n_chunks = 2), group = d$group, cost = d$cost, family = "binomial",
                  lambda = 1e-3, max_steps = 2, cache_bytes = 0)
@@ -494,14 +495,22 @@ test_that("under a local plan, the passes run where they are faster: this sessio
     expect_true(all(got$pid[got$chunk == 1] == here))
     got$pid[got$chunk == 2] == here
   }
-  # light chunks: the moments pass and the first pass of the path send chunk 2 to a worker, whose
+  # light chunks: the moments pass and the first two passes of the path send chunk 2 to a worker, whose
   # dispatch outweighs the work; every later pass runs here
   light <- reads(0)
-  expect_gt(length(light), 3L)
-  expect_false(any(light[1:2]))
-  expect_true(all(light[-(1:2)]))
+  expect_gt(length(light), 5L)
+  expect_false(any(light[1:3]))
+  expect_true(all(light[-(1:3)]))
   # heavy chunks (0.2 s to read each): every pass sends chunk 2 to a worker
   expect_false(any(reads(0.2)))
+  # chunks that become heavy (0.15 s each once 12 chunks were read): the passes that moved here go back
+  # to the workers after two heavy passes here, and stay there
+  later <- reads(0.15, after = 12)
+  back <- which(!later & seq_along(later) > 3L)
+  expect_true(all(later[4:5]))
+  expect_gt(length(back), 0L)
+  expect_true(all(!later[min(back):length(later)]))
+  expect_gte(sum(later[4:(min(back) - 1L)]), 2L)
   # a sequential plan: every pass here
   future::plan(future::sequential)
   expect_true(all(reads(0)))
