@@ -85,6 +85,10 @@
     .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
 }
 
+.centred_cross <- function(x, cols, mean, weights) {
+    .Call(`_fgseq_centred_cross_cpp`, x, cols, mean, weights)
+}
+
 .glm_chunk_gains <- function(x, y, weights, offset, family, columns, theta, n_selected) {
     .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected)
 }

@@ -511,14 +511,11 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 }
 
 # One chunk's weighted cross-product of the columns `cols` centred at `mean` (a list of one matrix, added
-# by chunk_pass()).
+# by chunk_pass(); .centred_cross()).
 moments_cross_part <- function(cols, mean) {
   force(cols)
   force(mean)
-  function(ch) {
-    xc <- ch$x[, cols, drop = FALSE] - rep(mean, each = nrow(ch$x))
-    list(crossprod(xc * sqrt(ch$w)))
-  }
+  function(ch) list(.centred_cross(ch$x, cols - 1L, mean, ch$w))
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built

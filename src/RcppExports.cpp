@@ -303,6 +303,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// centred_cross_cpp
+Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& cols, const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights);
+RcppExport SEXP _fgseq_centred_cross_cpp(SEXP xSEXP, SEXP colsSEXP, SEXP meanSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(centred_cross_cpp(x, cols, mean, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
 // glm_chunk_gains_cpp
 Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected);
 RcppExport SEXP _fgseq_glm_chunk_gains_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP n_selectedSEXP) {
@@ -402,6 +416,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 4},
     {"_fgseq_policy_node_cpp", (DL_FUNC) &_fgseq_policy_node_cpp, 6},
     {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
+    {"_fgseq_centred_cross_cpp", (DL_FUNC) &_fgseq_centred_cross_cpp, 4},
     {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
     {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},

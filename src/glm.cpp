@@ -4,6 +4,7 @@
 #define FGSEQ_DEFINE_GLM  // the GLM fits are defined here (common/compiled.hpp)
 #include "glue-fit.h"
 
+#include <fgseq/glm/cross.hpp>
 #include <fgseq/sequence/fit_glm.hpp>
 
 #include <string>
@@ -46,6 +47,25 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
   return Rcpp::List::create(Rcpp::Named("loss") = s.loss, Rcpp::Named("deviance") = s.deviance,
                             Rcpp::Named("gradient") = s.gradient, Rcpp::Named("hessian") = s.hessian,
                             Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
+}
+
+// One chunk's weighted cross-product of the columns `cols` (0-based) of x (n x p) centred at `mean`
+// (one value per column of cols): sum_i w_i (x_i - mean)(x_i - mean)' (q x q, symmetric), by the
+// blocked kernels of the GLM's Hessians (kernels::weighted_cross()) on one thread: the chunk pass that
+// stores a fit's moments (moments_cross_part(), R/chunks.R).
+// [[Rcpp::export(.centred_cross)]]
+Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& cols,
+                                  const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights) {
+  const Eigen::Index n = x.rows(), q = static_cast<Eigen::Index>(cols.size());
+  if (mean.size() != q || weights.size() != n) Rcpp::stop("centred_cross: one mean per column and one weight per row are needed");
+  Eigen::MatrixXd xc(n, q);
+  for (Eigen::Index a = 0; a < q; ++a) {
+    if (cols[static_cast<size_t>(a)] < 0 || cols[static_cast<size_t>(a)] >= x.cols()) Rcpp::stop("centred_cross: a column is out of range");
+    xc.col(a) = x.col(cols[static_cast<size_t>(a)]).array() - mean(a);
+  }
+  Eigen::MatrixXd c = fgseq::kernels::weighted_cross(xc, weights, {{0, q, 0, q, true}}, 1)[0];
+  c.triangularView<Eigen::StrictlyUpper>() = c.transpose();
+  return c;
 }
 
 // One chunk's sums of the quadratic FR gains' pass (fgseq::glm_chunk_gains) at theta over the first
