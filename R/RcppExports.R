@@ -81,16 +81,16 @@
     .Call(`_fgseq_policy_node_cpp`, A, x, rows, node, settings, table)
 }
 
-.glm_chunk_sums <- function(x, y, weights, offset, family, columns, theta) {
-    .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta)
+.glm_chunk_sums <- function(x, y, weights, offset, family, columns, theta, threads) {
+    .Call(`_fgseq_glm_chunk_sums_cpp`, x, y, weights, offset, family, columns, theta, threads)
 }
 
-.centred_cross <- function(x, cols, mean, weights) {
-    .Call(`_fgseq_centred_cross_cpp`, x, cols, mean, weights)
+.centred_cross <- function(x, cols, mean, weights, threads) {
+    .Call(`_fgseq_centred_cross_cpp`, x, cols, mean, weights, threads)
 }
 
-.glm_chunk_gains <- function(x, y, weights, offset, family, columns, theta, n_selected) {
-    .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected)
+.glm_chunk_gains <- function(x, y, weights, offset, family, columns, theta, n_selected, threads) {
+    .Call(`_fgseq_glm_chunk_gains_cpp`, x, y, weights, offset, family, columns, theta, n_selected, threads)
 }
 
 .glm_chunked_path <- function(whitening, group_of, n_groups, measurements, weight_sum, theta0, sums, gains, control, progress) {

@@ -36,7 +36,11 @@
 #'   saved), the passes run in this session alone (reading the chunks here, kept within `cache_bytes`);
 #'   when two passes in a row here took longer than their work shared among the batches plus the
 #'   measured dispatch (the work of a pass grows with the columns of the model along the path), they go
-#'   back to the workers. The results are the same on either route. A plan pays off for passes well
+#'   back to the workers. A pass that runs in this session alone (under a sequential plan, without the
+#'   future package, or routed here) forms its products on the fit's threads (option `fgseq.threads`,
+#'   as an in-memory fit; one thread for a chunk of fewer than 2^18 values unless the option is set); a
+#'   batch beside others, on a worker or here, on one. The results are the same on either route, up to
+#'   rounding. A plan pays off for passes well
 #'   above the dispatch: tens of thousands of rows and more, or chunks that are slow to read (a remote
 #'   database, files on a network) and do not fit in `cache_bytes`; `bench/bench-chunks-glm.R` times
 #'   both plans on 100,000 rows of 100 columns in 10 files and on 4,039 rows of 22 columns in SQLite. The workers of other
@@ -176,6 +180,7 @@ chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, route = pass_rou
   started <- now()
   out <- map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, if (shipped) route$shipped, timed = TRUE)
   route$batches <- route$batches %||% min(length(chunks$items), future::nbrOfWorkers())
+  if (!shipped) route$threads <- batch_state$used
   route_after_pass(route, shipped, out$seconds, now() - started)
   out$value
 }
@@ -184,7 +189,8 @@ chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, route = pass_rou
 # futures (reader_globals()), or NULL for this session alone; `measured`, whether the route follows the
 # passes' times; `ship`, whether the next pass goes to the workers; `dispatch`, the seconds a pass sent
 # to the workers spent beyond its slowest batch; `batches`, the batches of a pass sent; `slow`, the
-# passes in a row that the other route would have run faster). Under a future
+# passes in a row that the other route would have run faster; `threads`, those of a pass run here
+# alone, see route_after_pass()). Under a future
 # plan a pass sent to the workers costs a dispatch (a few ms per future) whatever the work, while this
 # session, reading the first batch itself, takes part of the work (map_batches()); a pass run in this
 # session alone costs the whole work, which grows with the columns of the model along the path. So
@@ -201,23 +207,31 @@ pass_route <- function(get_chunk) {
   route$ship <- TRUE
   route$dispatch <- NA_real_
   route$slow <- 0L
+  route$threads <- fit_threads()
   route
 }
 
-# After a pass of `route` (shipped: whether it went to the workers; seconds: each batch's own work;
-# elapsed: the whole pass), where the next one goes. A pass sent to the workers measures the dispatch
-# (elapsed beyond the slowest batch) and the pass's time in this session alone (the batches' work
-# added): this session alone would have been faster when the pass took longer than that. A pass run
-# here measures its whole work S: the workers would have been faster when S shared among the route's
-# batches plus the last measured dispatch is below S. The passes change route after two passes in a
-# row that would have been faster on the other (one slow pass is as likely a pause of the machine, and
-# the first pass here reads the chunks the workers held).
+# After a pass of `route` (shipped: whether it went to the workers; seconds: each batch's time in all
+# and in reading its chunks, as map_reduce_chunks() gives them; elapsed: the whole pass), where the next
+# one goes. A pass run here alone forms its products on the fit's threads (`route$threads`: the most its
+# chunks used, fit_threads() until a pass ran here), which divide its work beyond the reading. A pass
+# sent to the workers (one thread each) measures the dispatch (elapsed beyond the slowest batch) and what
+# this session alone would have taken (the batches' reading added, and their other work added and shared
+# among the threads): this session alone would have been faster when the pass took longer than that. A
+# pass run here measures its reading and its other work: the workers would have been faster when both,
+# as the work of one thread, shared among the route's batches, plus the last measured dispatch are below
+# the pass's time. The passes change route after two passes in a row that would have been faster on the
+# other (one slow pass is as likely a pause of the machine, and the first pass here reads the chunks the
+# workers held).
 route_after_pass <- function(route, shipped, seconds, elapsed) {
+  read <- seconds["read", ]
+  work <- pmax(0, seconds["total", ] - read)
   if (shipped) {
-    route$dispatch <- max(0, elapsed - max(seconds))
-    other_faster <- !(length(seconds) > 1L && elapsed < sum(seconds))
+    route$dispatch <- max(0, elapsed - max(seconds["total", ]))
+    other_faster <- !(length(work) > 1L && elapsed < sum(read) + sum(work) / route$threads)
   } else {
-    other_faster <- route$batches > 1L && is.finite(route$dispatch) && elapsed / route$batches + route$dispatch < elapsed
+    other_faster <- route$batches > 1L && is.finite(route$dispatch) &&
+      (sum(read) + sum(work) * route$threads) / route$batches + route$dispatch < elapsed
   }
   route$slow <- if (other_faster) route$slow + 1L else 0L
   route$ship <- if (route$slow >= 2L) !shipped else shipped
@@ -515,7 +529,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
 moments_cross_part <- function(cols, mean) {
   force(cols)
   force(mean)
-  function(ch) list(.centred_cross(ch$x, cols - 1L, mean, ch$w))
+  function(ch) list(.centred_cross(ch$x, cols - 1L, mean, ch$w, chunk_threads(ch$x)))
 }
 
 # The per-chunk functions of the two kinds of pass (moments, and the sums of a Newton point), built
@@ -576,7 +590,7 @@ glm_pass <- function(theta, columns, family) {
   force(family)
   function(ch) {
     y <- as.matrix(ch$y)
-    .glm_chunk_sums(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)))
+    .glm_chunk_sums(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)), chunk_threads(ch$x))
   }
 }
 
@@ -589,7 +603,8 @@ glm_gain_pass <- function(theta, columns, n_selected, family) {
   force(family)
   function(ch) {
     y <- as.matrix(ch$y)
-    list(.glm_chunk_gains(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)), n_selected))
+    list(.glm_chunk_gains(ch$x, y, ch$w, as.matrix(ch$off), family, columns, matrix(theta, ncol = ncol(y)), n_selected,
+                          chunk_threads(ch$x)))
   }
 }
 

@@ -287,8 +287,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // glm_chunk_sums_cpp
-Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta);
-RcppExport SEXP _fgseq_glm_chunk_sums_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP) {
+Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int threads);
+RcppExport SEXP _fgseq_glm_chunk_sums_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -299,13 +299,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const std::string& >::type family(familySEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunk_sums_cpp(x, y, weights, offset, family, columns, theta));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunk_sums_cpp(x, y, weights, offset, family, columns, theta, threads));
     return rcpp_result_gen;
 END_RCPP
 }
 // centred_cross_cpp
-Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& cols, const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights);
-RcppExport SEXP _fgseq_centred_cross_cpp(SEXP xSEXP, SEXP colsSEXP, SEXP meanSEXP, SEXP weightsSEXP) {
+Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& cols, const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights, int threads);
+RcppExport SEXP _fgseq_centred_cross_cpp(SEXP xSEXP, SEXP colsSEXP, SEXP meanSEXP, SEXP weightsSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -313,13 +314,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const std::vector<int>& >::type cols(colsSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type mean(meanSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd>& >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(centred_cross_cpp(x, cols, mean, weights));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(centred_cross_cpp(x, cols, mean, weights, threads));
     return rcpp_result_gen;
 END_RCPP
 }
 // glm_chunk_gains_cpp
-Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected);
-RcppExport SEXP _fgseq_glm_chunk_gains_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP n_selectedSEXP) {
+Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y, const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset, const std::string& family, const Rcpp::List& columns, const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected, int threads);
+RcppExport SEXP _fgseq_glm_chunk_gains_cpp(SEXP xSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP offsetSEXP, SEXP familySEXP, SEXP columnsSEXP, SEXP thetaSEXP, SEXP n_selectedSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -331,7 +333,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type columns(columnsSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd>& >::type theta(thetaSEXP);
     Rcpp::traits::input_parameter< int >::type n_selected(n_selectedSEXP);
-    rcpp_result_gen = Rcpp::wrap(glm_chunk_gains_cpp(x, y, weights, offset, family, columns, theta, n_selected));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(glm_chunk_gains_cpp(x, y, weights, offset, family, columns, theta, n_selected, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -415,9 +418,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_fgseq_bvn_rules_cpp", (DL_FUNC) &_fgseq_bvn_rules_cpp, 0},
     {"_fgseq_sweep_block_cpp", (DL_FUNC) &_fgseq_sweep_block_cpp, 4},
     {"_fgseq_policy_node_cpp", (DL_FUNC) &_fgseq_policy_node_cpp, 6},
-    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 7},
-    {"_fgseq_centred_cross_cpp", (DL_FUNC) &_fgseq_centred_cross_cpp, 4},
-    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 8},
+    {"_fgseq_glm_chunk_sums_cpp", (DL_FUNC) &_fgseq_glm_chunk_sums_cpp, 8},
+    {"_fgseq_centred_cross_cpp", (DL_FUNC) &_fgseq_centred_cross_cpp, 5},
+    {"_fgseq_glm_chunk_gains_cpp", (DL_FUNC) &_fgseq_glm_chunk_gains_cpp, 9},
     {"_fgseq_glm_chunked_path_cpp", (DL_FUNC) &_fgseq_glm_chunked_path_cpp, 10},
     {"_fgseq_miser_fit_cpp", (DL_FUNC) &_fgseq_miser_fit_cpp, 8},
     {"_fgseq_miser_predict_cpp", (DL_FUNC) &_fgseq_miser_predict_cpp, 10},

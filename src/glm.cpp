@@ -33,17 +33,17 @@ void columns_from(const Rcpp::List& columns, fgseq::GramStats& st, fgseq::Select
 
 // One chunk's additive parts of a GLM fit at theta ((m + 1) x P) over the selected whitened columns
 // (see columns_from): loss, deviance, gradient, hessian, xr, rsum (fgseq::GlmSums).
-// y and offset: n x P matrices.
+// y and offset: n x P matrices; threads: of the products over the chunk's rows (chunk_threads() in R).
 // [[Rcpp::export(.glm_chunk_sums)]]
 Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                               const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                               const std::string& family, const Rcpp::List& columns,
-                              const Eigen::Map<Eigen::MatrixXd>& theta) {
+                              const Eigen::Map<Eigen::MatrixXd>& theta, int threads) {
   fgseq::GramStats st;
   fgseq::SelectedColumns sel;
   columns_from(columns, st, sel);
   const fgseq::GlmSums s = fgseq::glm_chunk_sums(fgseq::DenseDesign(x), y, weights, offset,
-                                                 fgseq::from_name<fgseq::Family>(family), st, sel, theta);
+                                                 fgseq::from_name<fgseq::Family>(family), st, sel, theta, threads);
   return Rcpp::List::create(Rcpp::Named("loss") = s.loss, Rcpp::Named("deviance") = s.deviance,
                             Rcpp::Named("gradient") = s.gradient, Rcpp::Named("hessian") = s.hessian,
                             Rcpp::Named("xr") = s.xr, Rcpp::Named("rsum") = s.rsum);
@@ -51,11 +51,12 @@ Rcpp::List glm_chunk_sums_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen:
 
 // One chunk's weighted cross-product of the columns `cols` (0-based) of x (n x p) centred at `mean`
 // (one value per column of cols): sum_i w_i (x_i - mean)(x_i - mean)' (q x q, symmetric), by the
-// blocked kernels of the GLM's Hessians (kernels::weighted_cross()) on one thread: the chunk pass that
-// stores a fit's moments (moments_cross_part(), R/chunks.R).
+// blocked kernels of the GLM's Hessians (kernels::weighted_cross()) on `threads` threads: the chunk pass
+// that stores a fit's moments (moments_cross_part(), R/chunks.R).
 // [[Rcpp::export(.centred_cross)]]
 Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const std::vector<int>& cols,
-                                  const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights) {
+                                  const Eigen::Map<Eigen::VectorXd>& mean, const Eigen::Map<Eigen::VectorXd>& weights,
+                                  int threads) {
   const Eigen::Index n = x.rows(), q = static_cast<Eigen::Index>(cols.size());
   if (mean.size() != q || weights.size() != n) Rcpp::stop("centred_cross: one mean per column and one weight per row are needed");
   Eigen::MatrixXd xc(n, q);
@@ -63,24 +64,25 @@ Eigen::MatrixXd centred_cross_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const st
     if (cols[static_cast<size_t>(a)] < 0 || cols[static_cast<size_t>(a)] >= x.cols()) Rcpp::stop("centred_cross: a column is out of range");
     xc.col(a) = x.col(cols[static_cast<size_t>(a)]).array() - mean(a);
   }
-  Eigen::MatrixXd c = fgseq::kernels::weighted_cross(xc, weights, {{0, q, 0, q, true}}, 1)[0];
+  Eigen::MatrixXd c = fgseq::kernels::weighted_cross(xc, weights, {{0, q, 0, q, true}}, std::max(threads, 1))[0];
   c.triangularView<Eigen::StrictlyUpper>() = c.transpose();
   return c;
 }
 
 // One chunk's sums of the quadratic FR gains' pass (fgseq::glm_chunk_gains) at theta over the first
 // n_selected groups of `columns` (see columns_from) for the candidate groups that follow them, in one
-// vector (fgseq::pack_gain_sums). y and offset: n x P matrices.
+// vector (fgseq::pack_gain_sums). y and offset: n x P matrices; threads: as for .glm_chunk_sums().
 // [[Rcpp::export(.glm_chunk_gains)]]
 Eigen::VectorXd glm_chunk_gains_cpp(const Eigen::Map<Eigen::MatrixXd>& x, const Eigen::Map<Eigen::MatrixXd>& y,
                                     const Eigen::Map<Eigen::VectorXd>& weights, const Eigen::Map<Eigen::MatrixXd>& offset,
                                     const std::string& family, const Rcpp::List& columns,
-                                    const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected) {
+                                    const Eigen::Map<Eigen::MatrixXd>& theta, int n_selected, int threads) {
   fgseq::GramStats st;
   fgseq::SelectedColumns sel;
   columns_from(columns, st, sel);
   return fgseq::pack_gain_sums(fgseq::glm_chunk_gains(fgseq::DenseDesign(x), y, weights, offset,
-                                                      fgseq::from_name<fgseq::Family>(family), st, sel, n_selected, theta));
+                                                      fgseq::from_name<fgseq::Family>(family), st, sel, n_selected, theta,
+                                                      threads));
 }
 
 // The path of a binomial or Poisson fit from chunks of rows (chunked_glm() in R/chunks.R): the core's

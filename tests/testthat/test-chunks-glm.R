@@ -33,6 +33,34 @@ test_that("a logistic fit from chunks equals the in-memory fit (weights, offsets
   expect_equal(predict(full, d$x, type = "response")[, ncol(full$beta)], unname(fitted(g)), tolerance = 1e-6)
 })
 
+test_that("passes run in this session on two threads give glm()'s fit and the one-thread fit", {
+  # chunks large enough that the products of a pass split over the threads (over 10^6 multiply-adds)
+  set.seed(11)
+  n <- 24000
+  x <- matrix(rnorm(n * 48), n, dimnames = list(NULL, paste0("v", 1:48)))
+  group <- rep(paste0("g", 1:12), each = 4)
+  y <- rbinom(n, 1, plogis(x[, 1] - x[, 6] + 0.5 * x[, 30]))
+  w <- runif(n, 0.5, 2)
+  idx <- split(seq_len(n), rep(1:3, length.out = n))
+  chunks <- fgseq_chunks(lapply(idx, function(i) list(x = x[i, ], y = y[i], weights = w[i])))
+  fits <- lapply(c(1, 2), function(threads) {
+    old <- options(fgseq.threads = threads)
+    on.exit(options(old))
+    list(omp = fgseq(chunks, group = group, family = "binomial", lambda = 1e-10),
+         fr = fgseq(chunks, group = group, family = "binomial", method = "fr", lambda = 1e-3, max_steps = 4))
+  })
+  g <- glm(y ~ x, family = quasibinomial(), weights = w)
+  omp <- fits[[2]]$omp
+  expect_equal(unname(omp$beta[, ncol(omp$beta)]), unname(coef(g)[-1]), tolerance = 1e-6)
+  expect_equal(unname(omp$a0[length(omp$a0)]), unname(coef(g)[1]), tolerance = 1e-6)
+  for (m in c("omp", "fr")) {
+    expect_identical(fits[[2]][[m]]$sequence, fits[[1]][[m]]$sequence)
+    expect_equal(fits[[2]][[m]]$beta, fits[[1]][[m]]$beta, tolerance = 1e-9)
+    expect_equal(fits[[2]][[m]]$path$score, fits[[1]][[m]]$path$score, tolerance = 1e-9)
+  }
+  expect_equal(fits[[2]]$omp$moments$cov, fits[[1]]$omp$moments$cov, tolerance = 1e-12)
+})
+
 test_that("a Poisson fit from chunk files on 2 multisession workers equals the in-memory fit", {
   skip_if_not_installed("future.apply")
   d <- glm_chunk_data(seed = 5)

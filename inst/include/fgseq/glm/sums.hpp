@@ -75,30 +75,32 @@ inline MatrixXd chunk_columns(const Design& x, const GramStats& st, const Select
 
 // The chunk's linear predictors Z1 theta + offset, after the checks of the sizes of y, w, offset and theta.
 inline MatrixXd chunk_eta(const Eigen::Ref<const MatrixXd>& Z1, const MatrixXd& y, const VectorXd& w,
-                          const MatrixXd& offset, const MatrixXd& theta) {
+                          const MatrixXd& offset, const MatrixXd& theta, int threads = 1) {
   const Index n = Z1.rows(), P = y.cols();
   if (y.rows() != n || w.size() != n || (offset.size() && (offset.rows() != n || offset.cols() != P)))
     throw std::invalid_argument("glm_chunk_sums: y, weights and offset need one row per row of x");
   if (theta.rows() != Z1.cols() || theta.cols() != P)
     throw std::invalid_argument("glm_chunk_sums: theta needs one row per whitened column and the intercept");
-  return glm_eta(Z1, theta, offset.size() ? offset : MatrixXd::Zero(n, P));
+  return glm_eta(Z1, theta, offset.size() ? offset : MatrixXd::Zero(n, P), threads);
 }
 
 // x: the chunk's rows (n x p); y: n x P; w: n weights; offset: n x P or empty; st: the column means,
-// scales and constant flags of the whole data; sel: the selected groups; theta: (m + 1) x P.
+// scales and constant flags of the whole data; sel: the selected groups; theta: (m + 1) x P; threads:
+// of the products over the chunk's rows (the same sums on any number).
 inline GlmSums glm_chunk_sums(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
-                              Family family, const GramStats& st, const SelectedColumns& sel, const MatrixXd& theta) {
+                              Family family, const GramStats& st, const SelectedColumns& sel, const MatrixXd& theta,
+                              int threads = 1) {
   const FamilyOps fam{family};
   const MatrixXd Z1 = chunk_columns(x, st, sel);
-  const MatrixXd eta = chunk_eta(Z1, y, w, offset, theta);
+  const MatrixXd eta = chunk_eta(Z1, y, w, offset, theta, threads);
   const MatrixXd mu = fam.mean(eta);
   GlmSums s;
   s.loss = fam.loss(eta, y, w);
   s.deviance = fam.deviance(mu, y, w);
-  s.gradient = glm_gradient(Z1, w, mu, y, 1.0);
-  s.hessian = glm_weighted_cross(fam, Z1, mu, w, 1.0);
+  s.gradient = glm_gradient(Z1, w, mu, y, 1.0, threads);
+  s.hessian = glm_weighted_cross(fam, Z1, mu, w, 1.0, threads);
   const MatrixXd r = w.asDiagonal() * (y - mu);
-  s.xr = x.tmul(r);
+  s.xr = x.tmul(r, threads);
   s.rsum = r.colwise().sum().transpose();
   return s;
 }
@@ -304,21 +306,21 @@ inline QuadraticGains schur_gains(const GainSums& s, const GainLayout& gl, Index
 // the candidates that follow them in sel (W = 1: the raw sums; the arguments as for glm_chunk_sums()).
 inline GainSums glm_chunk_gains(const Design& x, const MatrixXd& y, const VectorXd& w, const MatrixXd& offset,
                                 Family family, const GramStats& st, const SelectedColumns& sel, Index n_selected,
-                                const MatrixXd& theta) {
+                                const MatrixXd& theta, int threads = 1) {
   const FamilyOps fam{family};
   if (n_selected < 0 || n_selected > static_cast<Index>(sel.T.size()))
     throw std::invalid_argument("glm_chunk_gains: n_selected out of range");
   const MatrixXd Z = chunk_columns(x, st, sel);
   Index m1 = 1;
   for (Index k = 0; k < n_selected; ++k) m1 += sel.T[static_cast<size_t>(k)].cols();
-  const MatrixXd mu = fam.mean(chunk_eta(Z.leftCols(m1), y, w, offset, theta));
+  const MatrixXd mu = fam.mean(chunk_eta(Z.leftCols(m1), y, w, offset, theta, threads));
   std::vector<Index> col, rank;
   for (Index k = n_selected, at = m1; k < static_cast<Index>(sel.T.size()); at += sel.T[static_cast<size_t>(k)].cols(), ++k) {
     col.push_back(at);
     rank.push_back(sel.T[static_cast<size_t>(k)].cols());
   }
   const MatrixXd resid = w.asDiagonal() * (y - mu);
-  return gain_sums(Z, gain_layout(m1, std::move(col), std::move(rank)), fam, mu, w, resid, 1.0, 1);
+  return gain_sums(Z, gain_layout(m1, std::move(col), std::move(rank)), fam, mu, w, resid, 1.0, threads);
 }
 
 }  // namespace fgseq
