@@ -174,11 +174,17 @@ fgseq.fgseq_chunks <- function(x, group = NULL, cost = NULL, method = "omp",
 # of a multinomial fit (see check_chunk()); cache: the fit's kept chunks (new_chunk_cache()); route:
 # where the passes run (pass_route(), made once by a fit of many passes).
 chunk_pass <- function(chunks, f, classes = NULL, cache = NULL, route = pass_route(chunks$get)) {
-  part <- checked_chunk_part(f, classes, cache)
-  if (!route$measured) return(map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, route$shipped))
+  routed_pass(chunks, checked_chunk_part(f, classes, cache), add_parts, cache, route)
+}
+
+# The map-reduce of `part` (a function of a chunk and its number, see map_reduce_chunks()) over the
+# chunks, added by `combine`, on the route of the fit's passes (pass_route()), which the pass's times
+# then update: chunk_pass() and the moments pass of a GLM fit.
+routed_pass <- function(chunks, part, combine, cache, route) {
+  if (!route$measured) return(map_reduce_chunks(chunks$items, chunks$get, part, combine, cache, route$shipped))
   shipped <- route$ship
   started <- now()
-  out <- map_reduce_chunks(chunks$items, chunks$get, part, add_parts, cache, if (shipped) route$shipped, timed = TRUE)
+  out <- map_reduce_chunks(chunks$items, chunks$get, part, combine, cache, if (shipped) route$shipped, timed = TRUE)
   route$batches <- route$batches %||% min(length(chunks$items), future::nbrOfWorkers())
   if (!shipped) route$threads <- batch_state$used
   route_after_pass(route, shipped, out$seconds, now() - started)
@@ -220,20 +226,21 @@ pass_route <- function(get_chunk) {
 # among the threads): this session alone would have been faster when the pass took longer than that. A
 # pass run here measures its reading and its other work: the workers would have been faster when both,
 # as the work of one thread, shared among the route's batches, plus the last measured dispatch are below
-# the pass's time. The passes change route after two passes in a row that would have been faster on the
-# other (one slow pass is as likely a pause of the machine, and the first pass here reads the chunks the
-# workers held).
+# the pass's time. The passes change route after a pass that the other would have run in less than half
+# its time, or after two passes in a row that it would have run faster (one slow pass is as likely a
+# pause of the machine, and the first pass here reads the chunks the workers held).
 route_after_pass <- function(route, shipped, seconds, elapsed) {
   read <- seconds["read", ]
   work <- pmax(0, seconds["total", ] - read)
-  if (shipped) {
+  other <- if (shipped) {
     route$dispatch <- max(0, elapsed - max(seconds["total", ]))
-    other_faster <- !(length(work) > 1L && elapsed < sum(read) + sum(work) / route$threads)
+    if (length(work) > 1L) sum(read) + sum(work) / route$threads else 0
+  } else if (route$batches > 1L && is.finite(route$dispatch)) {
+    (sum(read) + sum(work) * route$threads) / route$batches + route$dispatch
   } else {
-    other_faster <- route$batches > 1L && is.finite(route$dispatch) &&
-      (sum(read) + sum(work) * route$threads) / route$batches + route$dispatch < elapsed
+    Inf
   }
-  route$slow <- if (other_faster) route$slow + 1L else 0L
+  route$slow <- if (other < elapsed / 2) 2L else if (other < elapsed) route$slow + 1L else 0L
   route$ship <- if (route$slow >= 2L) !shipped else shipped
   if (route$slow >= 2L) route$slow <- 0L
   invisible(route)
@@ -446,9 +453,10 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # in each process), and dropped when the fit ends
   cache <- new_chunk_cache(cache_bytes)
   on.exit(drop_chunk_cache(cache), add = TRUE)
-  mom <- map_reduce_chunks(chunks$items, chunks$get,
-                           moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
-                                        cache), add_moment_parts, cache)
+  # where the passes run (the reader's globals found once for all of them: tens of ms each time)
+  route <- pass_route(chunks$get)
+  mom <- routed_pass(chunks, moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
+                                          cache), add_moment_parts, cache, route)
   W <- mom$w
   if (mom$n < 2) abort("the chunks hold ", mom$n, " row in all; a fit needs at least 2 rows.")
   if (multi) {
@@ -501,7 +509,6 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
     list(mean = wh$mean, scale = wh$scale, constant = wh$constant,
          cols = lapply(set, function(g) which(group == labels[g]) - 1L), T = wh$T[set])
   }
-  route <- pass_route(chunks$get)
   sums <- function(theta, set) chunk_pass(chunks, glm_pass(theta, columns(set), family), levels_y, cache, route)
   # FR and Doubling: the sums of the quadratic gains of the candidates at theta over the groups `set`
   gains <- function(theta, set, candidates) {
