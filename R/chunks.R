@@ -186,7 +186,6 @@ routed_pass <- function(chunks, part, combine, cache, route) {
   started <- now()
   out <- map_reduce_chunks(chunks$items, chunks$get, part, combine, cache, if (shipped) route$shipped, timed = TRUE)
   route$batches <- route$batches %||% min(length(chunks$items), future::nbrOfWorkers())
-  if (!shipped) route$threads <- batch_state$used
   route_after_pass(route, shipped, out$seconds, now() - started)
   out$value
 }
@@ -195,8 +194,7 @@ routed_pass <- function(chunks, part, combine, cache, route) {
 # futures (reader_globals()), or NULL for this session alone; `measured`, whether the route follows the
 # passes' times; `ship`, whether the next pass goes to the workers; `dispatch`, the seconds a pass sent
 # to the workers spent beyond its slowest batch; `batches`, the batches of a pass sent; `slow`, the
-# passes in a row that the other route would have run faster; `threads`, those of a pass run here
-# alone, see route_after_pass()). Under a future
+# passes in a row that the other route would have run faster). Under a future
 # plan a pass sent to the workers costs a dispatch (a few ms per future) whatever the work, while this
 # session, reading the first batch itself, takes part of the work (map_batches()); a pass run in this
 # session alone costs the whole work, which grows with the columns of the model along the path. So
@@ -213,30 +211,26 @@ pass_route <- function(get_chunk) {
   route$ship <- TRUE
   route$dispatch <- NA_real_
   route$slow <- 0L
-  route$threads <- fit_threads()
   route
 }
 
-# After a pass of `route` (shipped: whether it went to the workers; seconds: each batch's time in all
-# and in reading its chunks, as map_reduce_chunks() gives them; elapsed: the whole pass), where the next
-# one goes. A pass run here alone forms its products on the fit's threads (`route$threads`: the most its
-# chunks used, fit_threads() until a pass ran here), which divide its work beyond the reading. A pass
-# sent to the workers (one thread each) measures the dispatch (elapsed beyond the slowest batch) and what
-# this session alone would have taken (the batches' reading added, and their other work added and shared
-# among the threads): this session alone would have been faster when the pass took longer than that. A
-# pass run here measures its reading and its other work: the workers would have been faster when both,
-# as the work of one thread, shared among the route's batches, plus the last measured dispatch are below
-# the pass's time. The passes change route after a pass that the other would have run in less than half
-# its time, or after two passes in a row that it would have run faster (one slow pass is as likely a
-# pause of the machine, and the first pass here reads the chunks the workers held).
+# After a pass of `route` (shipped: whether it went to the workers; seconds: each batch's own work;
+# elapsed: the whole pass), where the next one goes. A pass sent to the workers measures the dispatch
+# (elapsed beyond the slowest batch) and the pass's time in this session alone (the batches' work
+# added): this session alone would have been faster when the pass took longer than that. A pass run
+# here measures its whole work S: the workers would have been faster when S shared among the route's
+# batches plus the last measured dispatch is below S. The passes change route after a pass that the
+# other would have run in less than half its time, or after two passes in a row that it would have run
+# faster (one slow pass is as likely a pause of the machine, and the first pass here reads the chunks
+# the workers held). The estimate of a pass here is of one thread, although a pass run here alone has
+# the fit's threads: the first pass here reads again the chunks the workers held, which on 100,000 rows
+# in 10 files costs more than the threads save over the rest of a path of 10 steps.
 route_after_pass <- function(route, shipped, seconds, elapsed) {
-  read <- seconds["read", ]
-  work <- pmax(0, seconds["total", ] - read)
   other <- if (shipped) {
-    route$dispatch <- max(0, elapsed - max(seconds["total", ]))
-    if (length(work) > 1L) sum(read) + sum(work) / route$threads else 0
+    route$dispatch <- max(0, elapsed - max(seconds))
+    if (length(seconds) > 1L) sum(seconds) else 0
   } else if (route$batches > 1L && is.finite(route$dispatch)) {
-    (sum(read) + sum(work) * route$threads) / route$batches + route$dispatch
+    elapsed / route$batches + route$dispatch
   } else {
     Inf
   }

@@ -127,7 +127,8 @@ fgseq_stats.function <- function(x, n_chunks, group = NULL, ...) {
 # chunk). The chunks are cut into as many contiguous batches as there are future workers (one batch
 # without the future package or under a sequential plan); each worker reads its chunks one at a time,
 # keeps a running sum of their statistics and returns only that sum, so one p x p matrix per worker
-# travels back, whatever the number of chunks, and a worker holds one chunk at a time. Each future carries only its own items.
+# travels back, whatever the number of chunks, and a worker holds one chunk at a time. Each future
+# carries only its own items.
 # With a `deadline` (a time in seconds since the epoch on the clock now(); a fit's started + max_time), a
 # chunk started after it adds the moments of its y alone (its x is not read): the sum is then of y
 # alone (class "fgseq_y_stats", 0 columns of moments, the names and groups of the columns), from which
@@ -204,14 +205,13 @@ add_chunk_stats <- function(a, b) {
 # nothing (one of no rows), and `combine(a, b)` adds two parts. The result is NULL when no chunk added
 # a part. The chunks are cut into as many contiguous batches as there are future workers (one batch
 # without the future package or under a sequential plan); each worker reads its chunks one at a time,
-# keeps a running sum of their parts and returns only that sum. Each future carries only its own items, and `get_chunk`, `f` and
-# `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
+# keeps a running sum of their parts and returns only that sum. Each future carries only its own
+# items, and `get_chunk`, `f` and `combine`, which must be built where their environments hold only what they need. `cache`: the chunk
 # cache of a fit (new_chunk_cache()) or NULL; a chunk it holds is given to `f` as kept there (a checked
 # chunk, see keep_chunk()) instead of being read.
 # `shipped`: what reader_globals() found for `get_chunk` (a fit of many passes finds it once).
-# `timed`: each batch also measures the seconds its work took, and the result is list(value, seconds),
-# seconds a matrix of two rows, `total` (reading and f) and `read` (reading alone), and a column per
-# batch (see pass_route()).
+# `timed`: each batch also measures the seconds its work took (reading and f), and the result is
+# list(value, seconds), seconds one number per batch (see pass_route()).
 map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shipped = reader_globals(get_chunk),
                               timed = FALSE) {
   n_chunks <- length(items)
@@ -224,7 +224,7 @@ map_reduce_chunks <- function(items, get_chunk, f, combine, cache = NULL, shippe
   parts <- map_batches(jobs, chunk_batch_runner(get_chunk, f, combine, cache, timed), shipped)
   seconds <- NULL
   if (timed) {
-    seconds <- vapply(parts, function(p) p$seconds, c(total = 0, read = 0))
+    seconds <- vapply(parts, function(p) p$seconds, numeric(1))
     parts <- lapply(parts, function(p) p$part)
   }
   # a batch of chunks of no rows adds nothing (NULL); NULL when every chunk is empty
@@ -298,8 +298,7 @@ map_parallel <- function(items, f, ...) {
 
 # The function a worker runs on one batch of chunks: built here so that its environment holds only
 # `get_chunk`, `f`, `combine`, `cache` and `timed` (not the items of other batches), which is what the future
-# ships. With `timed`, it returns list(part, seconds): the batch's sum and the seconds it took, in all
-# and in reading its chunks (c(total, read)).
+# ships. With `timed`, it returns list(part, seconds): the batch's sum and the seconds it took.
 chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL, timed = FALSE) {
   force(get_chunk)
   force(f)
@@ -311,15 +310,11 @@ chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL, timed = FALS
     open_chunk_cache(cache)
     old <- batch_state$threads
     batch_state$threads <- job$threads %||% 1L
-    batch_state$used <- 1L
     on.exit(batch_state$threads <- old, add = TRUE)
-    read <- 0
     total <- NULL
     for (k in seq_along(job$index)) {
       i <- job$index[[k]]
-      read_from <- proc.time()[["elapsed"]]
       chunk <- cached_chunk(cache, i) %||% read_chunk(get_chunk, job$items[[k]], i)
-      read <- read + proc.time()[["elapsed"]] - read_from
       part <- f(chunk, i)
       rm(chunk)
       if (is.null(part)) next  # a chunk of no rows adds nothing
@@ -329,22 +324,16 @@ chunk_batch_runner <- function(get_chunk, f, combine, cache = NULL, timed = FALS
         in_chunk(i, combine(total, part))
       }
     }
-    if (timed) list(part = total, seconds = c(total = proc.time()[["elapsed"]] - started, read = read)) else total
+    if (timed) list(part = total, seconds = proc.time()[["elapsed"]] - started) else total
   }
 }
 
 # The threads of the batch of chunks this process runs (chunk_batch_runner() sets them from its job, see
 # map_reduce_chunks()): what the per-chunk functions of the GLM passes give the core's products through
-# chunk_threads(), with pass_threads()' rule for a chunk of few values; `used`, the most a chunk of the
-# last batch had (the route of a fit's passes, route_after_pass(), reads it).
+# chunk_threads(), with pass_threads()' rule for a chunk of few values.
 batch_state <- new.env(parent = emptyenv())
 batch_state$threads <- 1L
-batch_state$used <- 1L
-chunk_threads <- function(x) {
-  threads <- pass_threads(batch_state$threads, x)
-  batch_state$used <- max(batch_state$used, threads)
-  threads
-}
+chunk_threads <- function(x) pass_threads(batch_state$threads, x)
 
 # Statistics may travel between machines as files: before any of it reaches the core, an
 # "fgseq_stats" object must hold every field with the sizes of its p columns (mean, names and group of
