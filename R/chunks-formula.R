@@ -283,7 +283,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
-                           n = data$n, source = data$source, read = data$read, arg = "data"),
+                           reader = data$get, n = data$n, source = data$source, read = data$read, arg = "data"),
                       class = "fgseq_chunks")
   # the measurements, checked here, go down as they are (the offset's paid at step 0 by the fit)
   fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas, family = family, ...)

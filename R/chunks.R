@@ -447,8 +447,10 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # in each process), and dropped when the fit ends
   cache <- new_chunk_cache(cache_bytes)
   on.exit(drop_chunk_cache(cache), add = TRUE)
-  # where the passes run (the reader's globals found once for all of them: tens of ms each time)
-  route <- pass_route(chunks$get)
+  # where the passes run (the reader's globals found once for all of them: tens of ms each time; for a
+  # formula fit those of the data's reader, which its conversion wraps: what the conversion uses
+  # travels in its closure)
+  route <- pass_route(chunks$reader %||% chunks$get)
   mom <- routed_pass(chunks, moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
                                           cache), add_moment_parts, cache, route)
   W <- mom$w

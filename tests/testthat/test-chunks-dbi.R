@@ -50,6 +50,26 @@ test_that("a formula fit from a SQLite table in chunks equals the in-memory fit"
   expect_equal(g$beta, m$beta, tolerance = 1e-8)
 })
 
+test_that("a formula fit from a SQLite table on 2 multisession workers, whose reader needs a global of the session, equals the in-memory fit", {
+  skip_if_not_installed("future")
+  assign("fgseq_test_sqlite", sqlite_heart(), envir = globalenv())
+  on.exit({
+    unlink(get("fgseq_test_sqlite", envir = globalenv()))
+    rm("fgseq_test_sqlite", envir = globalenv())
+  }, add = TRUE)
+  # the workers reach the file only through the session's global, which the reader's globals carry
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), fgseq_test_sqlite)
+  environment(connect) <- globalenv()
+  oplan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(oplan), add = TRUE)
+  a <- fgseq(diagnosis ~ . + sex:cp, data = heart, cost = heart_cost, family = "binomial", lambda = 1e-3)
+  b <- fgseq(diagnosis ~ . + sex:cp, data = dbi_chunks(connect, "patients", n_chunks = 4, key = "id", template = heart[0, ]),
+             cost = heart_cost, family = "binomial", lambda = 1e-3)
+  expect_identical(b$sequence, a$sequence)
+  expect_equal(b$beta, a$beta, tolerance = 1e-8)
+  expect_equal(b$a0, a$a0, tolerance = 1e-8)
+})
+
 test_that("dbi_chunks() checks its arguments", {
   path <- sqlite_heart()
   on.exit(unlink(path))
