@@ -31,12 +31,12 @@
 #'   chunks as there are workers, this session reads the first batch itself (it would otherwise only
 #'   wait) and the workers the others: a plan of 2 workers runs each pass on this session and one
 #'   worker, one future per pass. Every pass is timed, and each pass goes where the last ones say it is
-#'   faster: the first passes of the path go to the workers; when two passes in a row took longer there
-#'   than their batches' work done one after another (the dispatch cost more than the parallel work
-#'   saved), the passes run in this session alone (reading the chunks here, kept within `cache_bytes`);
-#'   when two passes in a row here took longer than their work shared among the batches plus the
-#'   measured dispatch (the work of a pass grows with the columns of the model along the path), they go
-#'   back to the workers. A pass that runs in this session alone (under a sequential plan, without the
+#'   faster: the first pass (the moments of the columns) goes to the workers; when a pass took more
+#'   than twice, or two passes in a row took longer, there than their batches' work done one after
+#'   another (the dispatch cost more than the parallel work saved), the passes run in this session alone
+#'   (reading the chunks here, kept within `cache_bytes`); when a pass here took more than twice, or two
+#'   passes in a row longer than, their work shared among the batches plus the measured dispatch (the
+#'   work of a pass grows with the columns of the model along the path), they go back to the workers. A pass that runs in this session alone (under a sequential plan, without the
 #'   future package, or routed here) forms its products on the fit's threads (option `fgseq.threads`,
 #'   as an in-memory fit; one thread for a chunk of fewer than 2^18 values unless the option is set); a
 #'   batch beside others, on a worker or here, on one. The results are the same on either route, up to
