@@ -503,30 +503,14 @@ if ("heart" %in% sets) {
 # ---- synthetic ------------------------------------------------------------------------------------
 
 if ("synthetic" %in% sets) {
-  set.seed(8)
-  n <- 2.5 * n_synth
-  vertices <- as.matrix(expand.grid(v1 = c(-1, 1), v2 = c(-1, 1), v3 = c(-1, 1)))
-  z <- sample(8L, n, replace = TRUE)
-  v <- vertices[z, ]
-  w <- c(1.5, -1, 0.75)
-  cols <- list(hint = v + matrix(stats::rnorm(3 * n, sd = 0.6), n))
-  eta <- 0.7 * v[, 1] + stats::rnorm(n, sd = 0.5)
-  for (k in 1:8) {
-    s <- ifelse(z == k, 1, 0.15)
-    xk <- matrix(stats::rnorm(3 * n), n) * s
-    cols[[paste0("g", k)]] <- xk
-    eta <- eta + ifelse(z == k, drop(xk %*% w), 0)
-  }
-  x <- do.call(cbind, cols)
-  group <- rep(names(cols), each = 3L)
-  colnames(x) <- paste0(group, "_", 1:3)
-  y <- as.numeric(eta > 0)
-  cost <- c(hint = 1, stats::setNames(seq(6, 20, by = 2), paste0("g", 1:8)))
-  idx <- seq_len(n)
+  sc <- synthetic_cube(n_synth)
+  x <- sc$x
+  y <- sc$y
+  group <- sc$group
+  cost <- sc$cost
   d <- list(name = "synthetic", title = "synthetic CUBE-like (binomial)", family = "binomial", lambda = 1e-3,
             x = x, y = y, y01 = y, label = as.character(y), group = group, cost = cost, needs = NULL,
-            train = idx[seq_len(n_synth)], cal = n_synth + seq_len(n_synth / 2),
-            test = 1.5 * n_synth + seq_len(n_synth), boost = binary_boost)
+            train = sc$train, cal = sc$cal, test = sc$test, boost = binary_boost)
   r <- run_set(d)
   cascade_target("synthetic", r$points, strict = TRUE)
   a <- r$points[r$points$rule == "adaptive", ]

@@ -88,3 +88,30 @@ measure_fit <- function(expr, env, size_x) {
        heap_extra = (heap_peak - heap0) / size_x,
        rss_extra = (rss_peak - rss0) / size_x)
 }
+
+# The synthetic set of bench/bench-adaptive.R (see its header): a latent vertex z of the cube {-1, 1}^3
+# picks which of 8 groups of 3 columns carries the signal of a row; one cheap group `hint` is the vertex
+# plus noise. 2.5 n_synth rows (seed 8): n_synth training, n_synth / 2 calibration, n_synth test.
+synthetic_cube <- function(n_synth) {
+  set.seed(8)
+  n <- 2.5 * n_synth
+  vertices <- as.matrix(expand.grid(v1 = c(-1, 1), v2 = c(-1, 1), v3 = c(-1, 1)))
+  z <- sample(8L, n, replace = TRUE)
+  v <- vertices[z, ]
+  w <- c(1.5, -1, 0.75)
+  cols <- list(hint = v + matrix(stats::rnorm(3 * n, sd = 0.6), n))
+  eta <- 0.7 * v[, 1] + stats::rnorm(n, sd = 0.5)
+  for (k in 1:8) {
+    s <- ifelse(z == k, 1, 0.15)
+    xk <- matrix(stats::rnorm(3 * n), n) * s
+    cols[[paste0("g", k)]] <- xk
+    eta <- eta + ifelse(z == k, drop(xk %*% w), 0)
+  }
+  x <- do.call(cbind, cols)
+  group <- rep(names(cols), each = 3L)
+  colnames(x) <- paste0(group, "_", 1:3)
+  idx <- seq_len(n)
+  list(x = x, y = as.numeric(eta > 0), group = group, vertices = vertices,
+       cost = c(hint = 1, stats::setNames(seq(6, 20, by = 2), paste0("g", 1:8))),
+       train = idx[seq_len(n_synth)], cal = n_synth + seq_len(n_synth / 2), test = 1.5 * n_synth + seq_len(n_synth))
+}

@@ -15,27 +15,14 @@
 ##   Rscript bench/experiment-adaptive-mixture.R 200     # fewer rows
 
 suppressPackageStartupMessages(library(fgseq))
-n_synth <- 2000
-set.seed(8)
-n <- 2.5 * n_synth
-vertices <- as.matrix(expand.grid(v1 = c(-1, 1), v2 = c(-1, 1), v3 = c(-1, 1)))
-z <- sample(8L, n, replace = TRUE)
-v <- vertices[z, ]
-w <- c(1.5, -1, 0.75)
-cols <- list(hint = v + matrix(stats::rnorm(3 * n, sd = 0.6), n))
-eta <- 0.7 * v[, 1] + stats::rnorm(n, sd = 0.5)
-for (k in 1:8) {
-  s <- ifelse(z == k, 1, 0.15)
-  xk <- matrix(stats::rnorm(3 * n), n) * s
-  cols[[paste0("g", k)]] <- xk
-  eta <- eta + ifelse(z == k, drop(xk %*% w), 0)
-}
-x <- do.call(cbind, cols)
-group <- rep(names(cols), each = 3L)
-colnames(x) <- paste0(group, "_", 1:3)
-y <- as.numeric(eta > 0)
-cost <- c(hint = 1, stats::setNames(seq(6, 20, by = 2), paste0("g", 1:8)))
-train <- seq_len(n_synth); cal <- n_synth + seq_len(n_synth / 2); test <- 1.5 * n_synth + seq_len(n_synth)
+source("bench/bench-utils.R")
+sc <- synthetic_cube(2000)
+x <- sc$x
+y <- sc$y
+group <- sc$group
+cost <- sc$cost
+vertices <- sc$vertices
+train <- sc$train; cal <- sc$cal; test <- sc$test
 fit <- fgseq(x[train, ], y[train], group, cost, family = "binomial", lambda = 1e-3)
 K <- ncol(fit$beta)
 beta <- fit$beta[, K]; a0 <- fit$a0[K]
