@@ -121,7 +121,7 @@ dbi_reader <- function(connect, queries, template) {
   force(connect)
   force(queries)
   logical_cols <- if (!is.null(template)) names(template)[vapply(template, is.logical, logical(1))]
-  function(i) {
+  package_closure(function(i) {
     con <- open_connection(connect)
     on.exit(DBI::dbDisconnect(con))
     q <- queries[[i]]
@@ -130,7 +130,7 @@ dbi_reader <- function(connect, queries, template) {
       if (is.numeric(df[[v]])) df[[v]] <- as.logical(df[[v]])   # databases store logicals as 0/1
     }
     df
-  }
+  })
 }
 
 # A single non-empty string naming a table or a column.

@@ -165,7 +165,7 @@ chunk_converter <- function(design, sig, weights, offset) {
   force(offset)
   tt <- design$terms
   env <- environment(tt)
-  function(df, i) {
+  package_closure(function(df, i) {
     got <- frame_signature(df, names(sig), paste("chunk", i))
     if (!nrow(df)) {
       # a chunk of no rows: its columns may have any type (a database or a text file gives no type to no
@@ -207,7 +207,7 @@ chunk_converter <- function(design, sig, weights, offset) {
     in_df <- function(e) if (is.null(e)) NULL else eval(e, df, env)
     if (!is.null(offset)) off <- if (is.null(off)) in_df(offset) else off + in_df(offset)
     list(x = mm[, design$columns, drop = FALSE], y = unname(y), weights = in_df(weights), offset = off)
-  }
+  })
 }
 
 # fgseq(formula, data = <fgseq_chunks of data frames>): the call of fgseq.formula() (`call`, evaluated
@@ -283,7 +283,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
                                offset_variables(design$terms, offset, design$data_names))
   chunks <- structure(list(items = Map(function(item, i) list(item = item, i = i), data$items, seq_along(data$items)),
                            get = design_reader(data$get, chunk_converter(design, sig, weights, offset)),
-                           reader = data$get, n = data$n, source = data$source, read = data$read, arg = "data"),
+                           n = data$n, source = data$source, read = data$read, arg = "data"),
                       class = "fgseq_chunks")
   # the measurements, checked here, go down as they are (the offset's paid at step 0 by the fit)
   fit <- fgseq.fgseq_chunks(chunks, group = design$group, cost = meas, family = family, ...)
@@ -300,7 +300,7 @@ fgseq_formula_chunks <- function(formula, data, cost, needs, call, template = NU
 design_reader <- function(get, convert) {
   force(get)
   force(convert)
-  function(it) convert(if (is.null(get)) it$item else get(it$item), it$i)
+  package_closure(function(it) convert(if (is.null(get)) it$item else get(it$item), it$i))
 }
 
 # Two parts of the first pass, merged (a top-level function: it travels to every worker, and a closure

@@ -294,13 +294,20 @@ cached_chunk <- function(cache, i) {
 }
 
 # The checked chunk `ch` (check_chunk()) of number i, kept for the fit of `cache` when it fits in the
-# budget left; returned as it is.
-keep_chunk <- function(cache, i, ch) {
+# budget left; returned as it is. `checked = FALSE`: a chunk as read (the first chunk, which the fit
+# reads for its columns before the moments pass), which the pass that finds it checks and keeps.
+keep_chunk <- function(cache, i, ch, checked = TRUE) {
   if (is.null(cache)) return(ch)
   open_chunk_cache(cache)
+  key <- as.character(i)
+  old <- chunk_cache$chunks[[key]]
+  if (!is.null(old)) {  # the chunk as read, kept by the fit's first look at it: replaced by the checked one
+    rm(list = key, envir = chunk_cache$chunks)
+    chunk_cache$bytes <- chunk_cache$bytes - as.numeric(utils::object.size(old))
+  }
   size <- as.numeric(utils::object.size(ch))
   if (chunk_cache$bytes + size <= cache$bytes) {
-    chunk_cache$chunks[[as.character(i)]] <- structure(ch, class = "fgseq_checked_chunk")
+    chunk_cache$chunks[[key]] <- if (checked) structure(ch, class = "fgseq_checked_chunk") else ch
     chunk_cache$bytes <- chunk_cache$bytes + size
   }
   ch
@@ -435,7 +442,7 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # the classes of a multinomial fit: the first chunk's factor levels (or sorted labels)
   levels_y <- if (multi && is.list(chunk1) && !is.null(chunk1$y)) in_chunk(got$i, chunk_class_levels(chunk1$y))
   first <- in_chunk(got$i, check_chunk(chunk1, got$i, read_x = FALSE, classes = levels_y))
-  rm(chunk1)
+  rm(chunk1)  # got$chunk is kept until the route of the passes is known
   names_x <- first$names
   group <- check_group(group, first$x)
   rm(first)
@@ -447,10 +454,12 @@ chunked_glm <- function(chunks, group, cost, needs, family, control, progress, c
   # in each process), and dropped when the fit ends
   cache <- new_chunk_cache(cache_bytes)
   on.exit(drop_chunk_cache(cache), add = TRUE)
-  # where the passes run (the reader's globals found once for all of them: tens of ms each time; for a
-  # formula fit those of the data's reader, which its conversion wraps: what the conversion uses
-  # travels in its closure)
-  route <- pass_route(chunks$reader %||% chunks$get)
+  # where the passes run (the globals of the user's functions in the reader found once for all of them)
+  route <- pass_route(chunks$get)
+  # the first chunk, already read, for the moments pass when this session runs its batch (read again
+  # otherwise: about 1 / n_chunks of the pass)
+  if (is.null(route$shipped) || isTRUE(route$shipped$here)) keep_chunk(cache, got$i, got$chunk, checked = FALSE)
+  got$chunk <- NULL
   mom <- routed_pass(chunks, moments_part(names_x, family, match(group, labels) - 1L, length(labels), deadline, levels_y,
                                           cache), add_moment_parts, cache, route)
   W <- mom$w

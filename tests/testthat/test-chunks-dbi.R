@@ -70,6 +70,30 @@ test_that("a formula fit from a SQLite table on 2 multisession workers, whose re
   expect_equal(b$a0, a$a0, tolerance = 1e-8)
 })
 
+test_that("the workers' globals are searched in the user's functions of a reader, not in the package's closures around them", {
+  path <- sqlite_heart()
+  on.exit(unlink(path))
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  # dbi_chunks()' reader (a closure of the package) holds the user's connect()
+  by_key <- dbi_chunks(connect, "patients", n_chunks = 3, key = "id", template = heart[0, ])
+  parts <- fgseq:::reader_parts(by_key$get)
+  expect_identical(parts$user, list(connect))
+  # a formula fit's reader: the conversion around the data's reader, found through the chunks it holds
+  box <- new.env()
+  suppressMessages(trace("pass_route", bquote(assign("reader", get_chunk, envir = .(box))), print = FALSE,
+                         where = asNamespace("fgseq")))
+  on.exit(suppressMessages(untrace("pass_route", where = asNamespace("fgseq"))), add = TRUE)
+  fgseq(diagnosis ~ age + sex + cp, data = by_key, cost = heart_cost[c("age", "sex", "cp")], family = "binomial")
+  expect_false(identical(box$reader, by_key$get))
+  expect_identical(fgseq:::reader_parts(box$reader)$user, list(connect))
+  # a function of a package (the chunk files' readRDS): its package, no search
+  files <- fgseq_chunks(c("a.rds", "b.rds"), read = utils::read.csv)
+  expect_identical(fgseq:::reader_parts(files$get), list(user = list(), packages = "utils"))
+  # a reader of the user's: itself
+  mine <- function(i) list(x = matrix(i, 2, 1), y = c(0, 1))
+  expect_identical(fgseq:::reader_parts(fgseq_chunks(mine, n_chunks = 2)$get)$user, list(mine))
+})
+
 test_that("dbi_chunks() checks its arguments", {
   path <- sqlite_heart()
   on.exit(unlink(path))
