@@ -23,6 +23,7 @@
 ## Usage (from the package root, with fgseq installed; mlbench for Pima):
 ##   Rscript bench/experiment-adaptive-fitted-mixture.R                     # synthetic, heart, pima; K = 1, 2, 4, 8
 ##   Rscript bench/experiment-adaptive-fitted-mixture.R synthetic 1,8 300   # sets, K, test rows at most
+##   Rscript bench/experiment-adaptive-fitted-mixture.R heart,pima 1,2,3 600 10  # and the mean over 10 splits
 
 suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
@@ -30,6 +31,7 @@ args <- commandArgs(trailingOnly = TRUE)
 sets <- strsplit(if (length(args) >= 1L) args[[1L]] else "synthetic,heart,pima", ",")[[1L]]
 Ks <- as.integer(strsplit(if (length(args) >= 2L) args[[2L]] else "1,2,4,8", ",")[[1L]])
 max_rows <- if (length(args) >= 3L) as.integer(args[[3L]]) else 600L
+splits <- if (length(args) >= 4L) as.integer(args[[4L]]) else 1L  # heart and Pima: also the mean over random splits
 S <- 64L
 
 # ---- the mixture ---------------------------------------------------------------------------------
@@ -212,12 +214,28 @@ run_experiment <- function(name, x, y, group, cost, needs, train, cal, test) {
     d <- P[cbind(seq_along(k), k)] > 0.5
     c(cost = mean(seqc[k]), dis = mean(d != full), acc = mean(d == yt))
   }))
-  cat(sprintf("  mean cost at a disagreement with the full model of at most eps (full cost %.2f):\n", max(seqc)))
-  cat(sprintf("  %-6s %s\n", "eps", paste(sprintf("%14s", names(curves)), collapse = "")))
-  for (eps in c(0.01, 0.02, 0.05, 0.1, 0.2)) {
-    cat(sprintf("  %-6.2f %s\n", eps, paste(sprintf("%14.2f", vapply(curves, at, 0, eps = eps)), collapse = "")))
-  }
+  tab <- t(sapply(c(0.01, 0.02, 0.05, 0.1, 0.2), function(eps) vapply(curves, at, 0, eps = eps)))
+  rownames(tab) <- c(0.01, 0.02, 0.05, 0.1, 0.2)
+  tab[is.na(tab)] <- max(seqc)  # not reached below the full cost
+  print_table(tab, sprintf("mean cost at a disagreement with the full model of at most eps (full cost %.2f):", max(seqc)))
+  invisible(tab)
+}
+print_table <- function(tab, title) {
+  cat("  ", title, "\n", sep = "")
+  cat(sprintf("  %-6s %s\n", "eps", paste(sprintf("%14s", colnames(tab)), collapse = "")))
+  for (r in rownames(tab)) cat(sprintf("  %-6s %s\n", r, paste(sprintf("%14.2f", tab[r, ]), collapse = "")))
   cat("\n")
+}
+# the mean over `splits` random splits (seed 1, 2, ...) of each rule's least cost (a split that never
+# reaches eps counts the full cost)
+over_splits <- function(name, n, sizes, splits, run) {
+  tabs <- lapply(seq_len(splits), function(s) {
+    set.seed(s)
+    perm <- sample(n)
+    run(sort(perm[seq_len(sizes[1])]), sort(perm[sizes[1] + seq_len(sizes[2])]), sort(perm[-seq_len(sum(sizes))]))
+  })
+  mean_tab <- Reduce(`+`, tabs) / splits
+  print_table(mean_tab, sprintf("%s, the mean over %d random splits of the least cost at a disagreement of at most eps:", name, splits))
 }
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
@@ -234,6 +252,10 @@ if ("heart" %in% sets) {
   y <- as.numeric(hd$diagnosis)
   run_experiment("heart", mm[, -1L], y, group, heart_cost, NULL, sort(perm[1:120]), sort(perm[121:230]),
                  sort(perm[231:nrow(hd)]))
+  if (splits > 1L) {
+    over_splits("heart", nrow(hd), c(120, 110), splits, function(tr, ca, te)
+      run_experiment("heart", mm[, -1L], y, group, heart_cost, NULL, tr, ca, te))
+  }
 }
 if ("pima" %in% sets && requireNamespace("mlbench", quietly = TRUE)) {
   utils::data("PimaIndiansDiabetes2", package = "mlbench", envir = environment())
@@ -245,4 +267,9 @@ if ("pima" %in% sets && requireNamespace("mlbench", quietly = TRUE)) {
   run_experiment("Pima", as.matrix(pima[, 1:8]), as.numeric(pima$diabetes == "pos"), names(pima)[1:8], cost,
                  list(glucose = c("blood_draw", "glucose"), insulin = c("blood_draw", "insulin")),
                  sort(perm[1:160]), sort(perm[161:276]), sort(perm[277:392]))
+  if (splits > 1L) {
+    over_splits("Pima", nrow(pima), c(160, 116), splits, function(tr, ca, te)
+      run_experiment("Pima", as.matrix(pima[, 1:8]), as.numeric(pima$diabetes == "pos"), names(pima)[1:8], cost,
+                     list(glucose = c("blood_draw", "glucose"), insulin = c("blood_draw", "insulin")), tr, ca, te))
+  }
 }
