@@ -274,8 +274,9 @@ map_batches <- function(jobs, run, shipped) {
 # `here`: whether the workers run on this machine (a multisession or multicore plan of several workers),
 # so that this session can read the chunks too (map_batches()).
 # Searched are the user's functions only (reader_parts()): a closure made by this package (the reader of
-# fgseq_chunks() or dbi_chunks()) travels with its environment, where the worker finds its values; only
-# a function the user wrote (a `read`, a `connect`) can use a variable of this session. On the SQLite
+# dbi_chunks(), a formula fit's conversion) travels with its environment, where the worker finds its
+# values; only a function the user wrote (a `source` or `read`, a `connect`) can use a variable of this
+# session. On the SQLite
 # table of bench/bench-chunks-glm.R: 4 ms in place of 18 ms for the whole reader.
 reader_globals <- function(get_chunk) {
   if (!requireNamespace("future", quietly = TRUE) || inherits(future::plan(), "sequential")) return(NULL)

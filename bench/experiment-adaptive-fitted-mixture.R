@@ -39,7 +39,10 @@ S <- 64L
 fit_mixture <- function(X, K, iterations = 200L, seed = 1L) {
   n <- nrow(X); p <- ncol(X)
   mu0 <- colMeans(X)
-  pooled <- stats::cov(X) + diag(1e-8 * pmax(apply(X, 2, stats::var), 1e-12), p)
+  # a column constant on the training rows (a rare level of a factor) gets a small variance: its
+  # coefficient is 0, so it only must not make the covariances singular
+  v <- apply(X, 2, stats::var)
+  pooled <- stats::cov(X) + diag(1e-8 * v + 1e-6 * max(mean(v), 1e-12), p)
   n0 <- p + 2
   if (K == 1L) return(list(pi = 1, mu = matrix(mu0, 1), S = list(pooled), loglik = NA))
   set.seed(seed)
