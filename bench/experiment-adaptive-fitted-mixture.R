@@ -46,7 +46,7 @@ fit_mixture <- function(X, K, iterations = 200L, seed = 1L) {
   n0 <- p + 2
   if (K == 1L) return(list(pi = 1, mu = matrix(mu0, 1), S = list(pooled), loglik = NA))
   set.seed(seed)
-  z <- stats::kmeans(scale(X), K, nstart = 10L, iter.max = 50L)$cluster
+  z <- stats::kmeans(sweep(sweep(X, 2, mu0), 2, pmax(sqrt(v), 1e-12), "/"), K, nstart = 10L, iter.max = 50L)$cluster
   R <- outer(z, seq_len(K), "==") + 0
   old <- -Inf
   for (it in seq_len(iterations)) {
