@@ -17,13 +17,15 @@
 ## risk per unit of marginal cost (`needs`: a measurement paid once), as fgseq_policy() does, and stops
 ## at the first point whose best reduction per cost is at most tau. No calibration: each rule at each
 ## of its thresholds, and printed is the least mean cost at which its disagreement with the full model
-## on the test rows is at most eps, beside fgseq_policy() at fixed tau and the cascade on the static
-## prefixes, the same fit and rows.
+## on the test rows is at most eps, beside fgseq_policy() at fixed tau (the same grid) and the cascade on
+## the static prefixes (margins 0, 0.01, ..., 0.5), the same fit and rows.
 ##
 ## Usage (from the package root, with fgseq installed; mlbench for Pima):
 ##   Rscript bench/experiment-adaptive-fitted-mixture.R                     # synthetic, heart, pima; K = 1, 2, 4, 8
 ##   Rscript bench/experiment-adaptive-fitted-mixture.R synthetic 1,8 300   # sets, K, test rows at most
 ##   Rscript bench/experiment-adaptive-fitted-mixture.R heart,pima 1,2,3 600 10  # and the mean over 10 splits
+## fgseq_policy() runs on the mixtures' grid of tau (quarter decades from 1e-5 to 10^-0.5, and 0); a fifth
+## argument "coarse" gives it the half decades of bench/experiment-adaptive-mixture.R.
 
 suppressPackageStartupMessages(library(fgseq))
 source("bench/bench-utils.R")
@@ -32,6 +34,7 @@ sets <- strsplit(if (length(args) >= 1L) args[[1L]] else "synthetic,heart,pima",
 Ks <- as.integer(strsplit(if (length(args) >= 2L) args[[2L]] else "1,2,4,8", ",")[[1L]])
 max_rows <- if (length(args) >= 3L) as.integer(args[[3L]]) else 600L
 splits <- if (length(args) >= 4L) as.integer(args[[4L]]) else 1L  # heart and Pima: also the mean over random splits
+coarse <- length(args) >= 5L && args[[5L]] == "coarse"  # fgseq_policy() on stop 68's tau grid (half decades)
 S <- 64L
 
 # ---- the mixture ---------------------------------------------------------------------------------
@@ -204,7 +207,7 @@ run_experiment <- function(name, x, y, group, cost, needs, train, cal, test) {
                 proc.time()[[3]] - t0))
   }
   # fgseq_policy() (single Gaussian, its own risk) at fixed tau, and the cascade on the static prefixes
-  curves[["fgseq_policy"]] <- t(sapply(c(0, 10^seq(-5, -0.5, by = 0.5)), function(tau) {
+  curves[["fgseq_policy"]] <- t(sapply(if (coarse) c(0, 10^seq(-5, -0.5, by = 0.5)) else taus, function(tau) {
     pol <- fgseq_policy(fit, x[cal, ], y[cal], rule = "adaptive", tau = tau)
     pr <- predict(pol, xt, type = "class")
     d <- as.character(pr) == "1"
