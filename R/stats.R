@@ -276,8 +276,7 @@ map_batches <- function(jobs, run, shipped) {
 # Searched are the user's functions only (reader_parts()): a closure made by this package (the reader of
 # dbi_chunks(), a formula fit's conversion) travels with its environment, where the worker finds its
 # values; only a function the user wrote (a `source` or `read`, a `connect`) can use a variable of this
-# session. On the SQLite
-# table of bench/bench-chunks-glm.R: 4 ms in place of 18 ms for the whole reader.
+# session. On the SQLite table of bench/bench-chunks-glm.R: 4 ms in place of 18 ms for the whole reader.
 reader_globals <- function(get_chunk) {
   if (!requireNamespace("future", quietly = TRUE) || inherits(future::plan(), "sequential")) return(NULL)
   parts <- reader_parts(get_chunk)
@@ -297,7 +296,7 @@ reader_globals <- function(get_chunk) {
 # among the values of its environment, and those in plain lists there (not in data frames or deeper). Any
 # other function is the user's, unless its environment is another package's namespace.
 reader_parts <- function(f) {
-  ns <- topenv(environment(reader_parts))
+  own <- getNamespaceName(topenv(environment(reader_parts)))
   user <- list()
   packages <- character()
   seen <- list()
@@ -306,7 +305,7 @@ reader_parts <- function(f) {
     env <- environment(f)
     if (!isTRUE(attr(f, "fgseq_closure"))) {
       top <- topenv(env)
-      if (isNamespace(top) && !identical(getNamespaceName(top), getNamespaceName(ns))) {
+      if (isNamespace(top) && !identical(getNamespaceName(top), own)) {
         packages <<- c(packages, getNamespaceName(top))
       } else {
         user[[length(user) + 1L]] <<- f

@@ -87,7 +87,7 @@ test_that("the workers' globals are searched in the user's functions of a reader
   fgseq(diagnosis ~ age + sex + cp, data = by_key, cost = heart_cost[c("age", "sex", "cp")], family = "binomial")
   expect_false(identical(box$reader, by_key$get))
   expect_identical(fgseq:::reader_parts(box$reader)$user, list(connect))
-  # a function of a package (the chunk files' readRDS): its package, no search
+  # a function of another package as the files' reader (utils::read.csv): its package, no search
   files <- fgseq_chunks(c("a.rds", "b.rds"), read = utils::read.csv)
   expect_identical(fgseq:::reader_parts(files$get), list(user = list(), packages = "utils"))
   # a reader of the user's: itself
