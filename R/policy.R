@@ -4,7 +4,8 @@
 #' policy that buys, for each row, only the groups that row needs: at each point the next group is the
 #' one whose measurement is expected to reduce the decision risk the most per unit of its marginal cost,
 #' and the row stops when no group reduces it by more than `tau` per cost unit (`stopping =
-#' "reduction"`), or when its risk itself is below `tau` (`stopping = "risk"`), or its budget is spent.
+#' "reduction"`), or when neither that group nor buying every group left does (`stopping =
+#' "lookahead"`), or when its risk itself is below `tau` (`stopping = "risk"`), or its budget is spent.
 #' `tau` is chosen on calibration rows so that the policy's decision differs from the full model's on at
 #' most a fraction `epsilon` of rows, with probability at least `1 - delta` (Learn-then-Test,
 #' Angelopoulos, Bates, Candes, Jordan and Lei 2021).
@@ -40,9 +41,13 @@
 #' yet paid: a measurement already paid is free, as everywhere in the package; a group of marginal cost
 #' 0 with a positive reduction is taken first). Ties (within a relative `1e-10`) go to the group earlier
 #' in the fit's sequence. A row stops when the best score is below `tau` (`stopping = "reduction"`,
-#' the rule of the expected reduction per cost) or when the risk of stopping now is below `tau`
-#' (`stopping = "risk"`: the row goes on while its decision may still change, whatever the price of the
-#' next group), or when the probability of its prediction at that point is at least `margin` from 0.5
+#' the rule of the expected reduction per cost), or when both the best score and the risk per cost of
+#' buying every group left are below `tau` (`stopping = "lookahead"`: buying them all ends at the full
+#' model, whose decision is the full-information decision, so that plan reduces the risk by all of it,
+#' for the marginal cost of the groups left, counted only when they fit in the row's budget; it looks
+#' past a next group that alone reduces the risk little), or when the risk of stopping now is below
+#' `tau` (`stopping = "risk"`: the row goes on while its decision may still change, whatever the price
+#' of the next group), or when the probability of its prediction at that point is at least `margin` from 0.5
 #' (`stopping = "margin"`, binomial; multinomial: half the gap between the two largest probabilities,
 #' as the cascade stops), or when no group fits in its budget. Its prediction is the fit's own prefix
 #' model when the groups bought are a prefix of the sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
@@ -61,8 +66,8 @@
 #'   stopping in boosting libraries does), `margin` calibrated as `tau` is. The baseline an adaptive
 #'   policy must beat.
 #' * `"best"`: each of the policies above with each stopping its family allows (adaptive and sequence
-#'   rules stopping on the reduction or the risk, the adaptive rule on the margin, and the cascade:
-#'   six policies for binomial and multinomial fits, four for gaussian ones), each calibrated at
+#'   rules stopping on the reduction or the lookahead, the adaptive rule on the margin, and the
+#'   cascade: six policies for binomial and multinomial fits, four for gaussian ones), each calibrated at
 #'   `delta / K` (`K` of them), and the one of least mean cost on the calibration rows among those that
 #'   meet the guarantee is kept (see the section The guarantee). The calibration rows' paths are run
 #'   once per order, every stopping read off them.
@@ -101,14 +106,15 @@
 #' @param delta The probability that the guarantee may fail, in (0, 1).
 #' @param rule `"adaptive"`, `"sequence"`, `"cascade"` or `"best"` (see the section Rules).
 #' @param stopping For the rules `"adaptive"` and `"sequence"`: what the threshold bounds, `"reduction"`
-#'   (`tau` on the best expected risk reduction per cost unit, the default), `"risk"` (`tau` on the risk
+#'   (`tau` on the best expected risk reduction per cost unit, the default), `"lookahead"` (`tau` on the
+#'   larger of that and the risk per cost unit of buying every group left), `"risk"` (`tau` on the risk
 #'   of stopping, a probability) or `"margin"` (binomial and multinomial: the row stops once the
 #'   probability of its node's prediction is at least `margin` from 0.5, or the two largest
 #'   probabilities at least `2 margin` apart, as the cascade stops; the groups still chosen by the
 #'   rule); see the section Working model and risk. Not for the cascade, which stops on `margin`,
 #'   nor for `rule = "best"`, which chooses it.
 #' @param tau `NULL` (calibrate on the rows given) or a fixed threshold `>= 0` on the risk reduction per
-#'   cost unit, or on the risk with `stopping = "risk"` (`"adaptive"`, `"sequence"`): no calibration
+#'   cost unit (per cost unit of the risk, as `stopping` says), or on the risk with `stopping = "risk"` (`"adaptive"`, `"sequence"`): no calibration
 #'   then, and `x` may be omitted.
 #' @param margin `NULL` (calibrate) or a fixed margin in `[0, 0.5]` (`"cascade"`, `stopping = "margin"`).
 #' @param tol Gaussian family: the tolerance, in the units of `y`, within which a prediction agrees
@@ -168,7 +174,7 @@
 #' next_group(policy, heart[1, c("age", "sex", "cp")])
 #' @export
 fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
-                         rule = c("adaptive", "sequence", "cascade", "best"), stopping = c("reduction", "risk", "margin"),
+                         rule = c("adaptive", "sequence", "cascade", "best"), stopping = c("reduction", "lookahead", "risk", "margin"),
                          tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
@@ -208,7 +214,7 @@ check_calibration_rows <- function(pol, cal, K = 1L) {
 # The policies `rule = "best"` chooses among: every rule with every stopping its family allows (the
 # sequence rule stopping on the margin is the cascade).
 policy_candidates <- function(family) {
-  stops <- if (classifies(family)) c("reduction", "risk", "margin") else c("reduction", "risk")
+  stops <- if (classifies(family)) c("reduction", "lookahead", "margin") else c("reduction", "lookahead")
   out <- expand.grid(stopping = stops, rule = c("adaptive", "sequence"), stringsAsFactors = FALSE)[, c("rule", "stopping")]
   out$rule[out$rule == "sequence" & out$stopping == "margin"] <- "cascade"
   out
@@ -276,7 +282,7 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     if (!is.null(stopping)) abort("`stopping` is for the rules \"adaptive\" and \"sequence\"; the cascade stops on `margin`.")
     stopping <- "margin"
   } else {
-    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "risk", "margin"), "stopping")
+    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "lookahead", "risk", "margin"), "stopping")
   }
   family <- family_def(fit$family)$name
   if (!family %in% family_names("policy")) {
@@ -290,7 +296,7 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
   epsilon <- check_number(epsilon, "epsilon", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   if (!is.null(tau)) {
-    if (stopping == "margin") abort("`tau` is for the rules \"adaptive\" and \"sequence\" stopping on the reduction or the risk; a policy stopping on the margin (the cascade) takes `margin`.")
+    if (stopping == "margin") abort("`tau` is for the rules \"adaptive\" and \"sequence\" stopping on the reduction, the lookahead or the risk; a policy stopping on the margin (the cascade) takes `margin`.")
     tau <- check_number(tau, "tau", lower = 0, allow_inf = TRUE)
   }
   if (!is.null(margin)) {
@@ -392,6 +398,7 @@ policy_node <- function(pol, node, x, rows, budget, threshold = NULL, table = FA
   spec <- list(swept = st$swept, swept_cols = cm$columns[st$swept], swept_mu = cm$mu[st$swept], prefix = prefix,
                candidates = pivots, candidate_diag0 = lapply(pivots, function(k) cm$diag0[k]),
                marginal_cost = as.double(candidate_costs(fit, cand, node$paid)), spent = as.double(node$spent),
+               rest_cost = sum(marginal_costs(left, fit$needs, fit$measurement_cost, node$paid)),
                budget = as.double(budget))
   if (prefix) spec <- c(spec, if (!is.null(pol$prefix_models)) pol$prefix_models[[j + 1L]] else prefix_model(fit, j))
   settings <- list(family = pol$family, rule = pol$rule, stopping = policy_stopping(pol),
@@ -421,10 +428,11 @@ prefix_model <- function(fit, j) {
 }
 
 # The statistic a node's rows stop on: the margin (the cascade, stopping = "margin"), the best score
-# (stopping = "reduction") or the risk of stopping (stopping = "risk"); of a node's evaluation, or of
+# (stopping = "reduction"), the larger of it and the risk per cost of every group left (stopping =
+# "lookahead") or the risk of stopping (stopping = "risk"); of a node's evaluation, or of
 # recorded paths (n x (D + 1)).
 stop_statistic <- function(pol, ev) {
-  switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, ev$score)
+  switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, lookahead = ev$lookahead, ev$score)
 }
 
 # How a policy stops (a policy made before `stopping` existed stops on the reduction).
@@ -445,7 +453,8 @@ policy_stops <- function(pol, ev, threshold) {
 # conditional model, and a group bought is one sweep of its pivots for all of them. With `threshold` NULL every row
 # runs until no group fits (tau = 0 for the adaptive rules, the whole sequence for the cascade) and every
 # node of its path is recorded (for calibration): n x (D + 1) matrices of each statistic a row can stop
-# on at the node (`score`, the best score; `risk`, NA for the cascade; `margin`, NA for gaussian fits),
+# on at the node (`score`, the best score; `lookahead`, the larger of it and risk / cost of the groups left;
+# `risk`, NA for the cascade; `margin`, NA for gaussian fits),
 # `cost`, `decision`, `bought` (the group bought at the node, NA at the last), and `depth` (nodes per
 # row). The order does not depend on how the rows stop, so one record serves every stopping. With a threshold, each row stops at its first
 # node that stops, and the result holds, per row, `groups` (list), `cost`, `link` and `rlink` (n x P).
@@ -457,7 +466,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
   D <- length(pol$cm$groups) + 1L
   record <- is.null(threshold)
   if (record) {
-    mats <- lapply(stats::setNames(nm = c("score", "risk", "margin", "cost", "decision")), function(v) matrix(NA_real_, n, D))
+    mats <- lapply(stats::setNames(nm = c("score", "lookahead", "risk", "margin", "cost", "decision")), function(v) matrix(NA_real_, n, D))
     bought <- matrix(NA_character_, n, D)
     depth <- integer(n)
   } else {
@@ -477,6 +486,7 @@ policy_paths <- function(pol, x, budget, threshold = NULL) {
       d <- length(node$state$groups) + 1L
       if (record) {
         mats$score[r, d] <- ev$score
+        mats$lookahead[r, d] <- ev$lookahead
         if (!is.null(ev$risk)) mats$risk[r, d] <- ev$risk
         mats$margin[r, d] <- ev$margin
         mats$cost[r, d] <- node$spent
@@ -695,7 +705,7 @@ validate_policy <- function(policy, arg = "object") {
     length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == P &&
     all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade") &&
     (is.null(policy$stopping) || (policy$rule != "cascade" || identical(policy$stopping, "margin")) &&
-       identical(length(policy$stopping), 1L) && policy$stopping %in% c("reduction", "risk", "margin"))
+       identical(length(policy$stopping), 1L) && policy$stopping %in% c("reduction", "lookahead", "risk", "margin"))
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
     abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",

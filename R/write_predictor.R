@@ -54,7 +54,9 @@
 #'   [fgseq_policy()]): `rule` (`"adaptive"`, `"sequence"` or `"cascade"`), `family`, `step` (the step
 #'   whose model is the full model), `groups` (the groups of its model, in the order of the sequence:
 #'   the candidates, and the order in which ties are broken), `stopping` (what the threshold bounds:
-#'   `"reduction"`, the best score, `"risk"`, the risk of stopping, or `"margin"` for the cascade),
+#'   `"reduction"`, the best score, `"lookahead"`, the larger of the best score and the risk over the
+#'   marginal cost of every group left when they fit in the budget, `"risk"`, the risk of stopping, or
+#'   `"margin"` for the cascade),
 #'   `threshold` (the one in use: `tau`, or `margin` for the cascade), `tau` and `margin` (`null` when not the rule's), `tol` (gaussian; else
 #'   `null`), `budget`, `paid` (measurements paid before any group: a formula's offset), `epsilon`,
 #'   `delta`, `calibration` (`n`, the calibration rows, and `disagreement`, their rate of disagreement

@@ -53,7 +53,8 @@
 ## Methods, on the same training rows: fgseq(method = "omp") (CS-G-OMP), whose full model (the last
 ## step) is the model every policy is calibrated against (Learn-then-Test on the calibration rows);
 ## the adaptive policy with each of its stops (adaptive: stopping = "reduction", the default, on which
-## the targets are judged; adaptive_risk: stopping = "risk"; adaptive_margin: stopping = "margin");
+## the targets are judged; adaptive_lookahead: stopping = "lookahead"; adaptive_risk: stopping = "risk";
+## adaptive_margin: stopping = "margin");
 ## best: rule = "best", the cheapest on the calibration rows of the adaptive and sequence rules with each
 ## stopping, each calibrated at delta / 6 (`kept` names the one kept; no target is judged on it);
 ## the adaptive policy and the cascade at epsilon in {0.01, 0.02, 0.05, 0.1, 0.2} and delta = 0.1 (an
@@ -169,8 +170,9 @@ fit_fgseq_now <- function(d) {
 }
 
 make_policy <- function(fit, d, rows, epsilon, rule) {
-  stopping <- switch(rule, adaptive_risk = "risk", adaptive_margin = "margin", adaptive = "reduction")
-  rule <- sub("_(risk|margin)$", "", rule)
+  stopping <- switch(rule, adaptive_risk = "risk", adaptive_margin = "margin", adaptive_lookahead = "lookahead",
+                     adaptive = "reduction")
+  rule <- sub("_(risk|margin|lookahead)$", "", rule)
   a <- c(list(fit), rows_of(d, rows), list(epsilon = epsilon, delta = DELTA, rule = rule, stopping = stopping))
   if (is.null(d$formula)) a$y <- d$y[rows]
   do.call(fgseq_policy, a)
@@ -325,7 +327,7 @@ run_set <- function(d) {
       cat(sprintf("epsilon = %g needs at least %d calibration rows (has %d): skipped\n", eps, need, n_cal))
       next
     }
-    for (rule in c("adaptive", "adaptive_risk", "adaptive_margin", "cascade", "best")) {
+    for (rule in c("adaptive", "adaptive_lookahead", "adaptive_risk", "adaptive_margin", "cascade", "best")) {
       r <- tryCatch({
         tc <- timed(make_policy(fit, d, d$cal, eps, rule))
         tp <- timed(policy_predict(tc$value, d, d$test))

@@ -311,7 +311,8 @@ Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, cons
 // holds the swept pivots (`swept`, 1-based into A) with their x columns (`swept_cols`) and means
 // (`swept_mu`), the prefix model (`prefix`, `prefix_cols`, `prefix_beta`, `prefix_a0`), the candidates'
 // pivots (`candidates`, a list) with their original variances (`candidate_diag0`) and marginal costs
-// (`marginal_cost`), what the rows have spent (`spent`) and their budgets (`budget`); `settings` the
+// (`marginal_cost`), what the rows have spent (`spent`), the marginal cost of every group left (`rest_cost`)
+// and their budgets (`budget`); `settings` the
 // policy's family, rule, stopping, tol, threshold (NA: none), eta0 (1-based), P and base.
 // [[Rcpp::export(.policy_node)]]
 Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Map<Eigen::MatrixXd>& x,
@@ -343,6 +344,7 @@ Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Ma
   }
   s.marginal_cost = Rcpp::as<Eigen::VectorXd>(node["marginal_cost"]);
   s.spent = Rcpp::as<double>(node["spent"]);
+  s.rest_cost = Rcpp::as<double>(node["rest_cost"]);
   s.budget = Rcpp::as<Eigen::VectorXd>(node["budget"]);
   s.table = table;
   const fgseq::NodeResult res = fgseq::evaluate_node(A, s);
@@ -355,7 +357,8 @@ Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Ma
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("link") = res.link, Rcpp::Named("rlink") = res.rlink, Rcpp::Named("decision") = res.decision,
       Rcpp::Named("best") = best, Rcpp::Named("score") = res.score, Rcpp::Named("margin") = na(res.margin),
-      Rcpp::Named("risk") = na(res.risk), Rcpp::Named("sd") = res.sd, Rcpp::Named("var") = res.var);
+      Rcpp::Named("risk") = na(res.risk), Rcpp::Named("sd") = res.sd, Rcpp::Named("var") = res.var,
+      Rcpp::Named("lookahead") = res.lookahead);
   if (table) {
     Eigen::MatrixXd red = res.reduction, sc = res.table_score;
     for (Eigen::Index i = 0; i < red.size(); ++i) if (std::isnan(red.data()[i])) red.data()[i] = NA_REAL;

@@ -234,7 +234,7 @@ class Policy:
         if self.family not in ("binomial", "multinomial", "gaussian"):
             raise PolicyError("unknown family %r" % self.family)
         self.stopping = pol.get("stopping") or ("margin" if self.rule == "cascade" else "reduction")
-        if self.stopping not in ("reduction", "risk", "margin") or (self.rule == "cascade" and self.stopping != "margin"):
+        if self.stopping not in ("reduction", "lookahead", "risk", "margin") or (self.rule == "cascade" and self.stopping != "margin"):
             raise PolicyError("unknown stopping %r for the rule %r" % (self.stopping, self.rule))
         self.threshold = _limit(pol["threshold"])
         self.tol = None if pol.get("tol") is None else float(pol["tol"])
@@ -501,8 +501,20 @@ class Policy:
                     if s is not None and s >= top - slack:
                         best, score = g, s
                         break
+        # the lookahead: buying every group left ends at the full model (risk 0) for their marginal cost
+        lookahead = score
+        if best is not None and self.rule != "cascade":
+            running, parts = list(paid), []
+            for g in left:
+                parts.append(self.marginal_cost(g, running))
+                running = _union(running, self.needs[g])
+            rest = ld_sum(parts)
+            if (spent + rest) * (1 - self.budget_tol) <= budget:
+                every = risk / rest if rest > 0 else (INF if risk > 0 else 0.0)
+                lookahead = max(score, every)
         return {"link": link, "rlink": rlink, "prefix": prefix, "best": best, "score": score,
-                "margin": self._margin(rlink), "risk": risk, "sd": math.sqrt(cvar), "table": table}
+                "lookahead": lookahead, "margin": self._margin(rlink), "risk": risk, "sd": math.sqrt(cvar),
+                "table": table}
 
     def _margin(self, rlink):
         if self.family == "gaussian":
@@ -519,6 +531,8 @@ class Policy:
             return ev["margin"] >= threshold
         if self.stopping == "risk":
             return ev["risk"] < threshold
+        if self.stopping == "lookahead":
+            return ev["lookahead"] < threshold
         return ev["score"] < threshold
 
     def response(self, rlink):

@@ -74,4 +74,17 @@ static void test_policy_node() {
   bool chosen = true;
   for (Index i = 0; i < 5; ++i) chosen = chosen && (r.best[i] == 0) == (r.score[i] > 0);
   check(chosen, "a row buys the candidate when its score is positive", 0, 0);
+  // the lookahead: max(score, risk / rest_cost) where every group left fits the budget, else the score
+  NodeSpec t = s;
+  t.rest_cost = 7.5;
+  t.budget << 1e9, 1e9, 7.5, 7.4, 0;
+  const NodeResult u = evaluate_node(A0, t);
+  bool look = true;
+  for (Index i = 0; i < 5; ++i) {
+    const double want = u.best[i] < 0 ? -std::numeric_limits<double>::infinity()
+                        : i < 3 ? std::max(u.score[i], u.risk[i] / 7.5) : u.score[i];
+    look = look && u.lookahead[i] == want;
+  }
+  check(look && u.best[4] < 0, "the lookahead is the larger of the score and the risk per cost of every group left",
+        u.lookahead[0], std::max(u.score[0], u.risk[0] / 7.5));
 }

@@ -55,10 +55,10 @@ ref_adaptive_row <- function(fit, x_row) {
 
 # Spec "Marginal cost": mc(g) = sum of measurement_cost over needs[[g]] minus
 # the measurements already paid by the groups in `observed`.
+ref_adaptive_needs <- function(fit, g) if (is.null(fit$needs[[g]])) g else fit$needs[[g]]
 ref_adaptive_mc <- function(fit, g, observed) {
-  need_of <- function(h) if (is.null(fit$needs[[h]])) h else fit$needs[[h]]
-  paid <- unique(unlist(lapply(observed, need_of)))
-  sum(fit$measurement_cost[setdiff(need_of(g), paid)])
+  paid <- unique(unlist(lapply(observed, function(h) ref_adaptive_needs(fit, h))))
+  sum(fit$measurement_cost[setdiff(ref_adaptive_needs(fit, g), paid)])
 }
 
 # Spec "The prediction of the row": the fit's own prefix model j,
@@ -204,12 +204,14 @@ ref_adaptive_predict <- function(fit, x_row, observed, mu, Sigma, step, family) 
 # red(g) / mc(g) with red(g) = r(O) - E r(O + g) (mc = 0: Inf if red > 0,
 # else 0; red(g) clamped at 0, as the risk's expectation never exceeds it);
 # the best (ties within a relative 1e-10: earliest in fit$sequence) is bought
-# unless its score < tau (so tau = 0 never stops before the budget); with stopping = "risk" the row stops
+# unless its score < tau (so tau = 0 never stops before the budget); with stopping = "lookahead" unless
+# max(score, r(O) / rest) < tau, rest the marginal cost of every group of the pool not in O (counted
+# only when spent + rest <= budget; rest = 0: Inf if r > 0, else 0); with stopping = "risk" the row stops
 # instead when its current risk r(O) < tau, and with stopping = "margin" (binomial) when the prediction
 # at O is at least tau from 0.5: |response - 0.5| >= tau. Everything is recomputed at every step.
 # Returns the groups bought in order, the cost spent and the prediction.
 ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
-                           order = c("adaptive", "sequence"), stopping = c("reduction", "risk", "margin"),
+                           order = c("adaptive", "sequence"), stopping = c("reduction", "lookahead", "risk", "margin"),
                            step = length(fit$sequence)) {
   order <- match.arg(order)
   stopping <- match.arg(stopping)
@@ -239,7 +241,16 @@ ref_policy_row <- function(fit, x_row, mu, Sigma, tau, tol = NULL, budget = Inf,
     if (stopping == "margin") {
       now <- ref_adaptive_predict(fit, x, O, mu, Sigma, step, family)
       if (abs(now$response - 0.5) >= tau) break
-    } else if ((if (stopping == "risk") r else score[[best]]) < tau) break
+    } else {
+      stat <- if (stopping == "risk") r else score[[best]]
+      if (stopping == "lookahead") {
+        left <- setdiff(pool, O)
+        rest <- sum(fit$measurement_cost[setdiff(unique(unlist(lapply(left, function(g) ref_adaptive_needs(fit, g)))),
+                                                 unique(unlist(lapply(O, function(g) ref_adaptive_needs(fit, g)))))])
+        if ((spent + rest) * (1 - 1e-12) <= budget) stat <- max(stat, if (rest > 0) r / rest else if (r > 0) Inf else 0)
+      }
+      if (stat < tau) break
+    }
     O <- c(O, best)
     spent <- spent + mc[[best]]
   }

@@ -118,6 +118,13 @@ test_that("binomial formula fit on heart: the scorer buys the groups of predict(
   expect_identical(jsonlite::fromJSON(json)$policy$stopping, "risk")
   res <- expect_policy_scores(risky, json, rows, newdata = rows)
   expect_gt(length(unique(res$groups)), 2L)
+  # stopping on the lookahead, and under a budget that leaves out buying every group
+  ahead <- fgseq_policy(fit, data = v$calibration, epsilon = 0.1, delta = 0.1, stopping = "lookahead")
+  write_predictor(ahead, json)
+  expect_identical(jsonlite::fromJSON(json)$policy$stopping, "lookahead")
+  res <- expect_policy_scores(ahead, json, rows, newdata = rows)
+  expect_gt(length(unique(res$groups)), 2L)
+  expect_policy_scores(ahead, json, rows[1:15, ], newdata = rows[1:15, ], budget = 300)
   # stopping on the margin with the adaptive rule
   margined <- fgseq_policy(fit, data = v$calibration, epsilon = 0.1, delta = 0.1, stopping = "margin")
   write_predictor(margined, json)

@@ -70,7 +70,8 @@ test_that("the multinomial risk is the two leading classes' contrast, close to a
   V <- crossprod(A) / 3
   # the core's node with nothing observed: eta ~ N(m, V), the risk of its decision (class 1)
   node <- list(swept = integer(0), swept_cols = integer(0), swept_mu = numeric(0), prefix = FALSE,
-               candidates = list(), candidate_diag0 = list(), marginal_cost = numeric(0), spent = 0, budget = Inf)
+               candidates = list(), candidate_diag0 = list(), marginal_cost = numeric(0), spent = 0, rest_cost = 0,
+               budget = Inf)
   settings <- list(family = "multinomial", rule = "adaptive", stopping = "reduction", tol = 0, threshold = NA_real_,
                    eta0 = 1L, P = 3L, base = m)
   ev <- fgseq:::.policy_node(V, matrix(0, 1, 0), 1L, node, settings, FALSE)
@@ -107,6 +108,23 @@ test_that("the adaptive policy chooses the reference's groups on 200 rows, and p
     expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
   }
   expect_gt(length(unique(lengths(attr(got, "groups")))), 1L)  # rows stop at different depths
+  # stopping on the lookahead (the best score or the risk per cost of every group left), with and
+  # without a budget that leaves out the plan of buying them all (the whole model costs 24)
+  for (budget in c(Inf, 20)) {
+    got <- predict(fgseq_policy(fit, tau = 2e-3, stopping = "lookahead", budget = budget), d$x[rows, ])
+    for (i in seq_along(rows)) {
+      ref <- ref_policy_row(fit, d$x[rows[i], ], ref_mom(fit)$mean, ref_mom(fit)$cov, tau = 2e-3,
+                            stopping = "lookahead", budget = budget)
+      expect_identical(attr(got, "groups")[[i]], ref$groups)
+      expect_equal(attr(got, "cost")[i], ref$cost, tolerance = 1e-12)
+      expect_equal(unname(got[i]), ref$response, tolerance = 1e-10)
+    }
+  }
+  # the lookahead goes on where the reduction alone stops: more cost on some rows, never less
+  short <- predict(fgseq_policy(fit, tau = 2e-3), d$x[rows, ])
+  long <- predict(fgseq_policy(fit, tau = 2e-3, stopping = "lookahead"), d$x[rows, ])
+  expect_true(all(attr(long, "cost") >= attr(short, "cost")))
+  expect_gt(sum(attr(long, "cost") > attr(short, "cost")), 10L)
   # stopping on the margin of the prediction, the groups still chosen by the adaptive rule
   got <- predict(fgseq_policy(fit, margin = 0.3, stopping = "margin"), d$x[rows, ])
   for (i in seq_along(rows)) {
@@ -170,9 +188,9 @@ test_that("Learn-then-Test picks the threshold the reference's fixed-sequence te
   d <- policy_data(n = 600)
   fit <- policy_fit(d)
   cal <- 201:600
-  for (rule in c("adaptive", "risk", "margin", "cascade")) {
-    stopping <- switch(rule, risk = "risk", margin = "margin", adaptive = "reduction")
-    rule <- sub("risk|margin", "adaptive", rule)
+  for (rule in c("adaptive", "risk", "lookahead", "margin", "cascade")) {
+    stopping <- switch(rule, risk = "risk", lookahead = "lookahead", margin = "margin", adaptive = "reduction")
+    rule <- sub("risk|lookahead|margin", "adaptive", rule)
     pol <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = rule, stopping = stopping)
     grid <- pol$calibration$threshold
     full <- predict(fit, d$x[cal, ], type = "class")[, length(fit$sequence) + 1L]
@@ -202,8 +220,8 @@ test_that("rule = \"best\" keeps the cheapest of the policies each calibrated al
   best <- fgseq_policy(fit, d$x[cal, ], d$y[cal], epsilon = 0.05, delta = 0.1, rule = "best")
   tried <- best$selection
   expect_identical(paste(tried$rule, tried$stopping),
-                   c("adaptive reduction", "adaptive risk", "adaptive margin", "sequence reduction", "sequence risk",
-                     "cascade margin"))
+                   c("adaptive reduction", "adaptive lookahead", "adaptive margin", "sequence reduction",
+                     "sequence lookahead", "cascade margin"))
   expect_equal(best$delta_each, 0.1 / 6)
   # each policy calibrated on its own at delta / 6: the same threshold, rate and mean cost
   alone <- lapply(seq_len(nrow(tried)), function(k) {
@@ -232,7 +250,7 @@ test_that("rule = \"best\" keeps the cheapest of the policies each calibrated al
   gfit <- policy_fit(d, family = "gaussian", y = yy)
   gbest <- fgseq_policy(gfit, d$x[cal, ], yy[cal], epsilon = 0.1, delta = 0.1, tol = 1, rule = "best")
   expect_identical(paste(gbest$selection$rule, gbest$selection$stopping),
-                   c("adaptive reduction", "adaptive risk", "sequence reduction", "sequence risk"))
+                   c("adaptive reduction", "adaptive lookahead", "sequence reduction", "sequence lookahead"))
   # bad input: what "best" chooses cannot be given, and it needs rows for K tests at delta / K
   expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", stopping = "risk"), "`stopping` is chosen by")
   expect_error(fgseq_policy(fit, d$x[cal, ], rule = "best", tau = 0.1), "leave `tau` and `margin` out")

@@ -146,7 +146,7 @@ inline MatrixXd candidate_covariance(const MatrixXd& A, const std::vector<Index>
 // The rules and stops of a policy, as R's fgseq_policy() names them (its families are the fit's, Family:
 // a least-squares family predicts a number, the others decide a class).
 enum class PolicyRule { Adaptive, Sequence, Cascade };
-enum class PolicyStop { Reduction, Risk, Margin };
+enum class PolicyStop { Reduction, Risk, Margin, Lookahead };
 
 template <>
 struct Names<PolicyRule> {
@@ -158,7 +158,8 @@ template <>
 struct Names<PolicyStop> {
   static constexpr const char* what = "stopping";
   static constexpr std::pair<PolicyStop, const char*> table[] = {
-      {PolicyStop::Reduction, "reduction"}, {PolicyStop::Risk, "risk"}, {PolicyStop::Margin, "margin"}};
+      {PolicyStop::Reduction, "reduction"}, {PolicyStop::Risk, "risk"}, {PolicyStop::Margin, "margin"},
+      {PolicyStop::Lookahead, "lookahead"}};
 };
 
 // What a node's evaluation needs besides A: the model (family, rule, stop, tol), the rows' values
@@ -182,6 +183,7 @@ struct NodeSpec {
   std::vector<VectorXd> candidate_diag0;       // their original variances
   VectorXd marginal_cost;            // of each candidate
   double spent = 0;                  // what the node's rows have spent
+  double rest_cost = 0;              // the marginal cost of every group left (all of them bought)
   VectorXd budget;                   // of each row
   bool table = false;                // keep the candidates' reductions and scores
 };
@@ -191,6 +193,7 @@ struct NodeResult {
   VectorXd decision;      // binomial 0/1, multinomial the class (1-based), gaussian the prediction
   std::vector<int> best;  // the candidate each row buys next (0-based), -1: none
   VectorXd score;         // its score (-Inf: none)
+  VectorXd lookahead;     // max(score, risk / rest_cost) where every group left fits the budget, else score
   VectorXd margin;        // the margin of the prediction (classification; NaN otherwise)
   VectorXd risk;          // the decision risk of stopping (NaN for the cascade)
   VectorXd sd;            // the standard deviation of the decision contrast
@@ -284,6 +287,7 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   }
   r.best.assign(n, -1);
   r.score = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
+  r.lookahead = r.score;
   const Index K = static_cast<Index>(s.candidates.size()), m_on = static_cast<Index>(on.size());
   if (!K || !m_on) return r;
   const double inf = std::numeric_limits<double>::infinity();
@@ -324,6 +328,18 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
       }
     }
   }
+  // the lookahead: buying every group left ends at the full model, where the risk is 0, so it reduces
+  // the risk by all of it for rest_cost; a row goes on while that plan or the best group pays more than
+  // the threshold per cost unit
+  if (!cascade)
+    for (Index j = 0; j < m_on; ++j) {
+      const Index i = on[j];
+      if (r.best[i] < 0) continue;
+      r.lookahead[i] = r.score[i];
+      if (!((s.spent + s.rest_cost) * (1 - 1e-12) <= s.budget[i])) continue;
+      const double all = s.rest_cost > 0 ? r.risk[i] / s.rest_cost : (r.risk[i] > 0 ? inf : 0.0);
+      if (all > r.lookahead[i]) r.lookahead[i] = all;
+    }
   if (s.table) {
     r.reduction = red;
     r.table_score = sc;
