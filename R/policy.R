@@ -398,7 +398,10 @@ policy_node <- function(pol, node, x, rows, budget, threshold = NULL, table = FA
   spec <- list(swept = st$swept, swept_cols = cm$columns[st$swept], swept_mu = cm$mu[st$swept], prefix = prefix,
                candidates = pivots, candidate_diag0 = lapply(pivots, function(k) cm$diag0[k]),
                marginal_cost = as.double(candidate_costs(fit, cand, node$paid)), spent = as.double(node$spent),
-               rest_cost = sum(marginal_costs(left, fit$needs, fit$measurement_cost, node$paid)),
+               # read by the lookahead only: the recorded paths (threshold NULL) keep it for every stopping
+               rest_cost = if (is.null(threshold) || policy_stopping(pol) == "lookahead") {
+                 sum(marginal_costs(left, fit$needs, fit$measurement_cost, node$paid))
+               } else 0,
                budget = as.double(budget))
   if (prefix) spec <- c(spec, if (!is.null(pol$prefix_models)) pol$prefix_models[[j + 1L]] else prefix_model(fit, j))
   settings <- list(family = pol$family, rule = pol$rule, stopping = policy_stopping(pol),
