@@ -282,7 +282,7 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     if (!is.null(stopping)) abort("`stopping` is for the rules \"adaptive\" and \"sequence\"; the cascade stops on `margin`.")
     stopping <- "margin"
   } else {
-    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, c("reduction", "lookahead", "risk", "margin"), "stopping")
+    stopping <- if (is.null(stopping)) "reduction" else check_choice(stopping, policy_stoppings, "stopping")
   }
   family <- family_def(fit$family)$name
   if (!family %in% family_names("policy")) {
@@ -437,6 +437,9 @@ prefix_model <- function(fit, j) {
 stop_statistic <- function(pol, ev) {
   switch(policy_stopping(pol), margin = ev$margin, risk = ev$risk, lookahead = ev$lookahead, ev$score)
 }
+
+# What the threshold of a policy may bound (`stopping` of fgseq_policy(), whose formals list them too).
+policy_stoppings <- c("reduction", "lookahead", "risk", "margin")
 
 # How a policy stops (a policy made before `stopping` existed stops on the reduction).
 policy_stopping <- function(pol) if (pol$rule == "cascade") "margin" else if (is.null(pol$stopping)) "reduction" else pol$stopping
@@ -708,7 +711,7 @@ validate_policy <- function(policy, arg = "object") {
     length(cm$mu) == q && length(cm$diag0) == q && is.numeric(cm$base) && length(cm$base) == P &&
     all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade") &&
     (is.null(policy$stopping) || (policy$rule != "cascade" || identical(policy$stopping, "margin")) &&
-       identical(length(policy$stopping), 1L) && policy$stopping %in% c("reduction", "lookahead", "risk", "margin"))
+       identical(length(policy$stopping), 1L) && policy$stopping %in% policy_stoppings)
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
     abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",

@@ -458,6 +458,10 @@ class Policy:
                 new.append(m)
         return ld_sum(self.mcost[m] for m in new)
 
+    def _fits(self, spent, cost, budget):
+        """The budget rule: a cost fits when (spent + cost) (1 - budget_tolerance) <= budget."""
+        return (spent + cost) * (1 - self.budget_tol) <= budget
+
     # -- a node --------------------------------------------------------------------------------------
 
     def _node(self, groups, paid, spent, x, budget):
@@ -480,7 +484,7 @@ class Policy:
             scores = []
             for g in cand:
                 mc = self.marginal_cost(g, paid)
-                ok = (spent + mc) * (1 - self.budget_tol) <= budget
+                ok = self._fits(spent, mc, budget)
                 if self.rule == "cascade":
                     red, sc = None, INF
                 else:
@@ -509,7 +513,7 @@ class Policy:
                 parts.append(self.marginal_cost(g, running))
                 running = _union(running, self.needs[g])
             rest = ld_sum(parts)
-            if (spent + rest) * (1 - self.budget_tol) <= budget:
+            if self._fits(spent, rest, budget):
                 every = risk / rest if rest > 0 else (INF if risk > 0 else 0.0)
                 lookahead = max(score, every)
         return {"link": link, "rlink": rlink, "prefix": prefix, "best": best, "score": score,

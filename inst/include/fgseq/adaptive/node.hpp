@@ -212,6 +212,10 @@ inline void leading_two(const Eigen::Ref<const Eigen::RowVectorXd>& v, Index& fi
     if (c != first && v[c] > v[second]) second = c;
 }
 
+// The budget rule of a policy: a cost fits when (spent + cost) (1 - 1e-12) <= budget (the
+// `budget_tolerance` of write_predictor()'s document).
+inline bool fits_budget(double spent, double cost, double budget) { return (spent + cost) * (1 - 1e-12) <= budget; }
+
 inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   const Index n = s.budget.size(), P = s.P;
   const bool gaussian = FamilyOps{s.family}.least_squares();  // a prediction, not a class
@@ -308,7 +312,7 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
       }
     }
     for (Index j = 0; j < m_on; ++j)
-      if (!((s.spent + mc) * (1 - 1e-12) <= s.budget[on[j]])) sc(k, j) = std::numeric_limits<double>::quiet_NaN();
+      if (!fits_budget(s.spent, mc, s.budget[on[j]])) sc(k, j) = std::numeric_limits<double>::quiet_NaN();
   }
   // the best per row; ties within a relative 1e-10 go to the candidate earlier in the sequence
   for (Index j = 0; j < m_on; ++j) {
@@ -336,7 +340,7 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
       const Index i = on[j];
       if (r.best[i] < 0) continue;
       r.lookahead[i] = r.score[i];
-      if (!((s.spent + s.rest_cost) * (1 - 1e-12) <= s.budget[i])) continue;
+      if (!fits_budget(s.spent, s.rest_cost, s.budget[i])) continue;
       const double all = s.rest_cost > 0 ? r.risk[i] / s.rest_cost : (r.risk[i] > 0 ? inf : 0.0);
       if (all > r.lookahead[i]) r.lookahead[i] = all;
     }
