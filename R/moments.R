@@ -92,7 +92,7 @@ fit_moments <- function(object, what = "conditioning on the observed groups", re
 # moments, fit_moments()), the unconditional mean
 # `base` of eta (P), the column means `mu`, the original variances `diag0` (the rank tolerance of the
 # sweep), and the group of each column.
-conditional_model <- function(object, step, mom = fit_moments(object)) {
+conditional_model <- function(object, step, mom = fit_moments(object), mixture = NULL) {
   groups <- object$sequence[seq_len(step)]
   names_x <- names(object$group)
   cols <- which(object$group %in% groups)
@@ -103,12 +103,18 @@ conditional_model <- function(object, step, mom = fit_moments(object)) {
   a0 <- if (is.matrix(object$a0)) object$a0[, step + 1L] else object$a0[step + 1L]
   mu <- unname(mom$mean[idx])
   Sigma <- unname(mom$cov[idx, idx, drop = FALSE])
-  SB <- Sigma %*% B
-  J <- rbind(cbind(Sigma, SB), cbind(t(SB), crossprod(B, SB)))
   P <- ncol(B)
-  list(step = step, groups = groups, columns = cols, col_group = unname(object$group[cols]), mu = mu,
-       J = J, base = as.numeric(a0) + colSums(mu * B), diag0 = diag(Sigma), q = length(cols), P = P,
-       eta = length(cols) + seq_len(P))
+  out <- list(step = step, groups = groups, columns = cols, col_group = unname(object$group[cols]), mu = mu,
+              J = joint_covariance(Sigma, B), base = as.numeric(a0) + colSums(mu * B), diag0 = diag(Sigma),
+              q = length(cols), P = P, eta = length(cols) + seq_len(P))
+  if (!is.null(mixture)) out$mixture <- mixture_model(mixture, names_x[cols], out$col_group, B, a0)
+  out
+}
+
+# The joint covariance of (x_S, eta) for columns of covariance Sigma and eta = a0 + x_S' B.
+joint_covariance <- function(Sigma, B) {
+  SB <- Sigma %*% B
+  rbind(cbind(Sigma, SB), cbind(t(SB), crossprod(B, SB)))
 }
 
 # The relative tolerance below which a pivot of the sweep is skipped (a column that the columns swept
@@ -149,13 +155,30 @@ sweep_block <- function(A, k, diag0) {
 }
 
 # The state of a conditional model after observing the groups `groups` (in that order, from the empty
-# set or from `state`): the swept matrix, the swept pivots and the observed groups.
+# set or from `state`): the swept matrix, the swept pivots and the observed groups; under a mixture
+# working model (cm$mixture) instead each component's (`mix`: A, swept and the log-determinant of the
+# covariance of its swept pivots, the normalising constant of its density of x_O).
 observe_groups <- function(cm, groups, state = NULL) {
-  if (is.null(state)) state <- list(A = cm$J, swept = integer(0), groups = character(0))
+  mixture <- cm$mixture$components
+  if (is.null(state)) {
+    state <- list(A = cm$J, swept = integer(0), groups = character(0))
+    if (!is.null(mixture)) state$mix <- lapply(mixture, function(c) list(A = c$J, swept = integer(0), logdet = 0))
+  }
   for (g in groups) {
     k <- which(cm$col_group == g)
-    s <- sweep_block(state$A, k, cm$diag0[k])
-    state <- list(A = s$A, swept = c(state$swept, s$swept), groups = c(state$groups, g))
+    if (is.null(mixture)) {
+      s <- sweep_block(state$A, k, cm$diag0[k])
+      state$A <- s$A
+      state$swept <- c(state$swept, s$swept)
+    } else {
+      state$mix <- Map(function(st, c) {
+        s <- sweep_block(st$A, k, c$diag0[k])
+        new <- s$swept  # A[new, new] is now -Sigma_new^-1, Sigma_new their covariance given the pivots before
+        ld <- if (length(new)) -as.numeric(determinant(-s$A[new, new, drop = FALSE])$modulus) else 0
+        list(A = s$A, swept = c(st$swept, new), logdet = st$logdet + ld)
+      }, state$mix, mixture)
+    }
+    state$groups <- c(state$groups, g)
   }
   state
 }

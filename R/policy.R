@@ -53,6 +53,21 @@
 #' model when the groups bought are a prefix of the sequence (as [predict.fgseq()] at that budget), and otherwise the conditional mean of `eta` given
 #' them (probabilities by the probit approximation `plogis(m / sqrt(1 + pi V_O / 8))`).
 #'
+#' With `working_model` a mixture of Gaussians ([fgseq_mixture()], binomial fits), component `k` of
+#' proportion `pi_k` has, given `x_O`, the posterior weight `w_k` proportional to `pi_k` times the
+#' density of `x_O` under it, and `eta` the conditional normal `N(m_k, V_k)` of the formulas above with
+#' the component's mean and covariance. The probability that the full model decides 1 is
+#' `P_1 = sum_k w_k pnorm(m_k / sqrt(V_k))`, the node's probability `sum_k w_k plogis(m_k / sqrt(1 + pi
+#' V_k / 8))`, its decision 1 when that is above 1/2, and its risk the probability that the full model
+#' decides otherwise (`1 - P_1` or `P_1`; with one component, the binomial risk above). The expected risk
+#' after a group `g` has no closed form: it is the average over the mixture's fixed draws `z_s`
+#' (`draws` of them) of the risk after observing `x_g = E_j[x_g | x_O] + L_j z_s` (`L_j` the Cholesky
+#' factor of the covariance of `x_g` given `x_O` under component `j`), which updates every component's
+#' weight by its density of `x_g` and its conditional mean of `eta`, weighted by `w_j / draws` over the
+#' components `j`. Where a component's covariance determines a column of `g` from the others, that
+#' column is left out of every component's update. The rest (scores, ties, stopping, budgets,
+#' calibration) is as with one Gaussian, and so is the guarantee, which holds for any working model.
+#'
 #' Values far outside the training range are not refused: the conditional mean is linear in the
 #' observed values, so a value many standard deviations out moves the prediction as the fit's linear
 #' model would, and the working model's variances do not depend on the values at all.
@@ -125,6 +140,10 @@
 #'   a path often add cost and little accuracy), a policy calibrated against it can cost far less for
 #'   the same accuracy. Choose it on rows other than the calibration rows: the guarantee does not
 #'   cover a full model chosen on the rows that calibrate the policy.
+#' @param working_model `NULL` (the fit's moments: one Gaussian) or an `"fgseq_mixture"`
+#'   ([fgseq_mixture()], binomial fits) fitted on rows other than the calibration rows: the working model
+#'   of `x` under which the policy scores the groups (see the section Working model and risk). Not for
+#'   the cascade; with `rule = "best"` the adaptive and sequence rules use it.
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_policy"`: a list with `fit` (the fit without its training data),
 #'   `rule`, `stopping` (`"reduction"`, `"risk"`, or `"margin"` for the cascade), `step`, `tau` or `margin` (the threshold in use), `tol`, `budget`, `epsilon`, `delta`,
@@ -141,8 +160,9 @@
 #' Stops (class `fgseq_error_input`, naming the argument) when `epsilon` or `delta` is not in (0, 1),
 #' `tau` is negative, `margin` outside `[0, 0.5]`, `tol` missing or not positive for a gaussian fit,
 #' `budget` negative, `stopping` not one of its values or given for the cascade or `rule = "best"`, `tau`
-#' or `margin` given with `rule = "best"`, or `step` not a step of the fit; when the fit has an offset; when the fit's family is not binomial or
-#' gaussian, or the cascade is asked of a gaussian fit (class `fgseq_error_family`); when the fit stores
+#' or `margin` given with `rule = "best"`, `step` not a step of the fit, `working_model` given for the
+#' cascade, or not an `"fgseq_mixture"` of the fit's columns; when the fit has an offset; when the fit's family is not binomial, multinomial or
+#' gaussian, the cascade is asked of a gaussian fit, or a mixture working model of a fit that is not binomial (class `fgseq_error_family`); when the fit stores
 #' no moments of `x` (class `fgseq_error_no_moments`, saying why); when there are fewer calibration
 #' rows than the guarantee needs, saying how many are needed, or not even the strictest threshold meets
 #' it, as when the budget stops rows short of the full model (class `fgseq_error_calibration`); when the
@@ -175,16 +195,16 @@
 #' @export
 fgseq_policy <- function(fit, x = NULL, y = NULL, data = NULL, epsilon = 0.05, delta = 0.1,
                          rule = c("adaptive", "sequence", "cascade", "best"), stopping = c("reduction", "lookahead", "risk", "margin"),
-                         tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, ...) {
+                         tau = NULL, margin = NULL, tol = NULL, budget = Inf, step = NULL, working_model = NULL, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
   if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()): a policy conditions its linear predictor.")
   stopping <- if (missing(stopping)) NULL else stopping
   rule <- check_choice(rule, c("adaptive", "sequence", "cascade", "best"), "rule")
   if (rule == "best") {
-    return(best_policy(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step))
+    return(best_policy(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step, working_model))
   }
-  pol <- policy_settings(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step)
+  pol <- policy_settings(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step, working_model)
   fixed <- if (on_margin(pol)) margin else tau
   if (is.null(x) && is.null(data)) {
     if (is.null(fixed)) {
@@ -224,7 +244,7 @@ policy_candidates <- function(family) {
 # them), the one of least mean cost on the calibration rows among those that meet the guarantee kept.
 # The paths of the calibration rows are run once per order (adaptive, the fit's sequence), every
 # stopping read off the same records.
-best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step) {
+best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, tol, budget, step, working_model = NULL) {
   if (!is.null(stopping)) abort("`stopping` is chosen by `rule = \"best\"`; leave it out, or name a rule.")
   if (!is.null(tau) || !is.null(margin)) {
     abort("`rule = \"best\"` calibrates the threshold of each policy it tries; leave `tau` and `margin` out, or name a rule.")
@@ -232,7 +252,7 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
   if (is.null(x) && is.null(data)) {
     abort("`rule = \"best\"` chooses on calibration rows: give them as `x` (or `data` for a formula fit).")
   }
-  base <- policy_settings(fit, "adaptive", "reduction", epsilon, delta, NULL, NULL, tol, budget, step)
+  base <- policy_settings(fit, "adaptive", "reduction", epsilon, delta, NULL, NULL, tol, budget, step, working_model)
   delta <- base$delta
   cands <- policy_candidates(base$family)
   K <- nrow(cands)
@@ -251,6 +271,7 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
     p <- base
     p$rule <- cands$rule[k]
     p$stopping <- cands$stopping[k]
+    if (p$rule == "cascade") p$cm$mixture <- NULL  # the cascade reads the prefix models only
     p
   })
   res <- lapply(seq_len(K), function(k) calibrate_policy(pols[[k]], paths[[order[k]]], cal, NULL, required = FALSE))
@@ -276,7 +297,7 @@ best_policy <- function(fit, x, y, data, epsilon, delta, stopping, tau, margin, 
 }
 
 # The checked settings of a policy, with its conditional model.
-policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step) {
+policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, tol, budget, step, working_model = NULL) {
   rule <- check_choice(rule, c("adaptive", "sequence", "cascade"), "rule")
   if (rule == "cascade") {
     if (!is.null(stopping)) abort("`stopping` is for the rules \"adaptive\" and \"sequence\"; the cascade stops on `margin`.")
@@ -314,6 +335,16 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
     abort("fgseq_policy() takes fits without an offset: the conditional model of a row does not hold one; ",
           "refit without `offset` (or with the offset's variable as a group).")
   }
+  if (!is.null(working_model)) {
+    if (rule == "cascade") {
+      abort("`working_model` is for the rules \"adaptive\" and \"sequence\": the cascade stops on the margins of the ",
+            "prefix models and uses no working model.")
+    }
+    if (family != "binomial") {
+      abort("a mixture `working_model` is for binomial fits; this fit's family is ", family,
+            " (leave `working_model` out: the fit's own moments, one Gaussian).", class = "family")
+    }
+  }
   budget <- check_number(budget, "budget", lower = 0, allow_inf = TRUE)
   K <- length(fit$sequence)
   if (!K) abort("`fit` has no step: a policy needs at least one group in the sequence.")
@@ -321,7 +352,7 @@ policy_settings <- function(fit, rule, stopping, epsilon, delta, tau, margin, to
   fit <- lean_fit(fit)  # the moments formed once, from the training x if the fit keeps it
   list(fit = fit, family = family, rule = rule, stopping = stopping, epsilon = epsilon, delta = delta, tau = tau,
        margin = margin, tol = tol, budget = budget, step = as.integer(step),
-       cm = conditional_model(fit, step))
+       cm = conditional_model(fit, step, mixture = working_model))
 }
 
 # The rows a policy is calibrated on or predicts: list(x (dense, n x p), y (NULL or the response as
@@ -407,7 +438,16 @@ policy_node <- function(pol, node, x, rows, budget, threshold = NULL, table = FA
   settings <- list(family = pol$family, rule = pol$rule, stopping = policy_stopping(pol),
                    tol = if (is.null(pol$tol)) 0 else pol$tol, threshold = if (is.null(threshold)) NA_real_ else threshold,
                    eta0 = cm$eta[1L], P = cm$P, base = as.double(cm$base))
-  ev <- .policy_node(st$A, x, as.integer(rows), spec, settings, table)
+  A <- st$A
+  if (!is.null(cm$mixture)) {  # each component's swept matrix, pivots and log weight before x_O
+    spec$mixture <- Map(function(sm, c) list(A = sm$A, swept = sm$swept, mu = c$mu, base = c$base,
+                                             lw0 = c$log_prior - sm$logdet / 2, diag0 = c$diag0),
+                        st$mix, cm$mixture$components)
+    spec$model_cols <- cm$columns
+    spec$draws <- cm$mixture$draws
+    A <- matrix(0, 0, 0)
+  }
+  ev <- .policy_node(A, x, as.integer(rows), spec, settings, table)
   ev$best <- cand[ev$best]
   ev$prefix <- prefix
   if (pol$rule == "cascade") ev$risk <- NULL
@@ -712,6 +752,12 @@ validate_policy <- function(policy, arg = "object") {
     all(cm$columns >= 1L & cm$columns <= length(policy$fit$group)) && policy$rule %in% c("adaptive", "sequence", "cascade") &&
     (is.null(policy$stopping) || (policy$rule != "cascade" || identical(policy$stopping, "margin")) &&
        identical(length(policy$stopping), 1L) && policy$stopping %in% policy_stoppings)
+  mx <- cm$mixture
+  if (ok && !is.null(mx)) {
+    ok <- is.list(mx$components) && length(mx$components) >= 1L && is.matrix(mx$draws) && all(is.finite(mx$draws)) &&
+      all(vapply(mx$components, function(c) is.matrix(c$J) && all(dim(c$J) == q + P) && all(is.finite(c$J)) &&
+                   length(c$mu) == q && length(c$diag0) == q && length(c$base) == P && is.finite(c$log_prior), logical(1)))
+  }
   th <- policy_threshold(policy)
   if (!ok || !is.numeric(th) || length(th) != 1L || is.na(th) || th < 0) {
     abort("`", arg, "` is not an \"fgseq_policy\" as fgseq_policy() made it (its conditional model or threshold ",
@@ -819,6 +865,10 @@ print.fgseq_policy <- function(x, ...) {
                   cascade = "Cascade on the fit's sequence")
   cat(label, " (", family_def(fit$family)$name, ", model of step ", x$step, " of ", length(fit$sequence), ", ",
       length(x$cm$groups), " groups)\n", sep = "")
+  if (!is.null(x$cm$mixture)) {
+    K <- length(x$cm$mixture$components)
+    cat("Working model: a mixture of ", K, " Gaussian", if (K > 1L) "s", " (", nrow(x$cm$mixture$draws), " draws)\n", sep = "")
+  }
   cat(if (x$rule == "cascade") "margin" else if (on_margin(x)) "margin (stopping)" else
         paste0("tau (on the ", policy_stopping(x), ")"), " = ",
       format(policy_threshold(x), digits = 4),

@@ -6,6 +6,7 @@
 // (the Greedy Miser); glue.h and glue-fit.h hold what they share.
 #include "glue-fit.h"
 
+#include <fgseq/adaptive/mixture.hpp>
 #include <fgseq/adaptive/node.hpp>
 #include <fgseq/adaptive/risk.hpp>
 #include <fgseq/greedy/predict.hpp>
@@ -312,7 +313,9 @@ Rcpp::List sweep_block_cpp(Eigen::MatrixXd A, const Rcpp::IntegerVector& k, cons
 // (`swept_mu`), the prefix model (`prefix`, `prefix_cols`, `prefix_beta`, `prefix_a0`), the candidates'
 // pivots (`candidates`, a list) with their original variances (`candidate_diag0`) and marginal costs
 // (`marginal_cost`), what the rows have spent (`spent`), the marginal cost of every group left (`rest_cost`)
-// and their budgets (`budget`); `settings` the
+// and their budgets (`budget`); under a mixture working model (adaptive/mixture.hpp) `mixture`, a list
+// of the components (`A`, `swept`, `mu`, `base`, `lw0`, `diag0`; A is then not read), `model_cols` (the
+// x columns of A's first rows) and `draws`; `settings` the
 // policy's family, rule, stopping, tol, threshold (NA: none), eta0 (1-based), P and base.
 // [[Rcpp::export(.policy_node)]]
 Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Map<Eigen::MatrixXd>& x,
@@ -347,7 +350,27 @@ Rcpp::List policy_node_cpp(const Eigen::Map<Eigen::MatrixXd>& A, const Eigen::Ma
   s.rest_cost = Rcpp::as<double>(node["rest_cost"]);
   s.budget = Rcpp::as<Eigen::VectorXd>(node["budget"]);
   s.table = table;
-  const fgseq::NodeResult res = fgseq::evaluate_node(A, s);
+  fgseq::NodeResult res;
+  if (node.containsElementNamed("mixture")) {  // a mixture working model: the components' own matrices
+    fgseq::MixtureSpec mx;
+    const Rcpp::List comps = node["mixture"];
+    for (R_xlen_t k = 0; k < comps.size(); ++k) {
+      const Rcpp::List c = comps[k];
+      fgseq::MixtureComponent mc;
+      mc.A = Rcpp::as<Eigen::MatrixXd>(c["A"]);
+      mc.swept = zero_based(Rcpp::IntegerVector(c["swept"]));
+      mc.mu = Rcpp::as<Eigen::VectorXd>(c["mu"]);
+      mc.base = Rcpp::as<double>(c["base"]);
+      mc.lw0 = Rcpp::as<double>(c["lw0"]);
+      mc.diag0 = Rcpp::as<Eigen::VectorXd>(c["diag0"]);
+      mx.components.push_back(std::move(mc));
+    }
+    mx.x = gather(x, r, zero_based(Rcpp::IntegerVector(node["model_cols"])), nullptr);
+    mx.z = Rcpp::as<Eigen::MatrixXd>(node["draws"]);
+    res = fgseq::evaluate_mixture_node(mx, s);
+  } else {
+    res = fgseq::evaluate_node(A, s);
+  }
   Rcpp::IntegerVector best(res.best.size());
   for (std::size_t i = 0; i < res.best.size(); ++i) best[i] = res.best[i] < 0 ? NA_INTEGER : res.best[i] + 1;
   auto na = [](Eigen::VectorXd v) {

@@ -22,7 +22,8 @@
 //   miser/   the Greedy Miser: forest and prediction, binning, cost penalty and trees, the two split
 //            searches, boosting (boost.hpp)
 //   sparse/  the cost-weighted group lasso path of the Sparse baseline
-//   adaptive/ the decision risk of per-row acquisition (risk.hpp), for R's fgseq_policy()
+//   adaptive/ per-row acquisition, for R's fgseq_policy(): the decision risk (risk.hpp), a node under
+//            the single Gaussian working model (node.hpp) and under a mixture of Gaussians (mixture.hpp)
 #ifndef FGSEQ_FGSEQ_HPP
 #define FGSEQ_FGSEQ_HPP
 
@@ -57,5 +58,6 @@
 #include "sparse/grouplasso.hpp"
 #include "adaptive/risk.hpp"
 #include "adaptive/node.hpp"
+#include "adaptive/mixture.hpp"
 
 #endif

@@ -216,6 +216,96 @@ inline void leading_two(const Eigen::Ref<const Eigen::RowVectorXd>& v, Index& fi
 // `budget_tolerance` of write_predictor()'s document).
 inline bool fits_budget(double spent, double cost, double budget) { return (spent + cost) * (1 - 1e-12) <= budget; }
 
+// The decision of each row of a node from its link r.rlink (whose inverse link is the response), and
+// the margin of its probability (classification; NaN otherwise): binomial the sign, multinomial the
+// class of largest probability (1-based) and half the gap between the two largest, gaussian the
+// prediction itself.
+inline void node_decisions(const NodeSpec& s, NodeResult& r) {
+  const Index n = r.rlink.rows(), P = s.P;
+  const bool gaussian = FamilyOps{s.family}.least_squares();
+  r.margin = VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
+  r.decision.resize(n);
+  for (Index i = 0; i < n; ++i) {
+    if (gaussian) {
+      r.decision[i] = r.rlink(i, 0);
+    } else if (P == 1) {
+      r.decision[i] = r.rlink(i, 0) > 0 ? 1 : 0;
+      r.margin[i] = std::abs(1 / (1 + std::exp(-r.rlink(i, 0))) - 0.5);
+    } else {
+      Index a, b;
+      leading_two(r.rlink.row(i), a, b);
+      r.decision[i] = static_cast<double>(a + 1);
+      const double top = r.rlink(i, a);
+      double sum = 0;
+      for (Index c = 0; c < P; ++c) sum += std::exp(r.rlink(i, c) - top);
+      r.margin[i] = (1 / sum - std::exp(r.rlink(i, b) - top) / sum) / 2;
+    }
+  }
+}
+
+// The score of a candidate of marginal cost mc that reduces the risk by d: d / mc, a free candidate
+// with a positive reduction first (Inf).
+inline double candidate_score(double d, double mc) {
+  return mc == 0 ? (d > 0 ? std::numeric_limits<double>::infinity() : 0.0) : d / mc;
+}
+
+// What a node's rows do next, from each candidate's reduction `red` and score `sc` (candidates x the
+// rows `on` that are scored; NaN score: the candidate does not fit the row's budget): the best per row
+// (ties within a relative 1e-10 go to the candidate earlier in the sequence), its score, and the
+// lookahead (buying every group left ends at the full model, where the risk is 0, so it reduces the
+// risk by all of it for rest_cost; a row goes on while that plan or the best group pays more than the
+// threshold per cost unit). Shared by the single Gaussian and the mixture working models.
+inline void choose_candidates(const NodeSpec& s, const std::vector<Index>& on, const MatrixXd& red, const MatrixXd& sc,
+                              NodeResult& r) {
+  const bool cascade = s.rule == PolicyRule::Cascade;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Index K = sc.rows(), m_on = static_cast<Index>(on.size());
+  for (Index j = 0; j < m_on; ++j) {
+    double top = -inf;
+    for (Index k = 0; k < K; ++k) {
+      const double v = std::isnan(sc(k, j)) ? -inf : sc(k, j);
+      if (v > top) top = v;
+    }
+    if (!(top > -inf)) continue;
+    const double slack = std::isinf(top) ? 0.0 : 1e-10 * std::max(std::abs(top), 1e-300);
+    for (Index k = 0; k < K; ++k) {
+      const double v = std::isnan(sc(k, j)) ? -inf : sc(k, j);
+      if (v >= top - slack) {
+        r.best[on[j]] = static_cast<int>(k);
+        r.score[on[j]] = sc(k, j);
+        break;
+      }
+    }
+  }
+  if (!cascade)
+    for (Index j = 0; j < m_on; ++j) {
+      const Index i = on[j];
+      if (r.best[i] < 0) continue;
+      r.lookahead[i] = r.score[i];
+      if (!fits_budget(s.spent, s.rest_cost, s.budget[i])) continue;
+      const double all = s.rest_cost > 0 ? r.risk[i] / s.rest_cost : (r.risk[i] > 0 ? inf : 0.0);
+      if (all > r.lookahead[i]) r.lookahead[i] = all;
+    }
+  if (s.table) {
+    r.reduction = red;
+    r.table_score = sc;
+  }
+}
+
+// The rows of a node whose candidates are scored: all, or with a threshold on the risk or the margin
+// those that do not stop on it.
+inline std::vector<Index> scored_rows(const NodeSpec& s, const NodeResult& r) {
+  std::vector<Index> on;
+  const bool has_threshold = !std::isnan(s.threshold);
+  for (Index i = 0; i < static_cast<Index>(s.budget.size()); ++i) {
+    bool go = true;
+    if (has_threshold && s.stop == PolicyStop::Risk) go = !(r.risk[i] < s.threshold);
+    if (has_threshold && s.stop == PolicyStop::Margin) go = !(r.margin[i] >= s.threshold);
+    if (go) on.push_back(i);
+  }
+  return on;
+}
+
 inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   const Index n = s.budget.size(), P = s.P;
   const bool gaussian = FamilyOps{s.family}.least_squares();  // a prediction, not a class
@@ -261,34 +351,9 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   r.risk = VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
   if (!cascade)
     for (Index i = 0; i < n; ++i) r.risk[i] = decision_risk(cm[i], cv[i], gaussian, s.tol);
-  // the margin and the decision of the node's prediction
-  r.margin = VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
-  r.decision.resize(n);
-  for (Index i = 0; i < n; ++i) {
-    if (gaussian) {
-      r.decision[i] = r.rlink(i, 0);
-    } else if (P == 1) {
-      r.decision[i] = r.rlink(i, 0) > 0 ? 1 : 0;
-      r.margin[i] = std::abs(1 / (1 + std::exp(-r.rlink(i, 0))) - 0.5);
-    } else {
-      Index a, b;
-      leading_two(r.rlink.row(i), a, b);
-      r.decision[i] = static_cast<double>(a + 1);
-      const double top = r.rlink(i, a);
-      double sum = 0;
-      for (Index c = 0; c < P; ++c) sum += std::exp(r.rlink(i, c) - top);
-      r.margin[i] = (1 / sum - std::exp(r.rlink(i, b) - top) / sum) / 2;
-    }
-  }
+  node_decisions(s, r);
   // the rows whose candidates are scored
-  std::vector<Index> on;
-  const bool has_threshold = !std::isnan(s.threshold);
-  for (Index i = 0; i < n; ++i) {
-    bool go = true;
-    if (has_threshold && s.stop == PolicyStop::Risk) go = !(r.risk[i] < s.threshold);
-    if (has_threshold && s.stop == PolicyStop::Margin) go = !(r.margin[i] >= s.threshold);
-    if (go) on.push_back(i);
-  }
+  const std::vector<Index> on = scored_rows(s, r);
   r.best.assign(n, -1);
   r.score = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
   r.lookahead = r.score;
@@ -308,46 +373,13 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
         const double e = expected_decision_risk(cm[i], cv[i], vn, gaussian, s.tol);
         const double d = std::max(0.0, r.risk[i] - e);
         red(k, j) = d;
-        sc(k, j) = mc == 0 ? (d > 0 ? inf : 0.0) : d / mc;
+        sc(k, j) = candidate_score(d, mc);
       }
     }
     for (Index j = 0; j < m_on; ++j)
       if (!fits_budget(s.spent, mc, s.budget[on[j]])) sc(k, j) = std::numeric_limits<double>::quiet_NaN();
   }
-  // the best per row; ties within a relative 1e-10 go to the candidate earlier in the sequence
-  for (Index j = 0; j < m_on; ++j) {
-    double top = -inf;
-    for (Index k = 0; k < K; ++k) {
-      const double v = std::isnan(sc(k, j)) ? -inf : sc(k, j);
-      if (v > top) top = v;
-    }
-    if (!(top > -inf)) continue;
-    const double slack = std::isinf(top) ? 0.0 : 1e-10 * std::max(std::abs(top), 1e-300);
-    for (Index k = 0; k < K; ++k) {
-      const double v = std::isnan(sc(k, j)) ? -inf : sc(k, j);
-      if (v >= top - slack) {
-        r.best[on[j]] = static_cast<int>(k);
-        r.score[on[j]] = sc(k, j);
-        break;
-      }
-    }
-  }
-  // the lookahead: buying every group left ends at the full model, where the risk is 0, so it reduces
-  // the risk by all of it for rest_cost; a row goes on while that plan or the best group pays more than
-  // the threshold per cost unit
-  if (!cascade)
-    for (Index j = 0; j < m_on; ++j) {
-      const Index i = on[j];
-      if (r.best[i] < 0) continue;
-      r.lookahead[i] = r.score[i];
-      if (!fits_budget(s.spent, s.rest_cost, s.budget[i])) continue;
-      const double all = s.rest_cost > 0 ? r.risk[i] / s.rest_cost : (r.risk[i] > 0 ? inf : 0.0);
-      if (all > r.lookahead[i]) r.lookahead[i] = all;
-    }
-  if (s.table) {
-    r.reduction = red;
-    r.table_score = sc;
-  }
+  choose_candidates(s, on, red, sc, r);
   return r;
 }
 
