@@ -22,6 +22,11 @@
 #' column that is constant on the rows). The iterations stop when the log-likelihood changes by at
 #' most `1e-8` of its value, or after `iterations`. Rows are weighted equally.
 #'
+#' With several values of `components` (the default `1:9`, as mclust's), each is fitted and the one of
+#' least BIC is kept (Schwarz 1978): `-2 loglik + p log(n)` with `p = K (q + q (q + 1) / 2) + K - 1`
+#' free parameters (the prior's pull not counted). With one component kept, [fgseq_policy()] uses
+#' the single Gaussian's closed-form risk on its mean and covariance, without draws.
+#'
 #' Fit the mixture on rows other than the calibration rows of the policy (the training rows serve):
 #' the guarantee of [fgseq_policy()] holds for any working model, but only if it was not chosen on the
 #' calibration rows.
@@ -38,14 +43,17 @@
 #'   columns, complete in the columns of the groups of the fit's sequence (matrix fits); `NULL` with
 #'   `data` `NULL`: the training x when the fit keeps it.
 #' @param data For formula fits, the rows as a data frame (used instead of `x`).
-#' @param components The number of Gaussian components (a whole number `>= 1`, at most half the rows).
+#' @param components The number of Gaussian components: a whole number `>= 1`, or several, each fitted
+#'   and the one of least BIC kept (see the section The fit); at most half the rows.
 #' @param draws The number of standard normal draws of the expected risk (an even whole number `>= 2`).
 #' @param iterations The most iterations of expectation-maximisation (a whole number `>= 1`).
 #' @param ... Not used: an unknown argument is an error.
 #' @return An object of class `"fgseq_mixture"`: a list with `columns` (the names of the `q` model
 #'   columns), `components` (K), `proportion` (K mixing proportions), `mean` (K x q), `cov` (a list of K
 #'   q x q covariances), `loglik` (the log-likelihood of the rows at the fit), `iterations`, `converged`,
-#'   `n` (rows), `prior_rows` (`q + 2`) and `draws` (`draws` x the largest group's number of columns).
+#'   `n` (rows), `prior_rows` (`q + 2`), `selection` (a data frame: `components`, `loglik`, `bic` and
+#'   `chosen`, one row per number of components fitted) and `draws` (`draws` x the largest group's
+#'   number of columns).
 #'   Components that end with no weight are dropped.
 #' @section Errors: Stops (class `fgseq_error_input`, naming the argument) when `components`, `draws`
 #'   or `iterations` is not a whole number in its range, `draws` is odd, or there are fewer than two
@@ -53,7 +61,10 @@
 #'   in the model's columns (class `fgseq_error_na`) or have other columns than the fit; when `x` and
 #'   `data` are both `NULL` and the fit does not keep its training x; when an argument is unknown (class
 #'   `fgseq_error_unknown_argument`).
-#' @references Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977). Maximum likelihood from incomplete
+#' @references Schwarz, G. (1978). Estimating the dimension of a model. *Annals of Statistics* 6,
+#'   461-464.
+#'
+#'   Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977). Maximum likelihood from incomplete
 #'   data via the EM algorithm. *Journal of the Royal Statistical Society B* 39, 1-38.
 #'
 #'   Fraley, C. and Raftery, A. E. (2007). Bayesian regularization for normal mixture estimation and
@@ -70,12 +81,16 @@
 #' policy <- fgseq_policy(fit, data = heart[-train, ], epsilon = 0.1, working_model = mix)
 #' policy
 #' @export
-fgseq_mixture <- function(fit, x = NULL, data = NULL, components = 2, draws = 64, iterations = 200, ...) {
+fgseq_mixture <- function(fit, x = NULL, data = NULL, components = 1:9, draws = 64, iterations = 200, ...) {
   check_dots(...)
   validate_fit(fit, "fit")
   if (!inherits(fit, "fgseq")) abort("`fit` must be an \"fgseq\" fit (fgseq()).")
   if (!length(fit$sequence)) abort("`fit` has no step: a working model is of the columns of the groups in its sequence.")
-  components <- check_number(components, "components", lower = 1, whole = TRUE)
+  if (!is.numeric(components) || !length(components) || anyNA(components) || any(components < 1) ||
+      any(components != round(components))) {
+    abort("`components` must be whole numbers >= 1 (one, or several to choose among by BIC).")
+  }
+  components <- sort(unique(as.integer(components)))
   draws <- check_number(draws, "draws", lower = 2, whole = TRUE)
   if (draws %% 2 != 0) abort("`draws` must be even (draws / 2 normal vectors and their negatives); it is ", draws, ".")
   iterations <- check_number(iterations, "iterations", lower = 1, whole = TRUE)
@@ -91,15 +106,23 @@ fgseq_mixture <- function(fit, x = NULL, data = NULL, components = 2, draws = 64
   X <- X[, cols, drop = FALSE]
   colnames(X) <- names(fit$group)[cols]
   if (anyNA(X)) abort("the rows hold NA in the model's columns; the mixture is fitted on complete rows.", class = "na")
-  if (nrow(X) < 2 * components) {
-    abort("`components` = ", components, " needs at least ", 2 * components, " rows (two per component); there are ",
-          nrow(X), ".")
+  if (nrow(X) < 2 * max(components)) {
+    abort("`components` = ", max(components), " needs at least ", 2 * max(components),
+          " rows (two per component); there are ", nrow(X), ".")
   }
-  em <- mixture_em(X, as.integer(components), as.integer(iterations))
+  fits <- lapply(components, function(K) mixture_em(X, K, as.integer(iterations)))
+  q <- ncol(X)
+  bic <- vapply(fits, function(f) {
+    K <- length(f$proportion)
+    -2 * f$loglik + (K * (q + q * (q + 1) / 2) + K - 1) * log(nrow(X))
+  }, numeric(1))
+  em <- fits[[which.min(bic)]]
+  selection <- data.frame(components = components, loglik = vapply(fits, `[[`, numeric(1), "loglik"), bic = bic,
+                          chosen = seq_along(fits) == which.min(bic))
   sizes <- table(factor(fit$group[cols], levels = fit$sequence))
   half <- matrix(stats::rnorm(draws / 2 * max(sizes)), draws / 2)
   structure(c(list(columns = colnames(X), components = length(em$proportion)), em,
-              list(n = nrow(X), prior_rows = ncol(X) + 2L, draws = rbind(half, -half))),
+              list(n = nrow(X), prior_rows = ncol(X) + 2L, selection = selection, draws = rbind(half, -half))),
             class = "fgseq_mixture")
 }
 

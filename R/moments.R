@@ -95,6 +95,11 @@ fit_moments <- function(object, what = "conditioning on the observed groups", re
 conditional_model <- function(object, step, mom = fit_moments(object), mixture = NULL) {
   groups <- object$sequence[seq_len(step)]
   names_x <- names(object$group)
+  if (!is.null(mixture) && length(mixture$proportion) == 1L) {  # one Gaussian: its moments, the closed form
+    validate_mixture(mixture, names_x[object$group %in% groups])
+    mom <- list(columns = mixture$columns, mean = mixture$mean[1L, ], cov = mixture$cov[[1L]])
+    mixture <- NULL
+  }
   cols <- which(object$group %in% groups)
   idx <- match(names_x[cols], mom$columns)
   beta <- if (is.list(object$beta)) object$beta else list(object$beta)

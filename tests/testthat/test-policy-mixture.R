@@ -44,6 +44,11 @@ test_that("fgseq_mixture() recovers the regimes of well separated data", {
   m1 <- fgseq_mixture(f, xx, components = 1)
   expect_equal(unname(m1$mean[1, ]), unname(colMeans(xx[, m1$columns])), tolerance = 1e-12)
   expect_equal(unname(m1$cov[[1]]), unname(stats::cov(xx[, m1$columns]) * (n - 1) / n), tolerance = 1e-5)
+  # by default the number of components of least BIC among 1:9
+  b <- fgseq_mixture(f, xx, draws = 4)
+  expect_identical(b$components, 2L)
+  expect_identical(b$selection$components[b$selection$chosen], 2L)
+  expect_equal(b$selection$bic, -2 * b$selection$loglik + (b$selection$components * (3 + 6) + b$selection$components - 1) * log(n))
   # the draws: antithetic pairs
   expect_equal(dim(m$draws), c(4L, 1L))
   expect_equal(m$draws[3:4, ], -m$draws[1:2, ])
@@ -97,20 +102,31 @@ test_that("the mixture policy buys the groups of the plain-R greedy rule, row by
   }
 })
 
-test_that("one component is the single Gaussian: the same risk, and reductions within the draws' error", {
+test_that("one component is the single Gaussian; two equal components give its risk, and its reductions within the draws' error", {
   mix1 <- fgseq_mixture(mfit, md$x[train, ], components = 1, draws = 4000)
   p1 <- fgseq_policy(mfit, tau = 0, working_model = mix1)
+  expect_null(p1$cm$mixture)  # one component: the closed form on its moments
   p0 <- fgseq_policy(mfit, tau = 0)
+  twin <- mix1
+  twin$components <- 2L
+  twin$proportion <- c(0.5, 0.5)
+  twin$mean <- rbind(mix1$mean, mix1$mean)
+  twin$cov <- rep(mix1$cov, 2L)
+  p2 <- fgseq_policy(mfit, tau = 0, working_model = twin)
+  expect_length(p2$cm$mixture$components, 2L)
   for (O in list(character(0), "hint", c("hint", "B"))) {
     row <- md$x[1003, ]
     row[!mfit$group %in% O] <- NA
     a <- next_group(p1, row)
     b <- next_group(p0, row)
-    expect_equal(a$risk, b$risk, tolerance = 1e-4)
-    expect_equal(a$sd, b$sd, tolerance = 1e-4)
-    # the error of an average of 4000 draws of a risk in [0, 1/2] is at most 0.5 / sqrt(2000 pairs)
-    expect_true(all(abs(a$candidates$reduction - b$candidates$reduction) < 0.012), info = paste(O, collapse = ","))
-    expect_identical(a$candidates$group, b$candidates$group)
+    expect_equal(a$risk, b$risk, tolerance = 1e-4)  # the fit's moments, and the rows' with a ridge of 1e-6
+    expect_equal(a$candidates$reduction, b$candidates$reduction, tolerance = 1e-3)
+    d <- next_group(p2, row)
+    expect_equal(d$risk, a$risk, tolerance = 1e-12)
+    expect_equal(d$sd, a$sd, tolerance = 1e-10)
+    # the error of an average of 4000 antithetic draws of a risk in [0, 1/2] is below 0.5 / sqrt(2000)
+    expect_true(all(abs(d$candidates$reduction - a$candidates$reduction) < 0.012), info = paste(O, collapse = ","))
+    expect_identical(d$candidates$group, a$candidates$group)
   }
 })
 
@@ -148,6 +164,7 @@ test_that("rule = \"best\" and the sequence rule take a mixture; the cascade doe
 test_that("fgseq_mixture() and working_model refuse bad input with classed errors", {
   x <- md$x[train, ]
   expect_error(fgseq_mixture(mfit, x, components = 1.5), "components", class = "fgseq_error_input")
+  expect_error(fgseq_mixture(mfit, x, components = c(1, NA)), "components", class = "fgseq_error_input")
   expect_error(fgseq_mixture(mfit, x, components = 0), "components", class = "fgseq_error_input")
   expect_error(fgseq_mixture(mfit, x, draws = 3), "`draws` must be even", class = "fgseq_error_input")
   expect_error(fgseq_mixture(mfit, x, iterations = 0), "iterations", class = "fgseq_error_input")
