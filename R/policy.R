@@ -441,7 +441,8 @@ policy_node <- function(pol, node, x, rows, budget, threshold = NULL, table = FA
   A <- st$A
   if (!is.null(cm$mixture)) {  # each component's swept matrix, pivots and log weight before x_O
     spec$mixture <- Map(function(sm, c) list(A = sm$A, swept = sm$swept, mu = c$mu, base = c$base,
-                                             lw0 = c$log_prior - sm$logdet / 2, diag0 = c$diag0),
+                                             lw0 = c$log_prior - (sm$logdet + length(sm$swept) * log(2 * pi)) / 2,
+                                             diag0 = c$diag0),
                         st$mix, cm$mixture$components)
     spec$model_cols <- cm$columns
     spec$draws <- cm$mixture$draws

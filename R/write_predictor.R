@@ -74,7 +74,21 @@
 #'   infinite `threshold`, `tau` or `budget` is the string `"Inf"`. A row's prediction is the model of
 #'   step `k` in `steps` when the groups it bought are the first `k` of the sequence, else the
 #'   conditional mean of the linear predictors (response: the probit approximation, see
-#'   [fgseq_policy()]). `system.file("python", "fgseq_policy.py", package = "fgseq")` is a scorer in
+#'   [fgseq_policy()]).
+#'
+#'   `mixture`: only in the document of a binomial policy with a mixture working model
+#'   (`fgseq_policy(working_model = )`, [fgseq_mixture()]); absent otherwise. Then the conditional model
+#'   is the mixture's (see the section Working model and risk of [fgseq_policy()]): the single-Gaussian
+#'   `J`, `mu`, `base` and `diag0` above stay in the document (the fit's own moments) and are not read.
+#'   `components`: one object per component `k`, with `J` (the joint covariance under the component of
+#'   the `q` columns and the linear predictor, `q + 1` row arrays), `mu` (its `q` means of the columns),
+#'   `base` (its unconditional mean of the linear predictor, an array of one number), `diag0` (its `q`
+#'   variances of the columns, the scale of the sweep's rank tolerance) and `log_prior` (the log of its
+#'   mixing proportion); each component's pivots are swept as above, and its log weight given the swept
+#'   columns `x_O` is `log_prior - log det(Sigma_OO) / 2 - (x_O - mu_O)' Sigma_OO^-1 (x_O - mu_O) / 2`.
+#'   `draws`: the fixed standard normal draws of the expected risk of a candidate group, one row array
+#'   per draw, as many entries as the largest group of the model has columns (a group of `d` columns
+#'   reads the first `d`). `system.file("python", "fgseq_policy.py", package = "fgseq")` is a scorer in
 #'   plain Python (standard library only) that runs the policy from this member exactly as R does, and
 #'   says the next group for a partially measured row.
 #'
@@ -317,7 +331,7 @@ policy_document <- function(policy) {
   fit <- policy$fit
   cm <- policy$cm
   calibrated <- !is.null(policy$n_calibration)
-  list(rule = policy$rule, stopping = policy_stopping(policy), family = policy$family, step = as.integer(cm$step),
+  doc <- list(rule = policy$rule, stopping = policy_stopping(policy), family = policy$family, step = as.integer(cm$step),
        groups = I(cm$groups), threshold = json_limit(policy_threshold(policy)),
        tau = if (!on_margin(policy)) json_limit(policy$tau),
        margin = if (on_margin(policy)) json_number(policy$margin),
@@ -334,4 +348,17 @@ policy_document <- function(policy) {
        epsilon = json_number(policy$epsilon), delta = json_number(policy$delta),
        calibration = if (calibrated) list(n = as.integer(policy$n_calibration),
                                           disagreement = json_number(policy$disagreement)))
+  if (!is.null(cm$mixture)) doc$mixture <- mixture_document(cm$mixture)  # only under a mixture working model
+  doc
+}
+
+# The member `mixture` of a policy under a mixture working model (see the schema in ?write_predictor):
+# each component's conditional model, as the single Gaussian's members, and the draws.
+mixture_document <- function(mixture) {
+  rows <- function(M) lapply(seq_len(nrow(M)), function(i) json_numbers(M[i, ]))
+  list(components = lapply(mixture$components, function(c) {
+         list(J = rows(c$J), mu = json_numbers(c$mu), base = json_numbers(c$base), diag0 = json_numbers(c$diag0),
+              log_prior = json_number(c$log_prior))
+       }),
+       draws = rows(mixture$draws))
 }

@@ -6,7 +6,11 @@ the JSON document write_predictor() writes for an "fgseq_policy" (see ?write_pre
 `policy`) and runs the policy on rows exactly as predict(<fgseq_policy>) and next_group() do in R:
 the same sweeps in the same order, the same arithmetic where it decides a rounding (sums in the order R
 forms them, R's sum() and rowSums() in extended precision, R's pnorm() and dnorm()), the same
-Gauss-Legendre rule on the same four pieces, the same tie and budget rules.
+Gauss-Legendre rule on the same four pieces, the same tie and budget rules. A policy with a mixture
+working model (fgseq_mixture(), binomial; the document's `policy` holds `mixture`) is run as the
+package's core runs it (adaptive/mixture.hpp): each component's sweeps and log weight, the mixture's
+risk, and each candidate's expected risk over the stored draws; its sums are formed in another order
+than the core's, so its numbers agree with R's to rounding (about 1e-12), not to the last bit.
 
 As a module:
 
@@ -213,6 +217,104 @@ def _limit(v):
     return float(v)
 
 
+# --- The mixture working model's arithmetic (adaptive/mixture.hpp) -----------------------------------
+
+# The posterior weight below which a component is left out as a source of the draws of a group.
+MIXTURE_WEIGHT_FLOOR = 1e-13
+
+
+def _log(v):
+    return -INF if v == 0 else math.log(v)
+
+
+def _normal_sides(m, v):
+    """P(eta > 0) and P(eta < 0) for eta ~ N(m, v): the smaller side by erfc, the larger as its
+    complement (v = 0: the sign of m, one half each at m = 0)."""
+    if v > 0:
+        t = m / math.sqrt(v)
+        if t >= 0:
+            below = 0.5 * math.erfc(t * 0.70710678118654752440)
+            return 1 - below, below
+        above = 0.5 * math.erfc(-t * 0.70710678118654752440)
+        return above, 1 - above
+    above = 1.0 if m > 0 else (0.0 if m < 0 else 0.5)
+    return above, 1 - above
+
+
+def _logistic_sides(t):
+    """plogis(t) and plogis(-t), each without cancellation."""
+    if t >= 0:
+        e = _exp(-t)
+        return 1 / (1 + e), e / (1 + e)
+    e = math.exp(t)
+    return e / (1 + e), 1 / (1 + e)
+
+
+def _mixture_point(lw, m, v):
+    """(P1, Q1, pr, qr, risk) of one row under the mixture: the probabilities that eta > 0 and < 0, the
+    response's two sides sum_k w_k plogis(+-m_k / sqrt(1 + pi v_k / 8)), and the risk (Q1 when the
+    response is above one half, else P1)."""
+    top = max(lw)
+    total = p1 = q1 = pr = qr = 0.0
+    for k in range(len(lw)):
+        w = _exp(lw[k] - top)
+        total = total + w
+        a, b = _normal_sides(m[k], v[k])
+        u, d = _logistic_sides(m[k] / math.sqrt(1 + math.pi * v[k] / 8))
+        p1 = p1 + w * a
+        q1 = q1 + w * b
+        pr = pr + w * u
+        qr = qr + w * d
+    p1, q1, pr, qr = p1 / total, q1 / total, pr / total, qr / total
+    return p1, q1, pr, qr, (q1 if pr > qr else p1)
+
+
+def _dot(a, b):
+    acc = 0.0
+    for u, v in zip(a, b):
+        acc = acc + u * v
+    return acc
+
+
+def _cholesky(S):
+    """The lower Cholesky factor of a symmetric positive definite matrix (lists of rows)."""
+    n = len(S)
+    L = [[0.0] * n for _ in range(n)]
+    for j in range(n):
+        d = S[j][j] - _dot(L[j][:j], L[j][:j])
+        if not (d > 0):
+            raise PolicyError("a mixture component's covariance of a group is not positive definite")
+        L[j][j] = math.sqrt(d)
+        for i in range(j + 1, n):
+            L[i][j] = (S[i][j] - _dot(L[i][:j], L[j][:j])) / L[j][j]
+    return L
+
+
+def _forward(L, b):
+    """L^-1 b for a lower triangular L."""
+    out = []
+    for i in range(len(b)):
+        out.append((b[i] - _dot(L[i][:i], out)) / L[i][i])
+    return out
+
+
+def _backward_t(L, b):
+    """L'^-1 b for a lower triangular L."""
+    n = len(b)
+    out = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        acc = b[i]
+        for r in range(i + 1, n):
+            acc = acc - L[r][i] * out[r]
+        out[i] = acc / L[i][i]
+    return out
+
+
+def _lower_times(L, z):
+    """L z for a lower triangular L."""
+    return [_dot(L[i][:i + 1], z[:i + 1]) for i in range(len(z))]
+
+
 # --- The policy ---------------------------------------------------------------------------------------
 
 class Policy:
@@ -280,16 +382,40 @@ class Policy:
             self.prefix_models.append(([float(v) for v in s["intercept"]], terms))
         self._states = {}
         self._variances = {}
+        # a mixture working model (fgseq_mixture(), binomial): each component's conditional model and the draws
+        self.mixture = None
+        mix = pol.get("mixture")
+        if mix is not None:
+            if self.family != "binomial" or self.P != 1:
+                raise PolicyError("a mixture working model is for binomial policies")
+            comps = []
+            for c in mix["components"]:
+                J = [[float(v) for v in row] for row in c["J"]]
+                if len(J) != self.q + 1 or any(len(r) != self.q + 1 for r in J):
+                    raise PolicyError("a mixture component's J is not (q + 1) x (q + 1)")
+                comps.append({"J": J, "mu": [float(v) for v in c["mu"]], "base": [float(v) for v in c["base"]][0],
+                              "diag0": [float(v) for v in c["diag0"]], "log_prior": float(c["log_prior"])})
+            if not comps:
+                raise PolicyError("a mixture working model has no component")
+            draws = [[float(v) for v in row] for row in mix["draws"]]
+            if not draws:
+                raise PolicyError("a mixture working model has no draws")
+            self.mixture = {"components": comps, "draws": draws}
+            self._mix_states = {}
+            self._mix_candidates = {}
 
     # -- the conditional model --------------------------------------------------------------------
 
-    def _sweep(self, A, pivots, diag0):
+    def _sweep(self, A, pivots, diag0, variances=None):
+        # `variances`: a list that receives the remaining variance of each pivot swept (the log-determinant)
         swept = []
         tol = self.sweep_tol
         for i, j in enumerate(pivots):
             d = A[j][j]
             if not (diag0[i] > 0) or not (d > tol * diag0[i]):
                 continue
+            if variances is not None:
+                variances.append(d)
             a = [row[j] for row in A]
             b = list(A[j])
             A = [[A[r][c] - (a[r] * b[c]) / d for c in range(len(b))] for r in range(len(a))]
@@ -448,6 +574,157 @@ class Policy:
             out = pnorm(-max(h, k))
         return min(max(out, 0.0), 1.0)
 
+    # -- the mixture working model -------------------------------------------------------------------
+    # As the package's core (adaptive/mixture.hpp): per component k the swept matrix A_k of (x_S, eta),
+    # its swept pivots and the log-determinant of their covariance; given the row's swept values, its
+    # log weight lw_k, the conditional mean m_k and variance v_k of eta.
+
+    def _mix_state(self, groups):
+        """Each component's (A, swept pivots, log det of their covariance) after observing `groups` in
+        that order (cached by the path)."""
+        key = tuple(groups)
+        st = self._mix_states.get(key)
+        if st is None:
+            if not key:
+                st = [(c["J"], [], 0.0) for c in self.mixture["components"]]
+            else:
+                k = self.group_pivots[key[-1]]
+                st = []
+                for (A, swept, logdet), c in zip(self._mix_state(key[:-1]), self.mixture["components"]):
+                    d = []
+                    A, s = self._sweep(A, k, [c["diag0"][i] for i in k], d)
+                    st.append((A, swept + s, logdet + ld_sum(math.log(v) for v in d)))
+            self._mix_states[key] = st
+        return st
+
+    def _mixture_numbers(self, groups, x):
+        """The node's numbers of one row: per component lw, m, v and the centred swept values; the risk,
+        the response's link, the mixture mean of eta and its standard deviation."""
+        e = self.q
+        lw, m, v, xo = [], [], [], []
+        for (A, swept, logdet), c in zip(self._mix_state(groups), self.mixture["components"]):
+            d = [x[self.cm_columns[s]] - c["mu"][s] for s in swept]
+            acc = 0.0
+            for a, s in enumerate(swept):
+                acc = acc + d[a] * A[s][e]
+            quad = 0.0
+            for b, t in enumerate(swept):
+                row = 0.0
+                for a, s in enumerate(swept):
+                    row = row + d[a] * A[s][t]
+                quad = quad + row * d[b]
+            m.append(c["base"] + acc)
+            lw.append(c["log_prior"] - (logdet + len(swept) * math.log(2 * math.pi)) / 2 + 0.5 * quad)
+            v.append(max(0.0, A[e][e]))
+            xo.append(d)
+        pt = _mixture_point(lw, m, v)
+        top = max(lw)
+        total = mean = spread = 0.0
+        for k in range(len(lw)):
+            w = _exp(lw[k] - top)
+            total = total + w
+            mean = mean + w * m[k]
+        mean = mean / total
+        for k in range(len(lw)):  # the variance of eta: within and between the components
+            dm = m[k] - mean
+            spread = spread + _exp(lw[k] - top) * (v[k] + dm * dm)
+        return {"lw": lw, "m": m, "v": v, "xo": xo, "risk": pt[4], "mean": mean,
+                "rlink": _log(pt[2]) - _log(pt[3]), "sd": math.sqrt(spread / total)}
+
+    def _mixture_candidate(self, groups, g):
+        """What a candidate group's expected risk needs that does not depend on the row: the pivots every
+        component accepts, and per component the factor L of their covariance, the regression b of eta on
+        them, eta's variance after them, sum log diag L, and per pair (k, j) the draws of j seen from k."""
+        key = (tuple(groups), g)
+        cd = self._mix_candidates.get(key)
+        if cd is not None:
+            return cd
+        G = self.group_pivots[g]
+        states = self._mix_state(groups)
+        comps = self.mixture["components"]
+        ok = [True] * len(G)
+        for (A, _, _), c in zip(states, comps):
+            sub = [[A[r][t] for t in G] for r in G]
+            _, piv = self._sweep(sub, list(range(len(G))), [c["diag0"][i] for i in G])
+            for a in range(len(G)):
+                ok[a] = ok[a] and a in piv
+        keep = [G[a] for a in range(len(G)) if ok[a]]
+        d = len(keep)
+        cd = {"keep": keep}
+        if d:
+            e = self.q
+            L, b, vn, hl = [], [], [], []
+            for (A, swept, _), c in zip(states, comps):
+                Lk = _cholesky([[A[r][t] for t in keep] for r in keep])
+                a = [A[r][e] for r in keep]
+                bk = _backward_t(Lk, _forward(Lk, a))
+                L.append(Lk)
+                b.append(bk)
+                vn.append(max(0.0, max(0.0, A[e][e]) - _dot(a, bk)))
+                hl.append(ld_sum(math.log(Lk[t][t]) for t in range(d)))
+            K = len(comps)
+            Z = [z[:d] for z in self.mixture["draws"]]
+            T, nz, shift = {}, {}, {}
+            for j in range(K):
+                Y = [_lower_times(L[j], z) for z in Z]
+                for k in range(K):
+                    Tk = [_forward(L[k], y) for y in Y]
+                    T[k, j] = Tk
+                    nz[k, j] = [_dot(t, t) for t in Tk]
+                    shift[k, j] = [_dot(b[k], y) for y in Y]
+            cd.update(L=L, b=b, vn=vn, hl=hl, T=T, nz=nz, shift=shift)
+        self._mix_candidates[key] = cd
+        return cd
+
+    def _mixture_expected(self, groups, g, pt):
+        """The expected risk after observing group g: the average over the draws of x_g from each
+        component j (weight w_j above 1e-13) of the risk after it, each component's weight updated by its
+        density of x_g and its mean of eta by its regression on x_g."""
+        cd = self._mixture_candidate(groups, g)
+        keep = cd["keep"]
+        if not keep:
+            return pt["risk"]
+        states = self._mix_state(groups)
+        comps = self.mixture["components"]
+        K, d = len(comps), len(keep)
+        S = len(self.mixture["draws"])
+        lw, m = pt["lw"], pt["m"]
+        E = []  # each component's conditional mean of x_g given the row's swept values
+        for (A, swept, _), c, xo in zip(states, comps, pt["xo"]):
+            col = []
+            for t in keep:
+                acc = 0.0
+                for a, s in enumerate(swept):
+                    acc = acc + A[s][t] * xo[a]
+                col.append(c["mu"][t] + acc)
+            E.append(col)
+        top = max(lw)
+        w = [_exp(v - top) for v in lw]
+        total = 0.0
+        for v in w:
+            total = total + v
+        w = [v / total for v in w]
+        expected = 0.0
+        for j in range(K):
+            if not (w[j] > MIXTURE_WEIGHT_FLOOR):
+                continue
+            lwd = [[0.0] * K for _ in range(S)]
+            M = [[0.0] * K for _ in range(S)]
+            for k in range(K):
+                delta = [E[j][t] - E[k][t] for t in range(d)]
+                u = _forward(cd["L"][k], delta)
+                uu, mb = _dot(u, u), _dot(cd["b"][k], delta)
+                Tk, nz, sh = cd["T"][k, j], cd["nz"][k, j], cd["shift"][k, j]
+                for t in range(S):
+                    uz = _dot(u, Tk[t])
+                    lwd[t][k] = lw[k] - 0.5 * (uu + 2 * uz + nz[t]) - cd["hl"][k]
+                    M[t][k] = m[k] + mb + sh[t]
+            acc = 0.0
+            for t in range(S):
+                acc = acc + _mixture_point(lwd[t], M[t], cd["vn"])[4]
+            expected = expected + w[j] * acc / S
+        return min(max(expected, 0.0), 1.0)
+
     # -- costs ---------------------------------------------------------------------------------------
 
     def marginal_cost(self, g, paid):
@@ -465,21 +742,31 @@ class Policy:
     # -- a node --------------------------------------------------------------------------------------
 
     def _node(self, groups, paid, spent, x, budget):
-        mean, V = self._moments(groups, x)
         j = len(groups)
         prefix = set(groups) == set(self.sequence[:j])
-        cond_rlink = self._response_link(mean, V)
+        if self.mixture is not None:
+            pt = self._mixture_numbers(groups, x)
+            cond_link, cond_rlink, sd = [pt["mean"]], [pt["rlink"]], pt["sd"]
+        else:
+            mean, V = self._moments(groups, x)
+            cond_link, cond_rlink = mean, self._response_link(mean, V)
+            a, cmean, cvar = self._contrast(mean, cond_rlink, V)
+            sd = math.sqrt(cvar)
         if prefix:
             link = self._prefix_link(x, j)
             rlink = link
         else:
-            link = mean
+            link = cond_link
             rlink = cond_rlink
-        a, cmean, cvar = self._contrast(mean, cond_rlink, V)
         left = [g for g in self.groups if g not in groups]
         cand = left if self.rule == "adaptive" else left[:1]
         best, score, table = None, -INF, []
-        risk = None if self.rule == "cascade" else self._risk(cmean, cvar)
+        if self.rule == "cascade":
+            risk = None
+        elif self.mixture is not None:
+            risk = pt["risk"]
+        else:
+            risk = self._risk(cmean, cvar)
         if cand:
             scores = []
             for g in cand:
@@ -488,8 +775,12 @@ class Policy:
                 if self.rule == "cascade":
                     red, sc = None, INF
                 else:
-                    v_new = self._contrast_variance(a, self._candidate_variance(groups, g))
-                    red = max(0.0, risk - self._expected_risk(cmean, cvar, v_new))
+                    if self.mixture is not None:
+                        expected = self._mixture_expected(groups, g, pt)
+                    else:
+                        v_new = self._contrast_variance(a, self._candidate_variance(groups, g))
+                        expected = self._expected_risk(cmean, cvar, v_new)
+                    red = max(0.0, risk - expected)
                     if mc == 0:
                         sc = INF if red > 0 else 0.0
                     else:
@@ -517,7 +808,7 @@ class Policy:
                 every = risk / rest if rest > 0 else (INF if risk > 0 else 0.0)
                 lookahead = max(score, every)
         return {"link": link, "rlink": rlink, "prefix": prefix, "best": best, "score": score,
-                "lookahead": lookahead, "margin": self._margin(rlink), "risk": risk, "sd": math.sqrt(cvar),
+                "lookahead": lookahead, "margin": self._margin(rlink), "risk": risk, "sd": sd,
                 "table": table}
 
     def _margin(self, rlink):

@@ -24,6 +24,7 @@
 #include "test_kernels.cpp"
 #include "test_measurements.cpp"
 #include "test_miser.cpp"
+#include "test_mixture.cpp"
 #include "test_model.cpp"
 #include "test_newton.cpp"
 #include "test_node.cpp"
@@ -92,6 +93,7 @@ static const std::vector<TestCase>& test_cases() {
       {"screening_coarse", 145, [](Problem& pb) { test_screening_coarse(pb); }},
       {"decision_risk", 146, [](Problem&) { test_decision_risk(); }},
       {"policy_node", 147, [](Problem&) { test_policy_node(); }},
+      {"mixture_node", 148, [](Problem&) { test_mixture_node(); }},
   };
   return cases;
 }

@@ -205,6 +205,115 @@ test_that("gaussian matrix fit with shared measurements (needs): costs paid once
   expect_true(all(lengths(res$groups) > 1L))
 })
 
+# --- a mixture working model (fgseq_mixture()) ---------------------------------------------------------
+
+# Two regimes that a cheap group hints at; in each, another group carries the signal (as
+# test-policy-mixture.R's mixture_data()).
+json_mixture_data <- function(n, seed) {
+  set.seed(seed)
+  z <- sample(2L, n, replace = TRUE)
+  hint <- (2 * z - 3) + stats::rnorm(n, sd = 0.7)
+  a <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 1L, 1, 0.2)
+  b <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 2L, 1, 0.2)
+  eta <- 0.3 * hint + ifelse(z == 1L, drop(a %*% c(1.5, -1)), drop(b %*% c(-1, 1.2))) + stats::rnorm(n, sd = 0.3)
+  x <- cbind(hint = hint, a1 = a[, 1], a2 = a[, 2], b1 = b[, 1], b2 = b[, 2], noise = stats::rnorm(n))
+  list(x = x, y = as.numeric(eta > 0), z = z, group = c("hint", "A", "A", "B", "B", "N"),
+       cost = c(hint = 1, A = 5, B = 7, N = 2))
+}
+
+json_mixture_policy <- function() {
+  md <- json_mixture_data(500, 11)
+  fit <- fgseq(md$x[1:300, ], md$y[1:300], md$group, md$cost, family = "binomial", lambda = 1e-3)
+  set.seed(5)
+  mix <- fgseq_mixture(fit, md$x[1:300, ], components = 2, draws = 8)
+  list(fit = fit, mix = mix, x = md$x, y = md$y)
+}
+
+test_that("a mixture working model: the document carries it, and the scorer buys and predicts as predict(policy)", {
+  skip_if(Sys.which("python3") == "")
+  m <- json_mixture_policy()
+  policy <- fgseq_policy(m$fit, m$x[301:450, ], m$y[301:450], epsilon = 0.1, delta = 0.1, working_model = m$mix)
+  json <- tempfile(fileext = ".json")
+  on.exit(unlink(json))
+  write_predictor(policy, json)
+  doc <- jsonlite::fromJSON(json, simplifyVector = FALSE)
+  mx <- doc$policy$mixture
+  want <- policy$cm$mixture
+  as_matrix <- function(rows) matrix(unlist(rows), nrow = length(rows), byrow = TRUE)
+  # every number reads back as the same double
+  expect_length(want$components, 2L)
+  expect_length(mx$components, 2L)
+  for (k in seq_along(want$components)) {
+    got <- mx$components[[k]]
+    ck <- want$components[[k]]
+    expect_identical(as_matrix(got$J), unname(ck$J))
+    expect_identical(unlist(got$mu), ck$mu)
+    expect_identical(unlist(got$base), ck$base)
+    expect_identical(unlist(got$diag0), unname(ck$diag0))
+    expect_identical(got$log_prior, ck$log_prior)
+  }
+  expect_identical(as_matrix(mx$draws), unname(want$draws))
+  # the single Gaussian's members stay (not read under the mixture)
+  expect_identical(as_matrix(doc$policy$J), unname(policy$cm$J))
+  # a policy without a working model has no member `mixture`
+  plain <- tempfile(fileext = ".json")
+  on.exit(unlink(plain), add = TRUE)
+  write_predictor(fgseq_policy(m$fit, tau = 1e-3), plain)
+  expect_false("mixture" %in% names(jsonlite::fromJSON(plain, simplifyVector = FALSE)$policy))
+  # new rows: the same groups, costs and predictions, with and without a budget
+  rows <- m$x[451:500, ]
+  res <- expect_policy_scores(policy, json, rows, newx = rows, csv = TRUE)
+  expect_gt(length(unique(res$groups)), 2L)  # rows take different paths
+  expect_true(any(vapply(res$groups, function(g) "B" %in% g && !"A" %in% g, TRUE)))
+  expect_true(any(vapply(res$groups, function(g) "A" %in% g && !"B" %in% g, TRUE)))
+  expect_policy_scores(policy, json, rows[1:20, ], newx = rows[1:20, ], budget = 9, csv = TRUE)
+  # a fixed tau under a budget, and the sequence rule
+  fixed <- fgseq_policy(m$fit, tau = 1e-3, budget = 12, working_model = m$mix)
+  write_predictor(fixed, json)
+  res <- expect_policy_scores(fixed, json, rows, newx = rows, csv = TRUE)
+  expect_gt(length(unique(res$groups)), 2L)
+  ordered <- fgseq_policy(m$fit, rule = "sequence", tau = 1e-3, working_model = m$mix)
+  write_predictor(ordered, json)
+  expect_policy_scores(ordered, json, rows[1:20, ], newx = rows[1:20, ], csv = TRUE)
+})
+
+test_that("a mixture working model: the scorer's next_group() is next_group() for partially measured rows", {
+  skip_if(Sys.which("python3") == "")
+  m <- json_mixture_policy()
+  policy <- fgseq_policy(m$fit, tau = 1e-3, budget = 12, working_model = m$mix)
+  json <- tempfile(fileext = ".json")
+  on.exit(unlink(json))
+  write_predictor(policy, json)
+  measured <- list(character(0), "hint", "B", c("hint", "A"), c("B", "N"), c("hint", "A", "B", "N"), "A",
+                   c("hint", "N"))
+  rows <- m$x[451:458, ]
+  for (i in seq_along(measured)) rows[i, !m$fit$group %in% measured[[i]]] <- NA
+  out <- run_policy_script(json, rows, "--next", csv = TRUE)
+  expect_false(!is.null(out$status), info = out$message)
+  for (i in seq_len(nrow(rows))) {
+    want <- next_group(policy, rows[i, ])
+    got <- out[[i]]
+    expect_identical(if (is.null(got$group)) NA_character_ else got$group, want$group)
+    expect_identical(got$done, want$done)
+    expect_identical(as_groups(got$observed), as.character(want$observed))
+    expect_equal(as.numeric(got$cost), want$cost, tolerance = 1e-12)
+    expect_lte(abs(got$response[[1]] - want$response), 1e-12)
+    expect_lte(abs(got$link[[1]] - want$link), 1e-12)
+    expect_lte(abs(got$sd - want$sd), 1e-12)
+    expect_lte(abs(got$risk - want$risk), 1e-12)
+    cand <- want$candidates
+    expect_identical(vapply(got$candidates, `[[`, "", "group"), cand$group)
+    expect_identical(vapply(got$candidates, function(r) as.numeric(r$marginal_cost), 0), cand$marginal_cost)
+    expect_lte(max(abs(vapply(got$candidates, function(r) as.numeric(r$reduction), 0) - cand$reduction), 0), 1e-12)
+    score <- vapply(got$candidates, function(r) if (is.null(r$score)) NA_real_ else as.numeric(r$score), 0)
+    expect_identical(is.na(score), is.na(cand$score))
+    expect_equal(score, cand$score, tolerance = 1e-12)
+  }
+  # the rows cover a node with candidates that reduce the risk, and a row that stops
+  expect_true(any(vapply(out, function(r) length(r$candidates) > 0 && any(vapply(r$candidates, function(c) c$reduction > 0, TRUE)), TRUE)))
+  expect_true(any(vapply(out, function(r) isTRUE(r$done), TRUE)))
+})
+
 # --- bad input ---------------------------------------------------------------------------------------
 
 test_that("write_predictor(<policy>) and the scorer: unknown arguments, damaged policies, fits without a policy", {

@@ -12,7 +12,7 @@
 // w_j / S (components of weight below kMixtureWeightFloor left out as sources). The rows of a node
 // share every matrix that does not depend on the row's values (the factors L_k^-1 L_j z_s, the
 // regression of eta on x_g under k); a row pays K^2 (d^2 + d S) for them.
-// R's policy reference (tests/testthat/helper-adaptive-reference.R) is its plain-R reference.
+// Its plain-R reference is tests/testthat/helper-mixture-reference.R.
 #ifndef FGSEQ_ADAPTIVE_MIXTURE_HPP
 #define FGSEQ_ADAPTIVE_MIXTURE_HPP
 
@@ -38,7 +38,7 @@ struct MixtureComponent {
   std::vector<Index> swept;   // its swept pivots (indices into A)
   VectorXd mu;                // its means of the model's columns (the first rows of A)
   double base = 0;            // the unconditional mean of eta under it
-  double lw0 = 0;             // log prior weight - log det(Sigma_OO) / 2 over the swept pivots
+  double lw0 = 0;             // log prior weight - (log det(Sigma_OO) + |O| log(2 pi)) / 2 over the swept pivots O
   VectorXd diag0;             // its variances of the model's columns (the rank rule of the pivots)
 };
 
@@ -140,16 +140,18 @@ inline NodeResult evaluate_mixture_node(const MixtureSpec& mx, const NodeSpec& s
   for (Index i = 0; i < n; ++i) {
     const MixturePoint pt = mixture_point(lwt.col(i).data(), mt.col(i).data(), v, K);
     r.risk[i] = pt.risk();
-    double top = lwt.col(i).maxCoeff(), total = 0, mean = 0, second = 0;
+    double top = lwt.col(i).maxCoeff(), total = 0, mean = 0, spread = 0;
     for (Index k = 0; k < K; ++k) {
       const double w = std::exp(lwt(k, i) - top);
       total += w;
       mean += w * mt(k, i);
-      second += w * (v[k] + mt(k, i) * mt(k, i));
     }
     mean /= total;
-    second /= total;
-    r.sd[i] = std::sqrt(std::max(0.0, second - mean * mean));
+    for (Index k = 0; k < K; ++k) {  // the variance of eta: within and between the components
+      const double dm = mt(k, i) - mean;
+      spread += std::exp(lwt(k, i) - top) * (v[k] + dm * dm);
+    }
+    r.sd[i] = std::sqrt(spread / total);
     r.link(i, 0) = mean;
     r.rlink(i, 0) = std::log(pt.pr) - std::log(pt.qr);
   }
