@@ -3,7 +3,9 @@
 ## oracle choice, the same for every stopping), so that the comparison is of the stopping rules, not of
 ## the calibration's noise on a hundred rows.
 ##
-## For each stopping (`reduction`, `lookahead`, `risk`, `margin` of the adaptive rule, and the cascade),
+## For each stopping (`reduction`, `lookahead`, `risk`, `margin` of the adaptive rule, and the cascade;
+## `mixture`: the rule stopping on the reduction under fgseq_mixture()'s working model fitted on the
+## training rows, the number of components of least BIC among 1:9, and `mixture_2` with 2 components),
 ## fgseq_policy() is "calibrated" on the test rows with epsilon = delta = 0.5: its calibration table then
 ## holds, for every threshold at which some row's path changes, the rate of disagreement with the full
 ## model and the mean cost on those rows. Printed is the least mean cost at a disagreement of at most
@@ -22,14 +24,21 @@ args <- commandArgs(trailingOnly = TRUE)
 sets <- strsplit(if (length(args) >= 1L) args[[1L]] else "heart,pima,synthetic", ",")[[1L]]
 splits <- if (length(args) >= 2L) as.integer(args[[2L]]) else 10L
 EPS <- c(0.01, 0.02, 0.05, 0.1, 0.2)
-STOPS <- c("reduction", "lookahead", "risk", "margin", "cascade")
+STOPS <- c("reduction", "lookahead", "risk", "margin", "cascade", "mixture", "mixture_2")
 
 least_costs <- function(x, y, group, cost, needs, train, test) {
   fit <- suppressWarnings(fgseq(x[train, ], y[train], group, cost, needs = needs, family = "binomial", lambda = 1e-3))
   full_cost <- max(fit$path$cost)
   vapply(STOPS, function(s) {
-    pol <- if (s == "cascade") fgseq_policy(fit, x[test, ], epsilon = 0.5, delta = 0.5, rule = "cascade") else
+    pol <- if (s == "cascade") {
+      fgseq_policy(fit, x[test, ], epsilon = 0.5, delta = 0.5, rule = "cascade")
+    } else if (startsWith(s, "mixture")) {  # fgseq_mixture() on the training rows: by BIC, or 2 components
+      set.seed(1)
+      mix <- fgseq_mixture(fit, x[train, ], components = if (s == "mixture") 1:9 else 2)
+      fgseq_policy(fit, x[test, ], epsilon = 0.5, delta = 0.5, working_model = mix)
+    } else {
       fgseq_policy(fit, x[test, ], epsilon = 0.5, delta = 0.5, stopping = s)
+    }
     tab <- pol$calibration
     vapply(EPS, function(e) { ok <- tab$disagreement <= e; if (any(ok)) min(tab$mean_cost[ok]) else full_cost }, 0)
   }, numeric(length(EPS)))
