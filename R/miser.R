@@ -20,8 +20,20 @@
 #' The losses are the squared error `(y - H)^2 / 2` (`"gaussian"`, the negative gradient `y - H`), the log-loss of a 0/1
 #' response (`"binomial"`, `y - p`, `p = 1 / (1 + exp(-H))`) and the multi-class log-loss
 #' (`"multinomial"`, one tree per class per iteration on `r_k = y_k - p_k`, `p` the softmax of `H` at
-#' the start of the iteration; paper, section 6, Scene-15). Leaf values are gradient means, without a
-#' Newton step, as in the paper. `cost_penalty = 0` is plain stage-wise regression, the paper's baseline.
+#' the start of the iteration; paper, section 6, Scene-15). With `leaves = "gradient"` leaf values are
+#' gradient means, without a Newton step, as in the paper. `cost_penalty = 0` is plain stage-wise
+#' regression, the paper's baseline.
+#'
+#' @section Newton trees (classification):
+#' With `leaves = "newton"` (the default; `"binomial"` and `"multinomial"`), the trees are grown as
+#' LightGBM and xgboost grow theirs, on the second-order expansion of the log-loss: each row weighs
+#' `w_i h_i` in a node, `h_i = p_i (1 - p_i)` the second derivative of the loss in `H` (times `K / (K - 1)`
+#' for `K` classes, as in Friedman 2001, algorithm 6, and LightGBM's multiclass objective). A split's
+#' gain is `1/2 (G_L^2 / H_L + G_R^2 / H_R - G^2 / H)` with `G` the sums of `w_i r_i` and `H` of
+#' `w_i h_i` over a side (the second-order decrease of the loss, in place of the decrease of the squared
+#' error of the gradient fit), a side needs `H > 1e-3` (LightGBM's `min_sum_hessian_in_leaf`), and a leaf
+#' predicts its Newton step `G / H`. The cost penalty of equation (5) charges that decrease of the loss,
+#' with the same `lambda'`. For `"gaussian"`, `h_i = 1` and both choices grow the same trees.
 #'
 #' @section The scale of cost_penalty:
 #' The constant of equation (5) is \eqn{\lambda' = \lambda s_0 / \bar c}{lambda' = lambda * s0 / mean(cost)},
@@ -39,7 +51,7 @@
 #' splits from the root. A node of at least `2 * min_node_size` rows is split on the feature and
 #' threshold of largest penalized gain `1/2 (S_L^2 / W_L + S_R^2 / W_R - S^2 / W) - lambda' * phi_a c_a`
 #' (`S` the sums of `w_i r_i` over a side, `W` the sums of the weights `w_i`: the row counts without
-#' `weights`), if that gain is positive; `x <=` threshold goes left and both
+#' `weights`; with Newton trees the sums of `w_i h_i`, see the section Newton trees), if that gain is positive; `x <=` threshold goes left and both
 #' sides keep at least `min_node_size` rows. Ties: within a column,
 #' scanned by increasing threshold, a threshold replaces the best so far only when its gain is larger by
 #' more than a relative `1e-10` (the smallest of tied thresholds wins); across columns, penalized gains
@@ -173,6 +185,10 @@
 #'   `partial = TRUE`, with a warning of class `fgseq_warning_partial` that says at which iteration it
 #'   stopped ([miser_path()]: one warning for all its fits).
 #' @param progress Logical: show a progress bar (cli) over the boosting iterations.
+#' @param leaves `"newton"` (the default) or `"gradient"`: for `"binomial"` and `"multinomial"` fits,
+#'   trees grown on the second-order expansion of the loss with Newton leaf values, or the paper's
+#'   squared-error trees on the negative gradient with mean leaf values (see the sections Model and Newton
+#'   trees); the same trees for `"gaussian"`.
 #' @param keep_data Logical: keep the training data (`x`, `y`, `weights`, `offset` and, for the formula
 #'   method, the model frame `model`; the default `TRUE`, about the size of `x` when saved) or not
 #'   (`FALSE`: a lean fit whose size grows with the trees, not the rows), as for [fgseq()] (section
@@ -205,13 +221,14 @@
 #'   (1 is the root), `feature` (column name split on; NA at a leaf), `column` (its index in `x`),
 #'   `threshold` (rows with `x <= threshold` go left), `left` and `right` (node numbers of the
 #'   children in the same tree; NA at a leaf) and `value` (the weighted mean negative gradient of the node's
-#'   training rows, the tree's output at a leaf before shrinkage by `eta`);
+#'   training rows, or with Newton trees its sum over the sum of their `w_i h_i`: the tree's output at a
+#'   leaf before shrinkage by `eta`);
 #' * `init`: the starting constants `H_0` (length 1, or one per class; with an offset, the best given it);
 #' * `group`: character vector of length `p` (named by column), the group of each column; `cost`: named
 #'   numeric, one cost per group in `unique(group)` order (the total cost of its measurements);
 #'   `needs`: named list, the measurements each group needs (in `unique(group)` order);
 #'   `measurement_cost`: named numeric, the cost of each measurement (without `needs`, equal to `cost`);
-#' * `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
+#' * `leaves`, `split`, `max_bin` (NA for `"exact"`), `partial` (`TRUE` when `max_time` stopped the fit; then
 #'   `n_steps` counts the iterations grown);
 #' * `cost_penalty`, `cost_penalty_scaled` (the `lambda'` of equation 5; `fit$lambda_scaled`, its former
 #'   name, still reads it with a warning of class `"fgseq_warning_deprecated"`), `n_steps` (the boosting steps
@@ -236,7 +253,7 @@
 #' `"gaussian"`, values other than 0/1 or more than two classes for `"binomial"`, a single class or a
 #' class of fewer than two rows); when `group` has the wrong length or NA; when `cost_penalty < 0`, `max_steps`
 #' is not a whole number `>= 1`, `depth` not a whole number in `1..30`, `eta` outside `(0, 1]`,
-#' `min_node_size` not a whole number `>= 1`, `family`, `paid` or `split` unknown, `max_bin` not a whole
+#' `min_node_size` not a whole number `>= 1`, `family`, `paid`, `split` or `leaves` unknown, `max_bin` not a whole
 #' number in `2..65536`, `max_time` not a positive number, `progress` not `TRUE` or `FALSE`, or an
 #' unknown argument is given; when `group` and `cost` are both given by position with numeric group
 #' labels, or a third argument is given by position without `cost` (class
@@ -285,7 +302,8 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
                           family = "gaussian",
                           paid = c("after_tree", "within_tree"), min_node_size = 5, needs = NULL,
                           cost_unit = NULL, split = c("histogram", "exact"), max_bin = 255, max_time = Inf,
-                          progress = FALSE, weights = NULL, offset = NULL, keep_data = TRUE, ..., n_trees, lambda) {
+                          progress = FALSE, weights = NULL, offset = NULL, keep_data = TRUE,
+                          leaves = c("newton", "gradient"), ..., n_trees, lambda) {
   started <- now()  # max_time counts from the call, the input checks included
   check_dots(...)
   check_group_cost_order(sys.call(), group, missing(cost), "miser")
@@ -294,6 +312,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
   call <- match.call()
   call[[1L]] <- quote(miser)
   split <- check_choice(split, core_choices("split"), "split")
+  leaves <- check_choice(leaves, c("newton", "gradient"), "leaves")
   keep_data <- check_flag(keep_data, "keep_data")
   if (methods::is(x, "sparseMatrix") && split == "exact") {
     abort("`x` is a sparse matrix; split = \"exact\" needs a dense one: use split = \"histogram\" (the ",
@@ -335,7 +354,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
   control <- list(family = family, paid = paid, split = split,
                   cost_penalty = if (mean(cost) > 0) cost_penalty / mean(cost) else 0,  # every group free: nothing to charge
                   max_steps = max_steps, depth = depth, eta = eta, min_node_size = min_node_size, max_bin = max_bin,
-                  threads = fit_threads(), max_time = max_time)
+                  threads = fit_threads(), max_time = max_time, newton = leaves == "newton" && family != "gaussian")
   every_row <- all(fit_rows)
   fit_part <- function(m) if (every_row) m else m[fit_rows, , drop = FALSE]  # no copy when every row takes part
   raw <- .miser_fit(fit_part(x), fit_part(Y), w, if (is.null(offset)) matrix(0, 0, 0) else fit_part(offset),
@@ -347,7 +366,7 @@ miser.default <- function(x, y, group = NULL, cost = NULL, cost_penalty = 0.01, 
             cost_penalty = cost_penalty, cost_penalty_scaled = raw$cost_penalty, n_steps = length(raw$loss) - 1L, depth = depth,
             eta = eta, paid = paid, min_node_size = min_node_size, y_mean = y_mean, nobs = sum(fit_rows),
             call = call, split = split, max_bin = if (split == "histogram") max_bin else NA_integer_,
-            has_offset = !is.null(offset),
+            has_offset = !is.null(offset), leaves = leaves,
             data = list(x = x, y = if (ncol(Y) == 1L) drop(Y) else Y, weights = if (length(weights)) weights,
                         offset = offset), cost_unit = cost_unit)
   apply_keep_data(fit, keep_data)
@@ -387,7 +406,7 @@ check_miser_size <- function(max_steps, P) {
 # first used at step t costs its measurements not paid before. `data`: the training list(x, y).
 new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty, cost_penalty_scaled, n_steps, depth, eta,
                       paid, min_node_size, y_mean, nobs, call, split, max_bin, has_offset = FALSE, data = NULL,
-                      cost_unit = NULL) {
+                      cost_unit = NULL, leaves = "gradient") {
   cost <- meas$cost
   labels <- names(cost)
   P <- length(raw$init)
@@ -438,7 +457,7 @@ new_miser <- function(raw, x_names, group, meas, response, family, cost_penalty,
                  min_node_size = min_node_size, family = family, classes = response$classes,
                  responses = response$responses, nobs = nobs, null_risk = loss[1L],
                  y_mean = stats::setNames(unname(y_mean), response$responses), label = label, call = call,
-                 split = split, max_bin = max_bin, has_offset = has_offset)
+                 split = split, max_bin = max_bin, has_offset = has_offset, leaves = leaves)
   optional <- c(list(offset_needs = if (length(meas$paid)) meas$paid, partial = raw$partial), data,
                 list(cost_unit = cost_unit))
   new_anytime_fit(c(fields, optional[!vapply(optional, is.null, logical(1))]), "miser")

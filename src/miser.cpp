@@ -15,7 +15,8 @@ using namespace glue;
 // numeric(0); offset: n x P or a 0 x 0 matrix; group_of: 0-based group of each column; measurements:
 // the list measurements_from() reads (the measurements each group needs and their costs); control: the
 // named list miser() builds (family, paid, split, cost_penalty: the lambda of the paper's equation (5) per unit of the first
-// gradient's impurity, max_steps, depth, eta, min_node_size, max_bin, threads, max_time in seconds);
+// gradient's impurity, max_steps, depth, eta, min_node_size, max_bin, threads, max_time in seconds,
+// newton: second-order trees for classification);
 // progress: NULL or an R function(done, total) called before each iteration.
 // Returns the trees as flat arrays (0-based columns and local node numbers, -1 at leaves) and the
 // scaled cost_penalty (the lambda' of equation (5)).
@@ -37,6 +38,7 @@ Rcpp::List miser_fit_cpp(SEXP x, const Eigen::Map<Eigen::MatrixXd>& y,
   ctl.max_bin = Rcpp::as<int>(control["max_bin"]);
   ctl.threads = std::max(1, Rcpp::as<int>(control["threads"]));
   ctl.max_time = Rcpp::as<double>(control["max_time"]);
+  ctl.newton = Rcpp::as<bool>(control["newton"]);
   fgseq::ProgressCallback report;
   if (progress.isNotNull()) {
     Rcpp::Function f(progress);

@@ -57,13 +57,14 @@ half_sse <- function(r, w = rep(1, length(r))) 0.5 * sum(w * (r - sum(w * r) / s
 
 # The best split of one column by brute force: list(gain, threshold). bins: NULL (exact candidates) or
 # the column's ref_bins(); w: the rows' weights.
-ref_column_split <- function(v, r, min_node, bins = NULL, w = rep(1, length(r))) {
+ref_column_split <- function(v, r, min_node, bins = NULL, w = rep(1, length(r)), min_weight = 0) {
   thr <- if (is.null(bins)) ref_midpoints(v) else ref_bin_midpoints(v, bins)
   if (!length(thr)) return(list(gain = -Inf, threshold = NA_real_))
   total <- half_sse(r, w)
   gains <- vapply(thr, function(t) {
     left <- v <= t
     if (sum(left) < min_node || sum(!left) < min_node) return(-Inf)
+    if (!(sum(w[left]) > min_weight && sum(w[!left]) > min_weight)) return(-Inf)
     total - half_sse(r[left], w[left]) - half_sse(r[!left], w[!left])
   }, numeric(1))
   # by increasing threshold, a later one replaces the best only when its gain is larger by more than a
@@ -79,7 +80,8 @@ ref_column_split <- function(v, r, min_node, bins = NULL, w = rep(1, length(r)))
 # One tree grown level by level, nodes left to right. charge(j, used) is the cost term of column j
 # given the groups used so far in this tree; zero: gains at most this count as 0; w: the rows' weights.
 # Returns a data frame of nodes numbered in creation order (feature 0 at a leaf, left/right 0).
-ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, bins = NULL, w = rep(1, length(r))) {
+ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, bins = NULL, w = rep(1, length(r)),
+                     min_weight = 0) {
   nodes <- list(list(rows = seq_along(r), feature = 0L, threshold = NA_real_, left = 0L, right = 0L))
   used <- integer(0)
   level <- 1L
@@ -88,7 +90,8 @@ ref_tree <- function(x, r, depth, min_node, lambda, charge, group_index, zero, b
     for (v in level) {
       rows <- nodes[[v]]$rows
       if (length(rows) < 2L * min_node) next
-      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node, bins[[j]], w[rows]))
+      splits <- lapply(seq_len(ncol(x)), function(j) ref_column_split(x[rows, j], r[rows], min_node, bins[[j]], w[rows],
+                                                                     min_weight))
       gain <- vapply(splits, `[[`, numeric(1), "gain")
       pen <- gain - lambda * vapply(seq_len(ncol(x)), charge, numeric(1), used = used)
       ok <- gain > zero
@@ -137,11 +140,13 @@ ref_tree_predict <- function(tree, x) {
 # the offset: glm()'s intercept-only fit; for multinomial, Newton's method in plain R); newoffset: the same for
 # newx. Returns the trees (in order; class by class within an iteration), the predictor H (n x P) after
 # every iteration on x and on newx, the weighted mean loss, the groups first used by each tree, the
-# starting constants and s0 = 1/2 sum_i w_i ||r_i||^2 / P of the first gradient.
+# starting constants and s0 = 1/2 sum_i w_i ||r_i||^2 / P of the first gradient. newton = TRUE
+# (binomial, multinomial; the default, as miser()'s): the trees of miser(leaves = "newton"); FALSE: of
+# leaves = "gradient".
 ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0.1, min_node = 1,
                       lambda_scaled = 0, cost = rep(1, ncol(x)), group = seq_len(ncol(x)),
                       paid = "after_tree", newx = x, needs = NULL, max_bin = NULL, weights = NULL,
-                      offset = NULL, newoffset = NULL) {
+                      offset = NULL, newoffset = NULL, newton = TRUE) {
   w <- if (is.null(weights)) rep(1, nrow(x)) else weights
   bins <- if (is.null(max_bin)) NULL else lapply(seq_len(ncol(x)), function(j) ref_bins(x[, j], max_bin, w))
   labels <- unique(group)
@@ -196,7 +201,17 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
         used_m <- if (paid == "within_tree") unlist(m_of[used]) else integer(0)
         sum(meas$mcost[m[unpaid[m] & !(m %in% used_m)]])
       }
-      tree <- ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, 1e-14 * 0.5 * sum(w * r^2), bins, w)
+      zero <- 1e-14 * 0.5 * sum(w * r^2)
+      tree <- if (newton && family != "gaussian") {
+        # Newton trees as weighted least squares on the working response r / h with weights w h (the
+        # IRLS view of LogitBoost, Friedman, Hastie and Tibshirani 2000): the same gains and leaves as
+        # sums of w r over sums of w h; h = p (1 - p), times P / (P - 1) for P classes
+        p_c <- Y[, c] - R[, c]  # the probabilities at the start of the iteration
+        h <- pmax(p_c * (1 - p_c) * (if (P > 1L) P / (P - 1) else 1), .Machine$double.xmin)
+        ref_tree(x, r / h, depth, min_node, lambda_scaled, charge, gi, zero, bins, w * h, min_weight = 1e-3)
+      } else {
+        ref_tree(x, r, depth, min_node, lambda_scaled, charge, gi, zero, bins, w)
+      }
       H[, c] <- H[, c] + eta * ref_tree_predict(tree, x)
       Hnew[, c] <- Hnew[, c] + eta * ref_tree_predict(tree, newx)
       g_used <- unique(gi[tree$feature[tree$feature > 0L]])

@@ -8,7 +8,7 @@ test_that("lambda = 0, depth 1: every tree is the best single split of the gradi
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") md$y else md$y01
     fit <- miser(md$x, y, cost = mcost, cost_penalty = 0, max_steps = 6, depth = 1, eta = 0.5, family = family,
-                 min_node_size = 1, split = "exact")
+                 min_node_size = 1, split = "exact", leaves = "gradient")
     H <- predict(fit, md$x, step = 0:5)  # the predictor before each tree
     for (t in 1:6) {
       r <- if (family == "gaussian") y - H[, t] else y - plogis(H[, t])
@@ -29,6 +29,46 @@ test_that("lambda = 0, depth 1: every tree is the best single split of the gradi
       expect_equal(tr$value[tr$left[1]], best$l, tolerance = 1e-10)
       expect_equal(tr$value[tr$right[1]], best$r, tolerance = 1e-10)
     }
+  }
+})
+
+test_that("Newton trees, depth 1: every tree is the best split of the second-order gain, leaves G / H, by brute force", {
+  for (family in c("binomial", "multinomial")) {
+    y <- if (family == "binomial") md$y01 else md$yk
+    fit <- miser(md$x, y, cost = mcost, cost_penalty = 0, max_steps = 4, depth = 1, eta = 0.5, family = family,
+                 min_node_size = 1, split = "exact")
+    expect_identical(fit$leaves, "newton")
+    P <- if (family == "binomial") 1L else nlevels(y)
+    Y <- if (family == "binomial") matrix(y) else outer(as.integer(y), seq_len(P), "==") + 0
+    H <- matrix(fit$init, nrow(md$x), P, byrow = TRUE)
+    for (t in 1:4) {
+      prob <- if (P == 1L) matrix(plogis(H)) else exp(H) / rowSums(exp(H))
+      for (k in seq_len(P)) {
+        g <- Y[, k] - prob[, k]                                     # the negative gradient
+        h <- prob[, k] * (1 - prob[, k]) * (if (P > 1L) P / (P - 1) else 1)  # the Hessian
+        gain2 <- function(left) 0.5 * (sum(g[left])^2 / sum(h[left]) + sum(g[!left])^2 / sum(h[!left]) - sum(g)^2 / sum(h))
+        best <- list(gain = -Inf)
+        for (j in seq_len(ncol(md$x))) {
+          u <- sort(unique(md$x[, j]))
+          for (thr in (u[-1] + u[-length(u)]) / 2) {
+            left <- md$x[, j] <= thr
+            if (sum(h[left]) <= 1e-3 || sum(h[!left]) <= 1e-3) next
+            gn <- gain2(left)
+            if (is.infinite(best$gain) || gn > best$gain + 1e-10 * abs(best$gain)) {
+              best <- list(gain = gn, j = j, thr = thr, l = sum(g[left]) / sum(h[left]), r = sum(g[!left]) / sum(h[!left]))
+            }
+          }
+        }
+        tr <- fit$trees[fit$trees$tree == (t - 1L) * P + k, ]
+        expect_identical(tr$column[1], best$j)
+        expect_equal(tr$threshold[1], best$thr, tolerance = 1e-12)
+        expect_equal(tr$value[tr$left[1]], best$l, tolerance = 1e-10)
+        expect_equal(tr$value[tr$right[1]], best$r, tolerance = 1e-10)
+        step <- ifelse(md$x[, best$j] <= best$thr, best$l, best$r)
+        H[, k] <- H[, k] + 0.5 * step
+      }
+    }
+    expect_equal(unname(matrix(predict(fit, md$x, step = 4), nrow(md$x))), H, tolerance = 1e-10)
   }
 })
 
@@ -59,11 +99,12 @@ test_that("the cost penalty of equation (5) matches the plain-R reference (both 
     for (paid in c("after_tree", "within_tree")) {
       for (g in list(NULL, grp)) {
         cst <- if (is.null(g)) mcost else gcost
+        leaves <- if (paid == "after_tree" && is.null(g)) "gradient" else "newton"  # the paper's trees, and Newton's
         fit <- miser(md$x, y, cost = cst, group = g, cost_penalty = 0.03, max_steps = 5, depth = 3, eta = 0.3,
-                     family = family, paid = paid, min_node_size = 2, split = "exact")
+                     family = family, paid = paid, min_node_size = 2, split = "exact", leaves = leaves)
         ref <- ref_miser(md$x, y, family, n_trees = 5, depth = 3, eta = 0.3, min_node = 2,
                          lambda_scaled = fit$cost_penalty_scaled, cost = unname(cst),
-                         group = if (is.null(g)) seq_len(5) else g, paid = paid)
+                         group = if (is.null(g)) seq_len(5) else g, paid = paid, newton = leaves == "newton")
         expect_equal(fit_trees(fit), ref$trees, tolerance = 1e-10, ignore_attr = TRUE)
         expect_equal(fit$path$loss, ref$loss, tolerance = 1e-10)
         paid_ref <- unlist(ref$paid_by)  # group labels (column numbers without `group`), in paying order

@@ -56,8 +56,14 @@
 // Losses (the families of common/family.hpp): squared (gaussian; r = y - H, leaf value = mean r), logistic
 // (binomial; y in {0, 1}, r = y - p, p = 1/(1+e^-H)), multinomial (one tree per class per iteration
 // on r_k = y_k - p_k, the class probabilities p being the softmax of H at the start of the
-// iteration); leaf values are means of r, Newton-free, as in the paper (squared-loss trees on the
-// negative gradient). Each loss starts from its best constant (Friedman 2001): the mean of y, the
+// iteration). Leaf values are, as in the paper, means of r (squared-loss trees on the negative
+// gradient); with MiserControl::newton (classification), second order as LightGBM and XGBoost grow
+// their trees: each row's weight in a node is w_i h_i with h_i = p_i (1 - p_i) the loss's second
+// derivative (times P / (P - 1) for P > 1 classes, Friedman 2001, algorithm 6), so that the gain of a
+// split is 1/2 (G_L^2 / H_L + G_R^2 / H_R - G^2 / H), G and H the sums of w r and of w h, the
+// second-order decrease of the loss, and a leaf's value G / H is its Newton step. A side of H at most
+// min_hessian is not a candidate. The cost penalty is then in units of that decrease of the loss.
+// Each loss starts from its best constant (Friedman 2001): the mean of y, the
 // log-odds of its mean, the centred log class frequencies.
 //
 // Observation weights w_i weigh every sum: S is the sum of w_i r_i over a node's rows and n is replaced
@@ -241,6 +247,10 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   MatrixXd H = out.init.transpose().replicate(n, 1);
   if (offset.size()) H += offset;
   MatrixXd R = Y - fam.mean(H);  // the first negative gradient
+  // Newton boosting (classification): per class the Hessian p_k (1 - p_k) of the loss in H_k, times
+  // P / (P - 1) for the multinomial loss (Friedman 2001, algorithm 6; LightGBM's multiclass objective)
+  const bool newton = ctl.newton && (ctl.family == Family::Binomial || ctl.family == Family::Multinomial);
+  const double hessian_factor = P > 1 ? static_cast<double>(P) / static_cast<double>(P - 1) : 1.0;
 
   PaidMeasurements paid(cost);  // phi: the measurements paid by the trees so far
   VectorXd fitted;
@@ -250,8 +260,15 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
     try {
       poll();
       if (progress) progress(t, ctl.max_steps);
-      if (t > 0) R = Y - fam.mean(H);  // the negative gradient of the loss
+      MatrixXd M;
+      if (t > 0 || newton) M = fam.mean(H);
+      if (t > 0) R = Y - M;  // the negative gradient of the loss
       for (Index k = 0; k < P; ++k) {
+        if (newton) {  // the node weights w_i h_i, h the second derivative of the loss in H_k
+          VectorXd hw = (M.col(k).array() * (1.0 - M.col(k).array())).matrix() * hessian_factor;
+          if (weighted) hw = hw.cwiseProduct(weights);
+          learner->set_node_weights(hw.cwiseMax(std::numeric_limits<double>::min()));
+        }
         learner->grow(R.col(k), paid, out.forest, fitted, poll);
         H.col(k).noalias() += ctl.eta * fitted;
         const Index tree = out.forest.n_trees() - 1;

@@ -29,12 +29,7 @@ class ExactTreeLearner : public TreeLearner {
                    const Measurements& meas, const MiserControl& ctl, const VectorXd& w = VectorXd())
       : TreeLearner(x.cols(), group_of, meas, ctl, w), x_(x), sorted_(sorted),
         row_node_(static_cast<size_t>(x.rows())), row_slot_(static_cast<size_t>(x.rows())) {
-    if (weighted()) {  // w in the sorted order of every column, as the scans read it
-      const Index n = x.rows();
-      wsorted_.resize(static_cast<size_t>(n * x.cols()));
-      for (Index j = 0; j < x.cols(); ++j)
-        for (Index k = 0; k < n; ++k) wsorted_[static_cast<size_t>(j * n + k)] = w_(sorted_.col(j)[k]);
-    }
+    if (weighted()) sort_weights();
   }
 
   void grow(const Eigen::Ref<const VectorXd>& r, const PaidMeasurements& paid, Forest& forest,
@@ -121,7 +116,21 @@ class ExactTreeLearner : public TreeLearner {
     }
   }
 
+ protected:
+  void node_weights_changed() override { sort_weights(); }
+
  private:
+  // The node weights in the sorted order of every column, as the scans read them.
+  void sort_weights() {
+    const Index n = x_.rows();
+    wsorted_.resize(static_cast<size_t>(n * x_.cols()));
+    for (Index j = 0; j < x_.cols(); ++j) {
+      const int* order = sorted_.col(j);
+      double* ws = wsorted_.data() + j * n;
+      for (Index k = 0; k < n; ++k) ws[k] = w_(order[k]);
+    }
+  }
+
   Eigen::Ref<const MatrixXd> x_;
   const SortedColumns& sorted_;
   std::vector<Index> row_node_;

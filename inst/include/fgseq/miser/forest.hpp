@@ -51,6 +51,9 @@ struct MiserControl {
   double max_time = std::numeric_limits<double>::infinity();  // seconds; no tree is started after it
   bool cost_penalty_relative = false;  // cost_penalty is per unit of the first gradient's impurity
                                  // s0 = 1/2 sum_i w_i ||r_i||^2 / P (cost_penalty' = cost_penalty s0; MiserFit::cost_penalty)
+  bool newton = false;      // classification: second-order gains and leaf values (node weights w_i h_i)
+  double min_hessian = 1e-3;  // newton: the least sum of w_i h_i on each side of a split (LightGBM's
+                              // min_sum_hessian_in_leaf)
   double zero_tol = 1e-14;  // gains <= zero_tol * 1/2 sum r^2 count as 0
   double tie_tol = 1e-10;   // penalized gains within tie_tol (relative) of the best tie; first column wins
 };
@@ -62,7 +65,8 @@ struct Forest {
   std::vector<int> feature;
   std::vector<double> threshold;   // go left when x <= threshold
   std::vector<int> left, right;
-  std::vector<double> value;       // mean negative gradient of the node's rows (output before eta)
+  std::vector<double> value;       // the node's output before eta: the weighted mean of the negative
+                                   // gradient of its rows, or (newton) its sum over the sum of w h
   Index n_trees() const { return static_cast<Index>(start.size()) - 1; }
 
   // Throws unless the arrays describe trees that predict() can walk on p columns: tree starts rising

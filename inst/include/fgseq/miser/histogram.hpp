@@ -34,6 +34,7 @@ class HistogramTreeLearner : public TreeLearner {
     if (poll) poll();
     const Index n = bins_.rows(), p = bins_.cols(), m = ctl_.min_node_size;
     start(r);
+    if (weighted()) wordered_.resize(rows_.size());  // node weights set after construction (newton)
     std::iota(rows_.begin(), rows_.end(), 0);
     hist_of_.assign(1, -1);
     free_.clear();

@@ -79,7 +79,8 @@ class TreeLearner {
   // w: the observation weights (n, positive), or empty for 1 each.
   TreeLearner(Index p, const std::vector<int>& group_of, const Measurements& meas, const MiserControl& ctl,
               const VectorXd& w)
-      : group_of_(group_of), ctl_(ctl), penalty_(group_of, meas, ctl_), w_(w) {
+      : group_of_(group_of), ctl_(ctl), penalty_(group_of, meas, ctl_), w_(w), wobs_(w),
+        min_weight_(ctl.newton ? ctl.min_hessian : 0.0) {
     if (static_cast<Index>(group_of_.size()) != p) throw std::invalid_argument("miser: one group per column of x is needed");
     if (ctl_.depth < 1 || ctl_.min_node_size < 1) throw std::invalid_argument("miser: depth and min_node_size must be >= 1");
   }
@@ -91,6 +92,16 @@ class TreeLearner {
   // throws, the tree is abandoned and `forest` is unchanged.
   virtual void grow(const Eigen::Ref<const VectorXd>& r, const PaidMeasurements& paid, Forest& forest,
                     VectorXd& fitted, const InterruptCheck& poll = InterruptCheck()) = 0;
+
+  // The node weights of the trees grown next (n, positive): in place of the observation weights in the
+  // nodes' weights, the gains and the leaf values, while the gradient stays weighted by the
+  // observation weights. Newton boosting passes w_i h_i (h the loss's second derivative), so that a
+  // node's weight is the sum of its rows' Hessians, its gain the second-order decrease of the loss
+  // and its value the Newton step (sum w r / sum w h).
+  void set_node_weights(const VectorXd& hw) {
+    w_ = hw;
+    node_weights_changed();
+  }
 
   // Groups split on by the last grown tree.
   std::vector<int> groups_used() const {
@@ -116,8 +127,10 @@ class TreeLearner {
   MiserControl ctl_;
   CostPenalty penalty_;
   std::vector<Node> nodes_;
-  VectorXd w_;         // the observation weights (empty: 1 each)
+  VectorXd w_;         // the node weights: the observation weights, or set_node_weights()'s (empty: 1 each)
+  VectorXd wobs_;      // the observation weights (empty: 1 each)
   VectorXd g_;         // the tree's weighted gradient w r (r without weights)
+  double min_weight_;  // the least node weight on each side of a split (0: any positive weight)
   double zero_ = 0.0;  // gains at most this count as 0: zero_tol * 1/2 sum_i w_i r_i^2
 
   bool weighted() const { return w_.size() > 0; }
@@ -125,7 +138,7 @@ class TreeLearner {
 
   // A new tree on r: g_, zero_ and the root node (all rows, starting at 0).
   void start(const Eigen::Ref<const VectorXd>& r) {
-    if (weighted()) g_ = w_.cwiseProduct(r);
+    if (wobs_.size()) g_ = wobs_.cwiseProduct(r);
     else g_ = r;
     zero_ = ctl_.zero_tol * 0.5 * g_.dot(r);
     const Index n = r.size();
@@ -134,10 +147,14 @@ class TreeLearner {
     penalty_.start_tree();
   }
 
+  // A learner's reaction to new node weights (the exact search keeps them in each column's order).
+  virtual void node_weights_changed() {}
+
   // The gain of a split into sides of gradient sums sl, sr and weights wl, wr, of a node whose
-  // base is sum^2 / weight.
-  static double split_gain(double sl, double wl, double sr, double wr, double base) {
-    if (!(wl > 0.0 && wr > 0.0)) return -std::numeric_limits<double>::infinity();  // weights lost to rounding
+  // base is sum^2 / weight; none (-inf) when a side's weight is not above min_weight_ (0: weights lost
+  // to rounding; newton: a side of too little curvature for its Newton step).
+  double split_gain(double sl, double wl, double sr, double wr, double base) const {
+    if (!(wl > min_weight_ && wr > min_weight_) || !(wl > 0.0 && wr > 0.0)) return -std::numeric_limits<double>::infinity();
     return 0.5 * (sl * sl / wl + sr * sr / wr - base);
   }
 
