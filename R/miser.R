@@ -39,7 +39,10 @@
 #' The constant of equation (5) is \eqn{\lambda' = \lambda s_0 / \bar c}{lambda' = lambda * s0 / mean(cost)},
 #' with `lambda` the `cost_penalty`,
 #' with `s0 = 1/2 sum_i w_i ||r_i||^2 / P` the squared-error impurity of the first gradient (`P = 1`, or the
-#' number of classes; `w_i` the observation weights, 1 without `weights`) and `mean(cost)` the average group cost. So `cost_penalty` is free of the units of `y`
+#' number of classes; `w_i` the observation weights, 1 without `weights`) and `mean(cost)` the average group cost;
+#' with Newton trees (see the section Newton trees) `s0 = 1/2 sum_i w_i sum_k r_ik^2 / h_ik / P`, the
+#' impurity in the units of their gains (the second-order decrease of the loss a perfect fit of the
+#' first gradient would give: for a 0/1 response, the squared-error impurity over `p_0 (1 - p_0)`). So `cost_penalty` is free of the units of `y`
 #' and of `cost` (multiplying either by a constant gives the same trees): a split on a feature of
 #' average cost must reduce the tree's squared error by `cost_penalty` times the initial impurity `s0`; a
 #' feature `k` times as costly must buy `k` times as much. The constant `lambda'` is returned as `cost_penalty_scaled`.

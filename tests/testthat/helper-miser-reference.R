@@ -193,7 +193,14 @@ ref_miser <- function(x, y, family = "gaussian", n_trees = 5, depth = 2, eta = 0
   s0 <- NULL
   for (t in seq_len(n_trees)) {
     R <- switch(family, gaussian = Y - H, binomial = Y - plogis(H), multinomial = Y - softmax(H))
-    if (is.null(s0)) s0 <- 0.5 * sum(w * R^2) / P
+    if (is.null(s0)) {  # the impurity of the first gradient, in the units of the trees' gains
+      s0 <- if (newton && family != "gaussian") {
+        Pm <- Y - R
+        0.5 * sum(w * R^2 / pmax(Pm * (1 - Pm) * (if (P > 1L) P / (P - 1) else 1), .Machine$double.xmin)) / P
+      } else {
+        0.5 * sum(w * R^2) / P
+      }
+    }
     for (c in seq_len(P)) {
       r <- R[, c]
       charge <- function(j, used) {                             # used: groups split on in this tree

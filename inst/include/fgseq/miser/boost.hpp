@@ -139,8 +139,11 @@ struct StartSums {
   double loss = 0.0;
   double gradient_ss = 0.0;
 };
+// With `hessian_factor` > 0 (Newton trees), the sum of squares is of the gradient over the Hessian,
+// sum_i w_i sum_k r_ik^2 / h_ik with h_ik = p_ik (1 - p_ik) hessian_factor: the second-order impurity,
+// in the units of the Newton trees' gains.
 inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const VectorXd& init, const MatrixXd& offset,
-                            const VectorXd& w) {
+                            const VectorXd& w, double hessian_factor = 0.0) {
   StartSums s;
   for (Index b = 0; b < Y.rows(); b += kRowBlock) {
     const Index m = std::min(kRowBlock, Y.rows() - b);
@@ -149,7 +152,14 @@ inline StartSums start_sums(const FamilyOps& fam, const MatrixXd& Y, const Vecto
     const MatrixXd Yb = Y.middleRows(b, m);
     const VectorXd wb = w.segment(b, m);
     s.loss += fam.loss(H, Yb, wb);
-    s.gradient_ss += wb.dot((Yb - fam.mean(H)).rowwise().squaredNorm());
+    const MatrixXd M = fam.mean(H);
+    const MatrixXd R = Yb - M;
+    if (hessian_factor > 0) {
+      const MatrixXd h = ((M.array() * (1.0 - M.array())) * hessian_factor).cwiseMax(std::numeric_limits<double>::min());
+      s.gradient_ss += wb.dot((R.array().square() / h.array()).matrix().rowwise().sum());
+    } else {
+      s.gradient_ss += wb.dot(R.rowwise().squaredNorm());
+    }
   }
   return s;
 }
@@ -231,7 +241,11 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   const VectorXd w = weighted ? weights : VectorXd::Ones(n);
   const double W = w.sum();
   out.init = detail::miser_init(fam, Y, w, W, weighted, offset);
-  const detail::StartSums start = detail::start_sums(fam, Y, out.init, offset, w);
+  // Newton boosting (classification): per class the Hessian p_k (1 - p_k) of the loss in H_k, times
+  // P / (P - 1) for the multinomial loss (Friedman 2001, algorithm 6; LightGBM's multiclass objective)
+  const bool newton = ctl.newton && (ctl.family == Family::Binomial || ctl.family == Family::Multinomial);
+  const double hessian_factor = P > 1 ? static_cast<double>(P) / static_cast<double>(P - 1) : 1.0;
+  const detail::StartSums start = detail::start_sums(fam, Y, out.init, offset, w, newton ? hessian_factor : 0.0);
   out.loss.push_back(start.loss / W);
   MiserControl c = ctl;
   if (ctl.cost_penalty_relative) c.cost_penalty = ctl.cost_penalty * 0.5 * start.gradient_ss / static_cast<double>(P);
@@ -247,10 +261,6 @@ MiserFit miser_fit(const X& x, const MatrixXd& Y, const VectorXd& weights,
   MatrixXd H = out.init.transpose().replicate(n, 1);
   if (offset.size()) H += offset;
   MatrixXd R = Y - fam.mean(H);  // the first negative gradient
-  // Newton boosting (classification): per class the Hessian p_k (1 - p_k) of the loss in H_k, times
-  // P / (P - 1) for the multinomial loss (Friedman 2001, algorithm 6; LightGBM's multiclass objective)
-  const bool newton = ctl.newton && (ctl.family == Family::Binomial || ctl.family == Family::Multinomial);
-  const double hessian_factor = P > 1 ? static_cast<double>(P) / static_cast<double>(P - 1) : 1.0;
 
   PaidMeasurements paid(cost);  // phi: the measurements paid by the trees so far
   VectorXd fitted;

@@ -50,7 +50,8 @@ struct MiserControl {
   int threads = 1;          // histogram search: threads for the binning, the histograms and their scans
   double max_time = std::numeric_limits<double>::infinity();  // seconds; no tree is started after it
   bool cost_penalty_relative = false;  // cost_penalty is per unit of the first gradient's impurity
-                                 // s0 = 1/2 sum_i w_i ||r_i||^2 / P (cost_penalty' = cost_penalty s0; MiserFit::cost_penalty)
+                                 // s0 = 1/2 sum_i w_i ||r_i||^2 / P (cost_penalty' = cost_penalty s0; MiserFit::cost_penalty);
+                                 // newton: 1/2 sum_i w_i sum_k r_ik^2 / h_ik / P, in the units of its gains
   bool newton = false;      // classification: second-order gains and leaf values (node weights w_i h_i)
   double min_hessian = 1e-3;  // newton: the least sum of w_i h_i on each side of a split (LightGBM's
                               // min_sum_hessian_in_leaf)
