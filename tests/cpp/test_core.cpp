@@ -80,6 +80,7 @@ static const std::vector<TestCase>& test_cases() {
       {"newton_separable", 9133, [](Problem& pb) { test_newton_separable(pb); }},
       {"whitening_maps", 133, [](Problem& pb) { test_whitening_maps(pb); }},
       {"miser_paid_record", 134, [](Problem& pb) { test_miser_paid_record(pb); }},
+      {"miser_newton", 149, [](Problem& pb) { test_miser_newton(pb); }},
       {"multinomial_direction", 135, [](Problem& pb) { test_multinomial_direction(pb); }},
       {"pair_cross", 136, [](Problem&) { test_pair_cross(); }},
       {"pass_checks", 137, [](Problem& pb) { test_pass_checks(pb); }},

@@ -140,3 +140,61 @@ static void test_miser_paid_record(Problem& pb) {
         static_cast<double>(order.size()), 2);
   check(std::abs(recorded - total) < 1e-12, "miser: the paid costs add up to the measurements used", recorded, total);
 }
+
+// Newton trees (MiserControl::newton), binomial, one stump from the best constant: its split has the
+// largest second-order gain 1/2 (G_L^2 / H_L + G_R^2 / H_R - G^2 / H) of every column and midpoint
+// (G sums of r = y - p, H of p (1 - p), by brute force), and its leaves are G / H of their sides.
+static void test_miser_newton(Problem& pb) {
+  const MatrixXd& x = pb.x;
+  const Index n = x.rows();
+  VectorXd y01(n);
+  std::vector<double> sorted(pb.y.data(), pb.y.data() + n);
+  std::nth_element(sorted.begin(), sorted.begin() + n / 3, sorted.end());
+  for (Index i = 0; i < n; ++i) y01(i) = pb.y(i) > sorted[static_cast<size_t>(n / 3)] ? 1.0 : 0.0;
+  MiserControl mc;
+  mc.family = Family::Binomial;
+  mc.split = SplitSearch::Exact;
+  mc.newton = true;
+  mc.max_steps = 1;
+  mc.depth = 1;
+  const MiserFit mf = miser_fit(x, MatrixXd(y01), VectorXd(), MatrixXd(), pb.group_of, pb.cost, mc);
+  const double p0 = 1 / (1 + std::exp(-mf.init[0]));
+  const double h = p0 * (1 - p0);
+  double best = -1;
+  for (Index j = 0; j < x.cols(); ++j) {
+    std::vector<double> v(x.col(j).data(), x.col(j).data() + n);
+    std::sort(v.begin(), v.end());
+    for (Index k = 0; k + 1 < n; ++k) {
+      if (!(v[k] < v[k + 1])) continue;
+      const double t = v[k] + 0.5 * (v[k + 1] - v[k]);
+      double gl = 0, hl = 0, g = 0;
+      for (Index i = 0; i < n; ++i) {
+        g += y01(i) - p0;
+        if (x(i, j) <= t) {
+          gl += y01(i) - p0;
+          hl += h;
+        }
+      }
+      const double hr = n * h - hl;
+      if (hl <= 1e-3 || hr <= 1e-3) continue;
+      best = std::max(best, 0.5 * (gl * gl / hl + (g - gl) * (g - gl) / hr - g * g / (n * h)));
+    }
+  }
+  const int j = mf.forest.feature[0];
+  const double t = mf.forest.threshold[0];
+  double gl = 0, hl = 0, gr = 0, hr = 0;
+  for (Index i = 0; i < n; ++i) {
+    if (x(i, j) <= t) {
+      gl += y01(i) - p0;
+      hl += h;
+    } else {
+      gr += y01(i) - p0;
+      hr += h;
+    }
+  }
+  const double g = gl + gr, chosen = 0.5 * (gl * gl / hl + gr * gr / hr - g * g / (hl + hr));
+  check(chosen >= best * (1 - 1e-10), "Newton stump: the split of largest second-order gain", chosen, best);
+  const double dv = std::abs(mf.forest.value[static_cast<size_t>(mf.forest.left[0])] - gl / hl) +
+                    std::abs(mf.forest.value[static_cast<size_t>(mf.forest.right[0])] - gr / hr);
+  check(dv < 1e-12, "Newton stump: leaves G / H", dv, 0);
+}
