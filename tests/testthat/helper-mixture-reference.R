@@ -121,3 +121,16 @@ ref_mixture_policy_row <- function(fit, mix, x, tau, Z, budget = Inf, step = len
   }
   list(groups = O, cost = spent, link = link, response = response)
 }
+
+# Two regimes that a cheap group hints at; in each, another group carries the signal.
+mixture_data <- function(n, seed) {
+  set.seed(seed)
+  z <- sample(2L, n, replace = TRUE)
+  hint <- (2 * z - 3) + stats::rnorm(n, sd = 0.7)
+  a <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 1L, 1, 0.2)
+  b <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 2L, 1, 0.2)
+  eta <- 0.3 * hint + ifelse(z == 1L, drop(a %*% c(1.5, -1)), drop(b %*% c(-1, 1.2))) + stats::rnorm(n, sd = 0.3)
+  x <- cbind(hint = hint, a1 = a[, 1], a2 = a[, 2], b1 = b[, 1], b2 = b[, 2], noise = stats::rnorm(n))
+  list(x = x, y = as.numeric(eta > 0), z = z, group = c("hint", "A", "A", "B", "B", "N"),
+       cost = c(hint = 1, A = 5, B = 7, N = 2))
+}

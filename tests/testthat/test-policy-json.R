@@ -42,6 +42,31 @@ run_policy_script <- function(json, rows, args = character(0), csv = FALSE) {
 
 as_groups <- function(v) if (is.null(v)) character(0) else as.character(unlist(v))
 
+# The scorer's answers `out` of `--next` on the rows equal next_group() of R, row by row: the group, done,
+# the groups observed and their cost, the prediction, its sd and risk, and each candidate's marginal
+# cost, reduction and score (to 1e-12).
+expect_next_groups <- function(policy, rows, out) {
+  for (i in seq_len(nrow(rows))) {
+    want <- next_group(policy, rows[i, ])
+    got <- out[[i]]
+    expect_identical(if (is.null(got$group)) NA_character_ else got$group, want$group)
+    expect_identical(got$done, want$done)
+    expect_identical(as_groups(got$observed), as.character(want$observed))
+    expect_equal(as.numeric(got$cost), want$cost, tolerance = 1e-12)
+    expect_lte(abs(got$response[[1]] - want$response), 1e-12)
+    expect_lte(abs(got$link[[1]] - want$link), 1e-12)
+    expect_lte(abs(got$sd - want$sd), 1e-12)
+    expect_lte(abs(got$risk - want$risk), 1e-12)
+    cand <- want$candidates
+    expect_identical(vapply(got$candidates, `[[`, "", "group"), cand$group)
+    expect_identical(vapply(got$candidates, function(r) as.numeric(r$marginal_cost), 0), cand$marginal_cost)
+    expect_lte(max(abs(vapply(got$candidates, function(r) as.numeric(r$reduction), 0) - cand$reduction), 0), 1e-12)
+    score <- vapply(got$candidates, function(r) if (is.null(r$score)) NA_real_ else as.numeric(r$score), 0)
+    expect_identical(is.na(score), is.na(cand$score))
+    expect_equal(score, cand$score, tolerance = 1e-12)
+  }
+}
+
 # The scorer's rows against predict(policy, ...): identical groups, costs and predictions within 1e-12
 # (R sums a row's costs in the order of the first row to buy its set of groups).
 expect_policy_scores <- function(policy, json, rows, newx = NULL, newdata = NULL, budget = NULL, csv = FALSE,
@@ -145,25 +170,7 @@ test_that("the scorer's next_group() is next_group() for partially measured rows
   for (i in seq_along(measured)) rows[i, setdiff(vars, measured[[i]])] <- NA
   out <- run_policy_script(json, rows, "--next")
   expect_false(!is.null(out$status), info = out$message)
-  for (i in seq_len(nrow(rows))) {
-    want <- next_group(policy, rows[i, ])
-    got <- out[[i]]
-    expect_identical(if (is.null(got$group)) NA_character_ else got$group, want$group)
-    expect_identical(got$done, want$done)
-    expect_identical(as_groups(got$observed), as.character(want$observed))
-    expect_equal(as.numeric(got$cost), want$cost, tolerance = 1e-12)
-    expect_lte(abs(got$response[[1]] - want$response), 1e-12)
-    expect_lte(abs(got$link[[1]] - want$link), 1e-12)
-    expect_lte(abs(got$sd - want$sd), 1e-12)
-    expect_lte(abs(got$risk - want$risk), 1e-12)
-    cand <- want$candidates
-    expect_identical(vapply(got$candidates, `[[`, "", "group"), cand$group)
-    expect_identical(vapply(got$candidates, function(r) as.numeric(r$marginal_cost), 0), cand$marginal_cost)
-    expect_equal(vapply(got$candidates, function(r) as.numeric(r$reduction), 0), cand$reduction, tolerance = 1e-12)
-    score <- vapply(got$candidates, function(r) if (is.null(r$score)) NA_real_ else as.numeric(r$score), 0)
-    expect_identical(is.na(score), is.na(cand$score))
-    expect_equal(score, cand$score, tolerance = 1e-12)
-  }
+  expect_next_groups(policy, rows, out)
 })
 
 test_that("multinomial (iris): the scorer follows the contrast of the two leading classes", {
@@ -207,22 +214,8 @@ test_that("gaussian matrix fit with shared measurements (needs): costs paid once
 
 # --- a mixture working model (fgseq_mixture()) ---------------------------------------------------------
 
-# Two regimes that a cheap group hints at; in each, another group carries the signal (as
-# test-policy-mixture.R's mixture_data()).
-json_mixture_data <- function(n, seed) {
-  set.seed(seed)
-  z <- sample(2L, n, replace = TRUE)
-  hint <- (2 * z - 3) + stats::rnorm(n, sd = 0.7)
-  a <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 1L, 1, 0.2)
-  b <- matrix(stats::rnorm(2 * n), n) * ifelse(z == 2L, 1, 0.2)
-  eta <- 0.3 * hint + ifelse(z == 1L, drop(a %*% c(1.5, -1)), drop(b %*% c(-1, 1.2))) + stats::rnorm(n, sd = 0.3)
-  x <- cbind(hint = hint, a1 = a[, 1], a2 = a[, 2], b1 = b[, 1], b2 = b[, 2], noise = stats::rnorm(n))
-  list(x = x, y = as.numeric(eta > 0), z = z, group = c("hint", "A", "A", "B", "B", "N"),
-       cost = c(hint = 1, A = 5, B = 7, N = 2))
-}
-
 json_mixture_policy <- function() {
-  md <- json_mixture_data(500, 11)
+  md <- mixture_data(500, 11)  # helper-mixture-reference.R
   fit <- fgseq(md$x[1:300, ], md$y[1:300], md$group, md$cost, family = "binomial", lambda = 1e-3)
   set.seed(5)
   mix <- fgseq_mixture(fit, md$x[1:300, ], components = 2, draws = 8)
@@ -290,25 +283,7 @@ test_that("a mixture working model: the scorer's next_group() is next_group() fo
   for (i in seq_along(measured)) rows[i, !m$fit$group %in% measured[[i]]] <- NA
   out <- run_policy_script(json, rows, "--next", csv = TRUE)
   expect_false(!is.null(out$status), info = out$message)
-  for (i in seq_len(nrow(rows))) {
-    want <- next_group(policy, rows[i, ])
-    got <- out[[i]]
-    expect_identical(if (is.null(got$group)) NA_character_ else got$group, want$group)
-    expect_identical(got$done, want$done)
-    expect_identical(as_groups(got$observed), as.character(want$observed))
-    expect_equal(as.numeric(got$cost), want$cost, tolerance = 1e-12)
-    expect_lte(abs(got$response[[1]] - want$response), 1e-12)
-    expect_lte(abs(got$link[[1]] - want$link), 1e-12)
-    expect_lte(abs(got$sd - want$sd), 1e-12)
-    expect_lte(abs(got$risk - want$risk), 1e-12)
-    cand <- want$candidates
-    expect_identical(vapply(got$candidates, `[[`, "", "group"), cand$group)
-    expect_identical(vapply(got$candidates, function(r) as.numeric(r$marginal_cost), 0), cand$marginal_cost)
-    expect_lte(max(abs(vapply(got$candidates, function(r) as.numeric(r$reduction), 0) - cand$reduction), 0), 1e-12)
-    score <- vapply(got$candidates, function(r) if (is.null(r$score)) NA_real_ else as.numeric(r$score), 0)
-    expect_identical(is.na(score), is.na(cand$score))
-    expect_equal(score, cand$score, tolerance = 1e-12)
-  }
+  expect_next_groups(policy, rows, out)
   # the rows cover a node with candidates that reduce the risk, and a row that stops
   expect_true(any(vapply(out, function(r) length(r$candidates) > 0 && any(vapply(r$candidates, function(c) c$reduction > 0, TRUE)), TRUE)))
   expect_true(any(vapply(out, function(r) isTRUE(r$done), TRUE)))
