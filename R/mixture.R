@@ -36,7 +36,11 @@
 #' 2` drawn by `stats::rnorm()` and their negatives, antithetic pairs), the same for every row, node
 #' and group, stored in the result: the policy's choices are a deterministic function of the row's
 #' values. More draws make the expected risk closer to its integral (the error of the average falls as
-#' `1 / sqrt(draws)`) and the policy slower in proportion.
+#' `1 / sqrt(draws)`) and the policy slower in proportion. A node's rows share what does not depend on
+#' their values; each row then pays about `K^2 (d^2 + d * draws)` operations per candidate group of
+#' `d` columns (`K` components), so that a mixture policy is much slower than the single Gaussian's
+#' closed form: about 100 times on the synthetic set of `bench/bench-adaptive.R` (7 components, 64
+#' draws, groups of 3 columns).
 #'
 #' @param fit An `"fgseq"` fit ([fgseq()]) with at least one step.
 #' @param x The rows to fit the mixture on: a numeric matrix (or sparse matrix) with the training
