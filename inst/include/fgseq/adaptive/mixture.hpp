@@ -155,21 +155,15 @@ inline NodeResult evaluate_mixture_node(const MixtureSpec& mx, const NodeSpec& s
     r.link(i, 0) = mean;
     r.rlink(i, 0) = std::log(pt.pr) - std::log(pt.qr);
   }
-  if (s.prefix) {
-    r.link = s.xp * s.prefix_beta;
-    r.link.rowwise() += s.prefix_a0.transpose();
-    r.rlink = r.link;
-  }
+  if (s.prefix) prefix_prediction(s, r);
   r.var = MatrixXd::Constant(1, 1, nan);  // per row under a mixture: sd
-  node_decisions(s, r);
-  const std::vector<Index> on = scored_rows(s, r);
-  r.best.assign(n, -1);
-  r.score = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
-  r.lookahead = r.score;
-  const Index C = static_cast<Index>(s.candidates.size()), m_on = static_cast<Index>(on.size());
-  if (!C || !m_on) return r;
   const bool cascade = s.rule == PolicyRule::Cascade;  // the fit's order, stopped on the margin: no risk
   if (cascade) r.risk.setConstant(nan);
+  node_decisions(s, r);
+  const std::vector<Index> on = scored_rows(s, r);
+  no_choices(n, r);
+  const Index C = static_cast<Index>(s.candidates.size()), m_on = static_cast<Index>(on.size());
+  if (!C || !m_on) return r;
   MatrixXd red = MatrixXd::Constant(C, m_on, cascade ? nan : 0.0);
   MatrixXd sc = MatrixXd::Constant(C, m_on, std::numeric_limits<double>::infinity());
   const Index S = mx.z.rows();

@@ -243,6 +243,21 @@ inline void node_decisions(const NodeSpec& s, NodeResult& r) {
   }
 }
 
+// The prediction of a node whose groups are a prefix of the fit's sequence: the prefix model's link,
+// which is also the link whose inverse is its response.
+inline void prefix_prediction(const NodeSpec& s, NodeResult& r) {
+  r.link = s.xp * s.prefix_beta;
+  r.link.rowwise() += s.prefix_a0.transpose();
+  r.rlink = r.link;
+}
+
+// The choices of a node's n rows before any candidate is scored: none (best -1, score and lookahead -Inf).
+inline void no_choices(Index n, NodeResult& r) {
+  r.best.assign(n, -1);
+  r.score = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
+  r.lookahead = r.score;
+}
+
 // The score of a candidate of marginal cost mc that reduces the risk by d: d / mc, a free candidate
 // with a positive reduction first (Inf).
 inline double candidate_score(double d, double mc) {
@@ -327,9 +342,7 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   if (!gaussian)
     for (Index c = 0; c < P; ++c) cond.col(c) /= std::sqrt(1 + 3.14159265358979323846 * V(c, c) / 8);
   if (s.prefix) {
-    r.link = s.xp * s.prefix_beta;
-    r.link.rowwise() += s.prefix_a0.transpose();
-    r.rlink = r.link;
+    prefix_prediction(s, r);
   } else {
     r.link = mean;
     r.rlink = cond;
@@ -354,9 +367,7 @@ inline NodeResult evaluate_node(const MatrixXd& A, const NodeSpec& s) {
   node_decisions(s, r);
   // the rows whose candidates are scored
   const std::vector<Index> on = scored_rows(s, r);
-  r.best.assign(n, -1);
-  r.score = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
-  r.lookahead = r.score;
+  no_choices(n, r);
   const Index K = static_cast<Index>(s.candidates.size()), m_on = static_cast<Index>(on.size());
   if (!K || !m_on) return r;
   const double inf = std::numeric_limits<double>::infinity();
